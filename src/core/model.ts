@@ -1,0 +1,113 @@
+/**
+ * The data model of a memory store: what a memory is, its phases, and the
+ * configuration kept in state.json. Everything here is plain data.
+ */
+
+/** Eviction phases. Phase 3 memories live only in archives/. */
+export const Phase = {
+  Full: 0,
+  Hint: 1,
+  Abstract: 2,
+  Archived: 3,
+} as const;
+export type Phase = (typeof Phase)[keyof typeof Phase];
+/** Phases a file in memories/ may have. */
+export type ActivePhase = 0 | 1 | 2;
+
+export const PHASE_NAMES: Record<Phase, string> = {
+  0: 'Full',
+  1: 'Hint',
+  2: 'Abstract',
+  3: 'Archived',
+};
+
+export const MEMORY_ID_PATTERN = /^mem_[0-9a-f]{8}$/;
+
+export function isMemoryId(value: string): boolean {
+  return MEMORY_ID_PATTERN.test(value);
+}
+
+/** The frontmatter fields LTM knows, in the order they are written. */
+export const FRONTMATTER_KEYS = [
+  'id',
+  'topic',
+  'tags',
+  'phase',
+  'difficulty',
+  'created_at',
+  'created_session',
+] as const;
+
+export interface MemoryMeta {
+  id: string;
+  topic: string;
+  tags: string[];
+  phase: ActivePhase;
+  difficulty: number;
+  created_at: string;
+  /** null when the file does not say (hand-written or foreign files). */
+  created_session: number | null;
+}
+
+/** A memory as read from its file. */
+export interface Memory extends MemoryMeta {
+  summary: string;
+  content: string;
+  /**
+   * False for bodies without `## Summary` / `## Content` sections (as the
+   * reference implementation writes them): the summary is then derived and is
+   * not written back unless the memory is edited.
+   */
+  hasSections: boolean;
+}
+
+/** Volatile per-memory data (stats.json, git-ignored). */
+export interface MemoryStats {
+  access_count: number;
+  accessed_at: string;
+  last_session: number;
+  priority: number;
+}
+
+export interface StoreConfig {
+  max_memories: number;
+  memories_to_load: number;
+  eviction_batch_size: number;
+}
+
+export const DEFAULT_CONFIG: StoreConfig = {
+  max_memories: 100,
+  memories_to_load: 10,
+  eviction_batch_size: 10,
+};
+
+/** Why a memory left memories/ for archives/. */
+export type ArchiveReason = 'eviction' | 'forgotten' | 'orphaned' | 'recovered' | 'legacy';
+
+/** One entry of archive_index.json: a memory that is no longer active. */
+export interface ArchiveEntry {
+  topic: string;
+  tags: string[];
+  archived_at: string;
+  /** The phase the memory had when it left memories/. */
+  original_phase: number;
+  reason: ArchiveReason;
+}
+
+/**
+ * IDs whose text was purged on request. They are kept so that an ID is never
+ * given to another memory; nothing else about the memory is kept.
+ */
+export interface PurgedEntry {
+  purged_at: string;
+}
+
+/** Per-session counters (state.json `sessions`), keyed by Claude Code's session_id. */
+export interface SessionCounters {
+  number: number;
+  started_at: string;
+  last_activity: string;
+  tool_successes: number;
+  tool_failures: number;
+  compacted: boolean;
+}

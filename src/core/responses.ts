@@ -1,0 +1,247 @@
+/**
+ * What the engine answers, in two forms shared by the CLI (`--json` or text)
+ * and the MCP tools (structuredContent and text): the response shapes of
+ * seed 001 section 6, and readable Markdown for people and for Claude.
+ */
+import type { EvictionResult, FixResult, ForgetResult, ListResult, MemoryView, SearchResultItem, StatusResult, StoreResult } from './store';
+import { PROBLEM_TITLES, type IntegrityReport, type ProblemKind } from './integrity';
+import { PHASE_NAMES, type Phase } from './model';
+import { describeRedactions } from './secrets';
+import { truncate } from './memoryFile';
+
+const fmt = (n: number) => n.toFixed(2);
+const phaseName = (phase: number) => PHASE_NAMES[phase as Phase] ?? String(phase);
+
+// --- store -------------------------------------------------------------------
+
+export function storeResponse(result: StoreResult) {
+  const m = result.memory;
+  return {
+    success: true,
+    id: m.id,
+    message: `Memory stored with ID ${m.id}`,
+    topic: m.topic,
+    tags: m.tags,
+    difficulty: m.difficulty,
+    summary: m.summary,
+    redacted: result.redactions,
+  };
+}
+
+export function storeText(result: StoreResult): string {
+  const m = result.memory;
+  const lines = [`Stored memory **${m.topic}** (ID: \`${m.id}\`)`, `Tags: ${m.tags.join(', ') || '(none)'} | Difficulty: ${fmt(m.difficulty)}`];
+  if (result.redactions.length > 0) {
+    lines.push(`Secrets were removed before saving: ${describeRedactions(result.redactions)}.`);
+  }
+  return lines.join('\n');
+}
+
+// --- recall ------------------------------------------------------------------
+
+export function recallResponse(items: readonly SearchResultItem[]) {
+  return {
+    memories: items.map((i) => ({
+      id: i.id,
+      topic: i.topic,
+      summary: i.summary,
+      priority: i.priority,
+      phase: i.phase,
+      tags: i.tags,
+      archived: i.archived,
+      score: Math.round(i.score * 1000) / 1000,
+    })),
+    total: items.length,
+  };
+}
+
+export function recallText(query: string, items: readonly SearchResultItem[]): string {
+  if (items.length === 0) return `No memories match "${query}".`;
+  const lines = [`Found ${items.length} memor${items.length === 1 ? 'y' : 'ies'} matching "${query}":`, ''];
+  for (const i of items) {
+    lines.push(`**${i.topic}** (ID: \`${i.id}\`)${i.archived ? ' — archived' : ''}`);
+    lines.push(`Tags: ${i.tags.join(', ') || '(none)'} | Priority: ${fmt(i.priority)} | Phase: ${phaseName(i.phase)}`);
+    lines.push(`Summary: ${truncate(i.summary.replace(/\s+/g, ' '), 300)}`, '');
+  }
+  return lines.join('\n').trimEnd();
+}
+
+// --- list --------------------------------------------------------------------
+
+export function listResponse(result: ListResult) {
+  return {
+    memories: result.memories.map((m) => ({
+      id: m.id,
+      topic: m.topic,
+      phase: m.phase,
+      priority: m.priority,
+      tags: m.tags,
+      created_at: m.created_at,
+      accessed_at: m.accessed_at,
+    })),
+    total: result.total,
+    has_more: result.has_more,
+  };
+}
+
+export function listText(result: ListResult, offset = 0): string {
+  if (result.total === 0) return 'No memories found.';
+  const lines = [`Showing ${result.memories.length} of ${result.total} memories:`, ''];
+  for (const m of result.memories) {
+    lines.push(`- **${m.topic}** (ID: \`${m.id}\`)`);
+    lines.push(`  Tags: ${m.tags.join(', ') || '(none)'} | Phase: ${phaseName(m.phase)} | Priority: ${fmt(m.priority)}`);
+  }
+  if (result.has_more) lines.push('', `More: use offset ${offset + result.memories.length}.`);
+  return lines.join('\n');
+}
+
+// --- get ---------------------------------------------------------------------
+
+export function getResponse(m: MemoryView) {
+  return {
+    id: m.id,
+    topic: m.topic,
+    summary: m.summary,
+    content: m.content,
+    tags: m.tags,
+    phase: m.phase,
+    priority: m.priority,
+    difficulty: m.difficulty,
+    access_count: m.access_count,
+    created_at: m.created_at,
+    accessed_at: m.accessed_at,
+    created_session: m.created_session,
+    last_session: m.last_session,
+  };
+}
+
+export function getText(m: MemoryView): string {
+  const lines = [
+    `# ${m.topic}`,
+    '',
+    `**ID:** ${m.id}`,
+    `**Tags:** ${m.tags.join(', ') || '(none)'}`,
+    `**Phase:** ${m.phase} (${phaseName(m.phase)})`,
+    `**Priority:** ${fmt(m.priority)} | **Difficulty:** ${fmt(m.difficulty)} | **Accesses:** ${m.access_count}`,
+    `**Created:** ${m.created_at}`,
+    '',
+    '## Summary',
+    m.summary,
+    '',
+    '## Content',
+    m.content,
+  ];
+  if (m.phase > 0) lines.push('', `*Reduced by eviction; the full text is archived (restore with \`restore ${m.id}\`).*`);
+  return lines.join('\n');
+}
+
+// --- forget / restore ----------------------------------------------------------
+
+export function forgetResponse(result: ForgetResult) {
+  return {
+    success: true,
+    message: result.purged
+      ? `Memory ${result.id} and its archive were deleted for good`
+      : `Memory ${result.id} was forgotten; its text is kept in archives/ and can be restored`,
+    archived: result.archived,
+    purged: result.purged,
+  };
+}
+
+export function forgetText(result: ForgetResult): string {
+  return `${forgetResponse(result).message}.`;
+}
+
+export function restoreResponse(m: MemoryView) {
+  return { success: true, id: m.id, message: `Memory ${m.id} restored at phase 0`, topic: m.topic, phase: m.phase, tags: m.tags };
+}
+
+export function restoreText(m: MemoryView): string {
+  return `Restored **${m.topic}** (ID: \`${m.id}\`) with its full text, at phase 0.`;
+}
+
+// --- status ------------------------------------------------------------------
+
+export function statusResponse(s: StatusResult) {
+  return {
+    total_memories: s.total_memories,
+    by_phase: s.by_phase,
+    total_archived: s.total_archived,
+    session_count: s.session_count,
+    last_eviction: s.last_eviction,
+    storage_size_bytes: s.storage_size_bytes,
+    config: s.config,
+    store_path: s.store_path,
+  };
+}
+
+export function statusText(s: StatusResult): string {
+  if (!s.exists) return `No memory store yet at ${s.store_path}.`;
+  return [
+    '# LTM Status',
+    '',
+    `**Memories:** ${s.total_memories} (Full ${s.by_phase.full}, Hint ${s.by_phase.hint}, Abstract ${s.by_phase.abstract})`,
+    `**Archived:** ${s.total_archived}`,
+    `**Sessions:** ${s.session_count}`,
+    `**Last eviction:** ${s.last_eviction ?? 'never'}`,
+    `**Storage:** ${formatBytes(s.storage_size_bytes)}`,
+    `**Config:** max ${s.config.max_memories} memories, load ${s.config.memories_to_load} per session, evict ${s.config.eviction_batch_size} per cycle`,
+    ...(s.invalid_files > 0 ? [`**Warning:** ${s.invalid_files} unreadable file(s) in memories/; run check.`] : []),
+    `**Store:** \`${s.store_path}\``,
+  ].join('\n');
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+// --- check / fix ---------------------------------------------------------------
+
+export function checkResponse(report: IntegrityReport) {
+  return { healthy: report.healthy, problems: report.problems, counts: report.counts };
+}
+
+export function checkText(report: IntegrityReport): string {
+  const c = report.counts;
+  const lines = [
+    '# LTM Integrity Check',
+    '',
+    report.healthy ? '**Status: Healthy**: no integrity issues found.' : `**Status: ${report.problems.length} issue(s) found**`,
+    '',
+    `Indexed memories: ${c.indexed_memories} | Memory files: ${c.memory_files} | Stats entries: ${c.stats_entries} | Archive files: ${c.archive_files} | Archived memories: ${c.archived_memories}`,
+  ];
+  const byKind = new Map<ProblemKind, string[]>();
+  for (const p of report.problems) byKind.set(p.kind, [...(byKind.get(p.kind) ?? []), p.detail]);
+  for (const [kind, details] of byKind) {
+    lines.push('', `## ${PROBLEM_TITLES[kind]}`, ...details.map((d) => `- ${d}`));
+  }
+  if (!report.healthy) lines.push('', 'Run fix to repair these issues (orphaned files are archived first).');
+  return lines.join('\n');
+}
+
+export function fixResponse(result: FixResult) {
+  return { success: result.report.healthy, actions: result.actions, healthy: result.report.healthy, problems: result.report.problems };
+}
+
+export function fixText(result: FixResult): string {
+  const lines = ['# LTM Integrity Fix', ''];
+  if (result.actions.length === 0) lines.push('Nothing to repair.');
+  else lines.push(...result.actions.map((a) => `- ${a}`));
+  lines.push('', result.report.healthy ? '**The store is healthy.**' : `**${result.report.problems.length} issue(s) remain.**`);
+  return lines.join('\n');
+}
+
+// --- evict -------------------------------------------------------------------
+
+export function evictResponse(result: EvictionResult) {
+  return result;
+}
+
+export function evictText(result: EvictionResult): string {
+  if (!result.ran) return `No eviction needed: ${result.before} memories, limit ${result.max_memories}.`;
+  const lines = [`Eviction cycle: ${result.steps.length} memor${result.steps.length === 1 ? 'y' : 'ies'} advanced (${result.before} → ${result.after} in memories/, limit ${result.max_memories}).`, ''];
+  for (const s of result.steps) lines.push(`- ${s.id} ${phaseName(s.from)} → ${phaseName(s.to)}: ${s.topic}`);
+  return lines.join('\n');
+}

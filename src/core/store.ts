@@ -1,0 +1,1373 @@
+/**
+ * MemoryStore: one project's `.claude/ltm/` directory.
+ *
+ * The files are the truth. The store keeps a parsed copy of them and, before
+ * every operation, looks for changes made by anyone else (another process, a
+ * hand edit, a git checkout): cheap signatures of the JSON files and of the
+ * memories/ directory, plus an optional watcher for edits in place. Writers
+ * hold a cross-process lock, re-read what changed, then write atomically.
+ * Opening or reading a store never writes anything a person shares.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { suggestTags } from './autotag';
+import { LtmError, invalidInput, notFound } from './errors';
+import { selectEvictionBatch } from './eviction';
+import {
+  JsonMemberCache,
+  TEMP_SUFFIX,
+  listDir,
+  readTextIfExists,
+  renderJsonWithMap,
+  sameSignature,
+  signatureOf,
+  statSignature,
+  toJsonText,
+  writeFileAtomic,
+  type FileSignature,
+} from './files';
+import { StoreLock } from './lock';
+import {
+  InvalidMemoryFile,
+  normaliseTags,
+  parseFrontmatter,
+  parseMemoryFile,
+  reduceToAbstract,
+  reduceToHint,
+  renderBody,
+  renderNewMemoryFile,
+  replaceBody,
+  replaceSummary,
+  splitFrontmatter,
+  summaryProblem,
+  deriveSummary,
+  updateFrontmatter,
+  memoryMetaOf,
+} from './memoryFile';
+import {
+  isMemoryId,
+  type ActivePhase,
+  type ArchiveEntry,
+  type ArchiveReason,
+  type Memory,
+  type MemoryMeta,
+  type MemoryStats,
+  type StoreConfig,
+} from './model';
+import { importanceOf, priorityBreakdown, roundScore, type PriorityBreakdown } from './priority';
+import { redactSecrets, type Redaction } from './secrets';
+import { MemorySearchIndex, blendedScore } from './search';
+import {
+  GITIGNORE_LINES,
+  GITIGNORE_TEXT,
+  archiveIndexJson,
+  indexEntryOf,
+  readArchiveIndex,
+  readIndexIds,
+  readIndexEntries,
+  readState,
+  readStats,
+  stateJson,
+  statsEntryJson,
+  storePaths,
+  type ArchiveIndex,
+  type JsonFileStatus,
+  type StorePaths,
+  type StoreState,
+} from './storeFiles';
+import { checkIntegrity, type IntegrityReport } from './integrity';
+
+/** A memory file as loaded: its parsed form, exact text and version. */
+interface LoadedFile {
+  memory: Memory;
+  raw: string;
+  signature: FileSignature;
+}
+
+/** A file in memories/ that cannot be a memory, and why. */
+export interface InvalidFile {
+  name: string;
+  reason: string;
+  /** Set when the file is a valid memory whose frontmatter ID is not its file name. */
+  claimedId?: string;
+}
+
+export interface MemoryView extends Memory {
+  priority: number;
+  access_count: number;
+  accessed_at: string;
+  last_session: number;
+}
+
+export interface ListFilter {
+  phase?: number;
+  tag?: string;
+  keyword?: string;
+  offset?: number;
+  limit?: number;
+}
+
+export interface ListResult {
+  memories: MemoryView[];
+  total: number;
+  has_more: boolean;
+}
+
+export type SearchScope = 'active' | 'archives' | 'all';
+
+export interface SearchOptions {
+  limit?: number;
+  tag?: string;
+  scope?: SearchScope;
+}
+
+export interface SearchResultItem {
+  id: string;
+  topic: string;
+  summary: string;
+  tags: string[];
+  phase: number;
+  priority: number;
+  score: number;
+  archived: boolean;
+}
+
+export interface StoreInput {
+  topic: string;
+  content: string;
+  summary?: string;
+  tags?: readonly string[];
+  autoTag?: boolean;
+  difficulty?: number;
+  /** Session number to record as created_session; defaults to the store's session count. */
+  session?: number;
+}
+
+export interface StoreResult {
+  memory: MemoryView;
+  redactions: Redaction[];
+}
+
+export interface ForgetResult {
+  id: string;
+  topic: string;
+  archived: boolean;
+  purged: boolean;
+}
+
+export interface ArchivedMemory extends Memory {
+  entry: ArchiveEntry | null;
+  /** True while the memory is active in a reduced phase (its archive holds the full text). */
+  active: boolean;
+}
+
+export interface EvictionStep {
+  id: string;
+  topic: string;
+  from: number;
+  to: number;
+}
+
+export interface EvictionResult {
+  ran: boolean;
+  before: number;
+  after: number;
+  max_memories: number;
+  steps: EvictionStep[];
+}
+
+export interface FixResult {
+  actions: string[];
+  report: IntegrityReport;
+}
+
+export interface StatusResult {
+  total_memories: number;
+  by_phase: { full: number; hint: number; abstract: number };
+  total_archived: number;
+  session_count: number;
+  last_eviction: string | null;
+  storage_size_bytes: number;
+  config: StoreConfig;
+  store_path: string;
+  exists: boolean;
+  invalid_files: number;
+}
+
+export interface OpenOptions {
+  /** Watch memories/ for edits made in place (editors that do not rename). For long-lived hosts. */
+  watch?: boolean;
+  /** Called after the store noticed changes made outside this process. */
+  onExternalChange?: () => void;
+}
+
+const PARSE_CACHE_VERSION = 'ltm-frontmatter-1';
+
+function nowIso(): string {
+  return new Date().toISOString();
+}
+
+export class MemoryStore {
+  readonly paths: StorePaths;
+  private readonly lock: StoreLock;
+
+  // --- what is on disk, as last seen -------------------------------------
+  /** Valid memory files, by ID (file name = frontmatter ID). */
+  private readonly files = new Map<string, LoadedFile>();
+  /** Everything else in memories/ that looks like a memory file. */
+  private readonly invalidFiles = new Map<string, InvalidFile>();
+  /** Signatures of every *.md in memories/ as last read, by file name. */
+  private readonly fileSignatures = new Map<string, FileSignature>();
+  private memoriesDirSignature: FileSignature | null = null;
+  private readonly dirtyNames = new Set<string>();
+
+  private indexIds = new Set<string>();
+  private indexStatus: JsonFileStatus = { kind: 'missing' };
+  private indexSignature: FileSignature | null = null;
+  private indexText: string | null = null;
+
+  private stats = new Map<string, MemoryStats>();
+  private statsStatus: JsonFileStatus = { kind: 'missing' };
+  private statsSignature: FileSignature | null = null;
+
+  private state: StoreState;
+  private stateStatus: JsonFileStatus = { kind: 'missing' };
+  private stateSignature: FileSignature | null = null;
+
+  private archiveIndex: ArchiveIndex = { memories: new Map(), purged: new Map() };
+  private archiveIndexStatus: JsonFileStatus = { kind: 'missing' };
+  private archiveIndexSignature: FileSignature | null = null;
+  private archiveFiles = new Set<string>();
+  private archivesDirSignature: FileSignature | null = null;
+
+  // --- derived ------------------------------------------------------------
+  private searchIndex: MemorySearchIndex | null = null;
+  private archiveSearchIndex: MemorySearchIndex | null = null;
+  private readonly indexMembers = new JsonMemberCache<MemoryMeta>(indexEntryOf);
+  private readonly statsMembers = new JsonMemberCache<MemoryStats>(statsEntryJson);
+  private readonly parseCache = new Map<string, MemoryMeta>();
+  private parseCacheMisses = 0;
+  private watcher: fs.FSWatcher | null = null;
+
+  private constructor(
+    projectDir: string,
+    private readonly options: OpenOptions,
+  ) {
+    this.paths = storePaths(projectDir);
+    this.lock = new StoreLock(this.paths.root, this.paths.lock);
+    this.state = readState(null).value;
+  }
+
+  /** Opens a project's store. Reads everything; writes nothing but a parse cache. */
+  static open(projectDir: string, options: OpenOptions = {}): MemoryStore {
+    const store = new MemoryStore(projectDir, options);
+    store.loadParseCache();
+    store.refresh();
+    store.saveParseCache();
+    if (options.watch) store.startWatching();
+    return store;
+  }
+
+  /** True once `.claude/ltm/` exists. */
+  exists(): boolean {
+    return fs.existsSync(this.paths.root);
+  }
+
+  dispose(): void {
+    this.watcher?.close();
+    this.watcher = null;
+  }
+
+  // =========================================================================
+  // Reading
+
+  get config(): StoreConfig {
+    const { max_memories, memories_to_load, eviction_batch_size } = this.state.config;
+    return { max_memories, memories_to_load, eviction_batch_size };
+  }
+
+  get sessionCount(): number {
+    return this.state.session_count;
+  }
+
+  /** Active memories: valid files that the index lists (all valid files when the index is unusable). */
+  private activeIds(): string[] {
+    const registered = this.indexUsable() ? this.indexIds : null;
+    const ids: string[] = [];
+    for (const id of this.files.keys()) if (!registered || registered.has(id)) ids.push(id);
+    return ids;
+  }
+
+  private isActive(id: string): boolean {
+    return this.files.has(id) && (!this.indexUsable() || this.indexIds.has(id));
+  }
+
+  private indexUsable(): boolean {
+    return this.indexStatus.kind === 'ok';
+  }
+
+  priorityOf(id: string): PriorityBreakdown {
+    const file = this.files.get(id);
+    if (!file) throw notFound(`no memory with ID ${id}`);
+    return priorityBreakdown({
+      difficulty: file.memory.difficulty,
+      tags: file.memory.tags,
+      stats: this.stats.get(id),
+      created_session: file.memory.created_session,
+      session_count: this.state.session_count,
+    });
+  }
+
+  private view(id: string): MemoryView {
+    const file = this.files.get(id)!;
+    const stats = this.stats.get(id);
+    return {
+      ...file.memory,
+      priority: roundScore(this.priorityOf(id).priority),
+      access_count: stats?.access_count ?? 0,
+      accessed_at: stats?.accessed_at ?? file.memory.created_at,
+      last_session: stats?.last_session ?? file.memory.created_session ?? 0,
+    };
+  }
+
+  /** Memories by priority, highest first. */
+  list(filter: ListFilter = {}): ListResult {
+    this.refresh();
+    const offset = filter.offset ?? 0;
+    const limit = filter.limit ?? 50;
+    if (!Number.isInteger(offset) || offset < 0) throw invalidInput('offset must be a whole number ≥ 0');
+    if (!Number.isInteger(limit) || limit < 1) throw invalidInput('limit must be a whole number ≥ 1');
+    if (filter.phase !== undefined && ![0, 1, 2, 3].includes(filter.phase)) {
+      throw invalidInput('phase must be 0 (full), 1 (hint), 2 (abstract) or 3 (archived)');
+    }
+    if (filter.phase === 3) return this.listArchived(filter, offset, limit);
+    const tag = filter.tag?.trim().toLowerCase();
+    const keyword = filter.keyword?.trim().toLowerCase();
+    const views = this.activeIds()
+      .map((id) => this.view(id))
+      .filter(
+        (m) =>
+          (filter.phase === undefined || m.phase === filter.phase) &&
+          (!tag || m.tags.includes(tag)) &&
+          (!keyword || m.topic.toLowerCase().includes(keyword)),
+      )
+      .sort(byPriority);
+    const page = views.slice(offset, offset + limit);
+    return { memories: page, total: views.length, has_more: offset + page.length < views.length };
+  }
+
+  private listArchived(filter: ListFilter, offset: number, limit: number): ListResult {
+    const tag = filter.tag?.trim().toLowerCase();
+    const keyword = filter.keyword?.trim().toLowerCase();
+    const items = this.archivedIds()
+      .map((id) => this.archivedView(id))
+      .filter((m) => (!tag || m.tags.includes(tag)) && (!keyword || m.topic.toLowerCase().includes(keyword)))
+      .sort((a, b) => (a.accessed_at < b.accessed_at ? 1 : a.accessed_at > b.accessed_at ? -1 : 0));
+    const page = items.slice(offset, offset + limit);
+    return { memories: page, total: items.length, has_more: offset + page.length < items.length };
+  }
+
+  /** IDs of memories that live only in archives/. */
+  archivedIds(): string[] {
+    return [...this.archiveIndex.memories.keys()].filter((id) => !this.isActive(id) && this.archiveFiles.has(id));
+  }
+
+  private archivedView(id: string): MemoryView {
+    const entry = this.archiveIndex.memories.get(id)!;
+    return {
+      id,
+      topic: entry.topic,
+      tags: entry.tags,
+      phase: 3 as unknown as ActivePhase,
+      difficulty: 0,
+      created_at: '',
+      created_session: null,
+      summary: '',
+      content: '',
+      hasSections: false,
+      priority: 0,
+      access_count: 0,
+      accessed_at: entry.archived_at,
+      last_session: 0,
+    };
+  }
+
+  /** Reads a memory. Counts as an access unless `countAccess` is false. */
+  async get(id: string, options: { countAccess?: boolean } = {}): Promise<MemoryView> {
+    this.requireId(id);
+    this.refreshOne(id);
+    this.requireActive(id);
+    if (options.countAccess === false) return this.view(id);
+    return this.mutate(() => {
+      this.requireActive(id);
+      this.recordAccess([id]);
+      this.writeStats();
+      return this.view(id);
+    });
+  }
+
+  /** Reads a memory without counting an access. */
+  peek(id: string): MemoryView {
+    this.requireId(id);
+    this.refreshOne(id);
+    this.requireActive(id);
+    return this.view(id);
+  }
+
+  /** The exact text of a memory file, for editors. */
+  fileOf(id: string): string {
+    this.requireId(id);
+    this.refreshOne(id);
+    this.requireActive(id);
+    return path.join(this.paths.memories, `${id}.md`);
+  }
+
+  /** Ranked search: relevance blended with priority. */
+  search(query: string, options: SearchOptions = {}): SearchResultItem[] {
+    this.refresh();
+    if (!query.trim()) throw invalidInput('the search query is empty');
+    const limit = options.limit ?? 10;
+    if (!Number.isInteger(limit) || limit < 1) throw invalidInput('limit must be a whole number ≥ 1');
+    const scope = options.scope ?? 'active';
+    const tag = options.tag?.trim().toLowerCase();
+    const results: SearchResultItem[] = [];
+    if (scope !== 'archives') {
+      for (const hit of this.activeSearchIndex().search(query, (id) => this.isActive(id))) {
+        const view = this.view(hit.id);
+        if (tag && !view.tags.includes(tag)) continue;
+        results.push({
+          id: view.id,
+          topic: view.topic,
+          summary: view.summary,
+          tags: view.tags,
+          phase: view.phase,
+          priority: view.priority,
+          score: blendedScore(hit.relevance, view.priority),
+          archived: false,
+        });
+      }
+    }
+    if (scope !== 'active') {
+      for (const hit of this.archivedSearchIndex().search(query)) {
+        const archived = this.readArchive(hit.id);
+        if (!archived || archived.active) continue;
+        if (tag && !archived.tags.includes(tag)) continue;
+        results.push({
+          id: archived.id,
+          topic: archived.topic,
+          summary: archived.summary,
+          tags: archived.tags,
+          phase: 3,
+          priority: 0,
+          score: blendedScore(hit.relevance, 0),
+          archived: true,
+        });
+      }
+    }
+    return results.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, limit);
+  }
+
+  private activeSearchIndex(): MemorySearchIndex {
+    if (!this.searchIndex) {
+      this.searchIndex = new MemorySearchIndex();
+      for (const file of this.files.values()) this.searchIndex.upsert(file.memory);
+    }
+    return this.searchIndex;
+  }
+
+  private archivedSearchIndex(): MemorySearchIndex {
+    if (!this.archiveSearchIndex) {
+      this.archiveSearchIndex = new MemorySearchIndex();
+      for (const id of this.archivedIds()) {
+        const archived = this.readArchive(id);
+        if (archived) this.archiveSearchIndex.upsert(archived);
+      }
+    }
+    return this.archiveSearchIndex;
+  }
+
+  /** An archived memory's full text: a removed memory, or the original of a reduced one. */
+  getArchived(id: string): ArchivedMemory {
+    this.requireId(id);
+    this.refresh();
+    const archived = this.readArchive(id);
+    if (!archived) throw notFound(`no archive for ${id}`);
+    return archived;
+  }
+
+  private readArchive(id: string): ArchivedMemory | null {
+    const raw = readTextIfExists(path.join(this.paths.archives, `${id}.md`));
+    if (raw === null) return null;
+    const entry = this.archiveIndex.memories.get(id) ?? null;
+    try {
+      const { memory } = parseMemoryFile(raw, (fm) => this.parseFrontmatterCached(fm));
+      return { ...memory, id, entry, active: this.isActive(id) };
+    } catch (error) {
+      if (!(error instanceof InvalidMemoryFile)) throw error;
+      return null;
+    }
+  }
+
+  status(): StatusResult {
+    this.refresh();
+    const byPhase = { full: 0, hint: 0, abstract: 0 };
+    for (const id of this.activeIds()) {
+      const phase = this.files.get(id)!.memory.phase;
+      if (phase === 0) byPhase.full++;
+      else if (phase === 1) byPhase.hint++;
+      else byPhase.abstract++;
+    }
+    return {
+      total_memories: byPhase.full + byPhase.hint + byPhase.abstract,
+      by_phase: byPhase,
+      total_archived: this.archivedIds().length,
+      session_count: this.state.session_count,
+      last_eviction: this.state.last_eviction,
+      storage_size_bytes: this.storageSize(),
+      config: this.config,
+      store_path: this.paths.root,
+      exists: this.exists(),
+      invalid_files: this.invalidFiles.size,
+    };
+  }
+
+  private storageSize(): number {
+    let total = 0;
+    for (const sig of this.fileSignatures.values()) total += sig.size;
+    for (const id of this.archiveFiles) total += statSignature(path.join(this.paths.archives, `${id}.md`))?.size ?? 0;
+    for (const sig of [this.indexSignature, this.statsSignature, this.stateSignature, this.archiveIndexSignature]) {
+      total += sig?.size ?? 0;
+    }
+    return total;
+  }
+
+  /** Reports every integrity problem; changes nothing. */
+  check(): IntegrityReport {
+    this.refresh();
+    return checkIntegrity(this.snapshotForCheck());
+  }
+
+  // =========================================================================
+  // Writing
+
+  /** Creates `.claude/ltm/` and its .gitignore; adds missing ignore lines to an existing one. */
+  init(): void {
+    fs.mkdirSync(this.paths.memories, { recursive: true });
+    fs.mkdirSync(this.paths.archives, { recursive: true });
+    const existing = readTextIfExists(this.paths.gitignore);
+    if (existing === null) {
+      writeFileAtomic(this.paths.gitignore, GITIGNORE_TEXT);
+    } else {
+      const lines = new Set(existing.split(/\r?\n/).map((l) => l.trim()));
+      const missing = GITIGNORE_LINES.filter((l) => !lines.has(l));
+      if (missing.length > 0) {
+        writeFileAtomic(this.paths.gitignore, `${existing.replace(/\n?$/, '\n')}${missing.join('\n')}\n`);
+      }
+    }
+  }
+
+  async store(input: StoreInput): Promise<StoreResult> {
+    const prepared = prepareInput(input);
+    this.init();
+    return this.mutate(() => {
+      const id = this.newId();
+      const createdAt = nowIso();
+      const session = input.session ?? this.state.session_count;
+      let tags = prepared.tags;
+      if (input.autoTag && tags.length === 0) tags = suggestTags(`${prepared.topic}\n${prepared.content}`);
+      const raw = renderNewMemoryFile({
+        id,
+        topic: prepared.topic,
+        tags,
+        phase: 0,
+        difficulty: prepared.difficulty ?? 0.5,
+        created_at: createdAt,
+        created_session: session,
+        summary: prepared.summary,
+        content: prepared.content,
+      });
+      this.writeMemoryFile(id, raw);
+      this.indexIds.add(id);
+      this.stats.set(id, { access_count: 0, accessed_at: createdAt, last_session: session, priority: 0 });
+      this.updateStoredPriority(id);
+      this.writeIndex();
+      this.writeStats();
+      return { memory: this.view(id), redactions: prepared.redactions };
+    });
+  }
+
+  /** Rewrites only the Summary section of a memory; the rest of the file keeps every byte. */
+  async updateSummary(id: string, summary: string): Promise<MemoryView> {
+    this.requireId(id);
+    const redacted = redactSecrets(summary.trim());
+    const problem = summaryProblem(redacted.text);
+    if (problem) throw invalidInput(problem);
+    return this.mutate(() => {
+      this.requireActive(id);
+      const file = this.files.get(id)!;
+      const raw = replaceSummary(file.raw, redacted.text);
+      if (raw !== file.raw) this.writeMemoryFile(id, raw);
+      return this.view(id);
+    });
+  }
+
+  /** Removes a memory from the active set, keeping its text in archives/ unless `purge`. */
+  async forget(id: string, options: { purge?: boolean } = {}): Promise<ForgetResult> {
+    this.requireId(id);
+    return this.mutate(() => {
+      const active = this.isActive(id);
+      const archived = this.archiveIndex.memories.has(id) && this.archiveFiles.has(id);
+      if (!active && !(options.purge && (archived || this.archiveFiles.has(id)))) {
+        throw notFound(
+          archived ? `${id} is already archived (use purge to delete its text for good)` : `no memory with ID ${id}`,
+        );
+      }
+      const topic = active ? this.files.get(id)!.memory.topic : (this.archiveIndex.memories.get(id)?.topic ?? '');
+      if (options.purge) {
+        this.archiveIndex.memories.delete(id);
+        this.archiveIndex.purged.set(id, { purged_at: nowIso() });
+        this.writeArchiveIndex();
+        this.deleteArchiveFile(id);
+        if (active) this.deleteMemoryFile(id);
+      } else {
+        const file = this.files.get(id)!;
+        this.ensureArchived(id, file);
+        this.archiveIndex.memories.set(id, this.archiveEntryFor(file.memory, 'forgotten'));
+        this.writeArchiveIndex();
+        this.deleteMemoryFile(id);
+      }
+      this.indexIds.delete(id);
+      this.stats.delete(id);
+      this.writeIndex();
+      this.writeStats();
+      return { id, topic, archived: !options.purge, purged: Boolean(options.purge) };
+    });
+  }
+
+  /**
+   * Brings a memory back at phase 0 with the full text of its archive: an
+   * archived memory, or an active one that eviction reduced.
+   */
+  async restore(id: string, options: { importance?: 'critical' | 'important' | 'normal' | 'low' } = {}): Promise<MemoryView> {
+    this.requireId(id);
+    return this.mutate(() => {
+      const archiveRaw = readTextIfExists(path.join(this.paths.archives, `${id}.md`));
+      if (archiveRaw === null) {
+        throw notFound(this.isActive(id) ? `${id} is not reduced: it has no archive to restore` : `no archive for ${id}`);
+      }
+      let meta: MemoryMeta;
+      try {
+        meta = parseMemoryFile(archiveRaw, (fm) => this.parseFrontmatterCached(fm)).memory;
+      } catch (error) {
+        if (error instanceof InvalidMemoryFile) throw new LtmError('invalid_input', `the archive of ${id} is unreadable: ${error.reason}`);
+        throw error;
+      }
+      const changes: Record<string, unknown> = { phase: 0, restored_from_archive: true };
+      if (meta.id !== id) changes.id = id;
+      if (options.importance) {
+        const tags = meta.tags.filter((t) => !t.startsWith('importance:'));
+        if (options.importance !== 'normal') tags.push(`importance:${options.importance}`);
+        changes.tags = tags;
+      }
+      this.writeMemoryFile(id, updateFrontmatter(archiveRaw, changes));
+      this.archiveIndex.memories.delete(id);
+      this.writeArchiveIndex();
+      this.indexIds.add(id);
+      this.stats.set(id, { access_count: 0, accessed_at: nowIso(), last_session: this.state.session_count, priority: 0 });
+      this.updateStoredPriority(id);
+      this.writeIndex();
+      this.writeStats();
+      return this.view(id);
+    });
+  }
+
+  /**
+   * One eviction cycle: when memories/ holds more than `max_memories`, the
+   * lowest-priority batch advances one phase each. The full text is archived
+   * before the first reduction and the Summary is never changed.
+   */
+  async evict(): Promise<EvictionResult> {
+    return this.mutate(() => {
+      const active = this.activeIds();
+      const config = this.config;
+      const result: EvictionResult = { ran: false, before: active.length, after: active.length, max_memories: config.max_memories, steps: [] };
+      const batch = selectEvictionBatch(
+        active.map((id) => {
+          const file = this.files.get(id)!;
+          return { id, priority: this.priorityOf(id).priority, importance: importanceOf(file.memory.tags), created_at: file.memory.created_at };
+        }),
+        config,
+      );
+      if (batch.length === 0) return result;
+      const files = batch.map((c) => ({ id: c.id, file: this.files.get(c.id)! }));
+      // 1. Every full text is safe in archives/ before anything is reduced or removed.
+      for (const { id, file } of files) {
+        if (file.memory.phase === 0) this.writeArchiveFile(id, file.raw);
+        else this.ensureArchived(id, file);
+      }
+      // 2. Memories about to leave memories/ are listed as archived first.
+      const leaving = files.filter(({ file }) => file.memory.phase === 2);
+      for (const { file } of leaving) this.archiveIndex.memories.set(file.memory.id, this.archiveEntryFor(file.memory, 'eviction'));
+      if (leaving.length > 0) this.writeArchiveIndex();
+      // 3. Reduce or remove.
+      for (const { id, file } of files) {
+        const { memory } = file;
+        const from = memory.phase;
+        if (from === 2) {
+          this.deleteMemoryFile(id);
+          this.indexIds.delete(id);
+          this.stats.delete(id);
+        } else {
+          const content = from === 0 ? reduceToHint(memory.content) : reduceToAbstract(memory.content, memory.summary);
+          const reduced = replaceBody(updateFrontmatter(file.raw, { phase: from + 1 }), renderBody(memory.summary, content));
+          this.writeMemoryFile(id, reduced);
+        }
+        result.steps.push({ id, topic: memory.topic, from, to: from + 1 });
+      }
+      this.state.last_eviction = nowIso();
+      this.writeIndex();
+      this.writeStats();
+      this.writeState();
+      result.ran = true;
+      result.after = this.activeIds().length;
+      return result;
+    });
+  }
+
+  /** Repairs everything check reports, in one pass; a check afterwards is healthy. */
+  async fix(options: { cleanArchives?: boolean } = {}): Promise<FixResult> {
+    this.init();
+    return this.mutate(() => {
+      const report = checkIntegrity(this.snapshotForCheck());
+      const actions: string[] = [];
+      for (const problem of report.problems) {
+        switch (problem.kind) {
+          case 'temp_file':
+            fs.rmSync(problem.file!, { force: true });
+            actions.push(`Removed leftover temporary file ${path.basename(problem.file!)}`);
+            break;
+          case 'invalid_file': {
+            const target = this.quarantine(path.join(this.paths.memories, problem.file!));
+            this.forgetFileName(problem.file!);
+            actions.push(`Moved invalid file ${problem.file} to ${path.relative(this.paths.root, target)} (${problem.detail})`);
+            break;
+          }
+          case 'duplicate_id':
+          case 'id_mismatch': {
+            const name = problem.file!;
+            const raw = readTextIfExists(path.join(this.paths.memories, name));
+            if (raw === null) break;
+            const newId = this.newId();
+            this.writeMemoryFile(newId, updateFrontmatter(raw, { id: newId }));
+            this.indexIds.add(newId);
+            fs.rmSync(path.join(this.paths.memories, name), { force: true });
+            this.forgetFileName(name);
+            actions.push(`Gave the copy ${name} (claiming ${problem.id}) its own ID ${newId}`);
+            break;
+          }
+          case 'orphaned_file': {
+            const id = problem.id!;
+            const file = this.files.get(id);
+            if (!file) break;
+            this.ensureArchived(id, file);
+            this.archiveIndex.memories.set(id, this.archiveEntryFor(file.memory, 'orphaned'));
+            this.writeArchiveIndex();
+            this.deleteMemoryFile(id);
+            actions.push(`Archived and removed orphaned file ${id}.md`);
+            break;
+          }
+          case 'missing_file':
+            this.indexIds.delete(problem.id!);
+            actions.push(`Removed index entry ${problem.id} (its file is missing)`);
+            break;
+          case 'missing_full_text': {
+            const file = this.files.get(problem.id!);
+            if (file) this.writeArchiveFile(problem.id!, file.raw);
+            actions.push(`Archived the current text of ${problem.id} (its full text was never archived)`);
+            break;
+          }
+          case 'archive_entry_active':
+            this.archiveIndex.memories.delete(problem.id!);
+            actions.push(`Removed archive-index entry ${problem.id} (the memory is active)`);
+            break;
+          case 'archive_entry_without_file':
+            this.archiveIndex.memories.delete(problem.id!);
+            actions.push(`Removed archive-index entry ${problem.id} (its archive file is missing)`);
+            break;
+          case 'orphaned_archive': {
+            const id = problem.id!;
+            if (options.cleanArchives) {
+              this.deleteArchiveFile(id);
+              actions.push(`Deleted orphaned archive ${id}.md`);
+            } else {
+              const archived = this.readArchive(id);
+              this.archiveIndex.memories.set(id, {
+                topic: archived?.topic ?? '',
+                tags: archived?.tags ?? [],
+                archived_at: nowIso(),
+                original_phase: archived?.phase ?? 0,
+                reason: 'recovered',
+              });
+              actions.push(`Listed orphaned archive ${id}.md as an archived memory (restorable)`);
+            }
+            break;
+          }
+          case 'orphaned_stats':
+            actions.push(`Removed orphaned stats entry ${problem.id}`);
+            break;
+          case 'index_stale':
+          case 'index_conflicted':
+          case 'index_unreadable':
+          case 'index_missing':
+            actions.push(`Rebuilt index.json from memories/ (${problem.detail})`);
+            break;
+          case 'archive_index_unreadable':
+            actions.push(`Rebuilt archive_index.json from archives/ (${problem.detail})`);
+            break;
+          case 'stats_unreadable':
+            actions.push(`Rewrote stats.json (${problem.detail}); access counts start again`);
+            break;
+          case 'state_unreadable': {
+            const target = this.quarantine(this.paths.state);
+            actions.push(`Moved unreadable state.json to ${path.relative(this.paths.root, target)} and wrote a new one`);
+            break;
+          }
+        }
+      }
+      // One pass: everything below is derived from the repaired set of memories.
+      if (!this.indexUsable()) this.indexIds = new Set(this.files.keys());
+      for (const id of this.indexIds) if (!this.files.has(id)) this.indexIds.delete(id);
+      for (const id of [...this.stats.keys()]) if (!this.isActiveAfterFix(id)) this.stats.delete(id);
+      this.indexStatus = { kind: 'ok' };
+      this.writeIndex(true);
+      this.writeStats(true);
+      this.writeArchiveIndex();
+      if (report.problems.some((p) => p.kind === 'state_unreadable')) this.writeState();
+      return { actions, report: checkIntegrity(this.snapshotForCheck()) };
+    });
+  }
+
+  private isActiveAfterFix(id: string): boolean {
+    return this.files.has(id) && this.indexIds.has(id);
+  }
+
+  // =========================================================================
+  // Session counters (used by the hook routes)
+
+  /** Runs a change to state.json under the lock; `change` may return a value. */
+  async updateState<T>(change: (state: StoreState) => T): Promise<T> {
+    this.init();
+    return this.mutate(() => {
+      const result = change(this.state);
+      this.writeState();
+      return result;
+    });
+  }
+
+  get currentState(): Readonly<StoreState> {
+    this.refresh();
+    return this.state;
+  }
+
+  /** Counts an access of each memory (e.g. injected at session start) in one write. */
+  async recordAccesses(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await this.mutate(() => {
+      this.recordAccess(ids.filter((id) => this.isActive(id)));
+      this.writeStats();
+    });
+  }
+
+  /** Recomputes and stores the priority of the given memories. */
+  async refreshPriorities(ids: readonly string[]): Promise<void> {
+    await this.mutate(() => {
+      for (const id of ids) if (this.isActive(id)) this.updateStoredPriority(id);
+      this.writeStats();
+    });
+  }
+
+  private recordAccess(ids: readonly string[]): void {
+    const at = nowIso();
+    for (const id of ids) {
+      const old = this.stats.get(id);
+      this.stats.set(id, {
+        access_count: (old?.access_count ?? 0) + 1,
+        accessed_at: at,
+        last_session: this.state.session_count,
+        priority: old?.priority ?? 0,
+      });
+      this.updateStoredPriority(id);
+    }
+  }
+
+  private updateStoredPriority(id: string): void {
+    const stats = this.stats.get(id);
+    if (!stats) return;
+    stats.priority = roundScore(this.priorityOf(id).priority);
+    this.statsMembers.invalidate(id);
+  }
+
+  // =========================================================================
+  // Internals: locking and change detection
+
+  private async mutate<T>(work: () => T): Promise<T> {
+    if (!this.exists()) throw new LtmError('no_store', `no memory store at ${this.paths.root}`);
+    return this.lock.run(() => {
+      this.refresh();
+      return work();
+    });
+  }
+
+  private requireId(id: string): void {
+    if (typeof id !== 'string' || !isMemoryId(id)) {
+      throw invalidInput(`"${String(id)}" is not a memory ID (expected mem_ followed by 8 hex characters)`);
+    }
+  }
+
+  private requireActive(id: string): void {
+    if (this.isActive(id)) return;
+    if (this.archiveIndex.memories.has(id)) {
+      throw notFound(`${id} is archived; restore it first (ltm restore ${id})`);
+    }
+    throw notFound(`no memory with ID ${id}`);
+  }
+
+  private startWatching(): void {
+    if (!fs.existsSync(this.paths.memories)) return;
+    try {
+      this.watcher = fs.watch(this.paths.memories, (_event, name) => {
+        if (typeof name === 'string' && name.endsWith('.md')) this.dirtyNames.add(name);
+        else this.memoriesDirSignature = null;
+        this.options.onExternalChange?.();
+      });
+      this.watcher.on('error', () => {
+        this.watcher?.close();
+        this.watcher = null;
+      });
+    } catch {
+      this.watcher = null;
+    }
+  }
+
+  /** Brings the in-memory copy up to date with the disk. Cheap when nothing changed. */
+  refresh(): void {
+    this.refreshMemoryFiles();
+    this.refreshJsonFiles();
+    this.refreshArchiveFiles();
+  }
+
+  /** A single memory's file is always checked, so a read sees a hand edit at once. */
+  private refreshOne(id: string): void {
+    this.refresh();
+    const name = `${id}.md`;
+    const sig = statSignature(path.join(this.paths.memories, name));
+    if (!sameSignature(sig, this.fileSignatures.get(name) ?? null)) this.loadFile(name, sig);
+  }
+
+  private refreshMemoryFiles(): void {
+    const dirSig = statSignature(this.paths.memories);
+    if (!sameSignature(dirSig, this.memoriesDirSignature)) {
+      this.memoriesDirSignature = dirSig;
+      this.dirtyNames.clear();
+      const names = new Set(listDir(this.paths.memories).filter((n) => n.endsWith('.md')));
+      for (const name of [...this.fileSignatures.keys()]) if (!names.has(name)) this.loadFile(name, null);
+      for (const name of names) {
+        const sig = statSignature(path.join(this.paths.memories, name));
+        if (!sameSignature(sig, this.fileSignatures.get(name) ?? null)) this.loadFile(name, sig);
+      }
+      return;
+    }
+    if (this.dirtyNames.size > 0) {
+      const names = [...this.dirtyNames];
+      this.dirtyNames.clear();
+      for (const name of names) {
+        const sig = statSignature(path.join(this.paths.memories, name));
+        if (!sameSignature(sig, this.fileSignatures.get(name) ?? null)) this.loadFile(name, sig);
+      }
+    }
+  }
+
+  /** (Re)reads one file of memories/, or drops it when `sig` is null (gone). */
+  private loadFile(name: string, sig: FileSignature | null): void {
+    const stem = name.slice(0, -3);
+    const previous = this.files.get(stem);
+    this.invalidFiles.delete(name);
+    if (previous) this.files.delete(stem);
+    if (sig === null) {
+      this.fileSignatures.delete(name);
+      this.afterMemoryChange(stem, previous, undefined);
+      return;
+    }
+    let raw: string;
+    try {
+      raw = fs.readFileSync(path.join(this.paths.memories, name), 'utf8');
+    } catch {
+      this.fileSignatures.delete(name);
+      this.afterMemoryChange(stem, previous, undefined);
+      return;
+    }
+    this.fileSignatures.set(name, sig);
+    if (!isMemoryId(stem)) {
+      this.invalidFiles.set(name, { name, reason: 'the file name is not a memory ID (mem_ followed by 8 hex characters)' });
+      this.afterMemoryChange(stem, previous, undefined);
+      return;
+    }
+    try {
+      const { memory } = parseMemoryFile(raw, (fm) => this.parseFrontmatterCached(fm));
+      if (memory.id !== stem) {
+        this.invalidFiles.set(name, { name, reason: `its frontmatter ID ${memory.id} is not its file name`, claimedId: memory.id });
+        this.afterMemoryChange(stem, previous, undefined);
+        return;
+      }
+      const loaded: LoadedFile = { memory, raw, signature: sig };
+      this.files.set(stem, loaded);
+      this.afterMemoryChange(stem, previous, loaded);
+    } catch (error) {
+      if (!(error instanceof InvalidMemoryFile)) throw error;
+      this.invalidFiles.set(name, { name, reason: error.reason });
+      this.afterMemoryChange(stem, previous, undefined);
+    }
+  }
+
+  private afterMemoryChange(id: string, previous: LoadedFile | undefined, next: LoadedFile | undefined): void {
+    if (previous?.raw === next?.raw) return;
+    this.indexMembers.invalidate(id);
+    if (next) this.searchIndex?.upsert(next.memory);
+    else this.searchIndex?.remove(id);
+  }
+
+  private refreshJsonFiles(): void {
+    const indexSig = statSignature(this.paths.index);
+    if (!sameSignature(indexSig, this.indexSignature) || (indexSig === null && this.indexStatus.kind !== 'missing')) {
+      this.indexSignature = indexSig;
+      this.indexText = readTextIfExists(this.paths.index);
+      const read = readIndexIds(this.indexText);
+      this.indexIds = read.value;
+      this.indexStatus = read.status;
+    }
+    const statsSig = statSignature(this.paths.stats);
+    if (!sameSignature(statsSig, this.statsSignature) || (statsSig === null && this.statsStatus.kind !== 'missing')) {
+      this.statsSignature = statsSig;
+      const read = readStats(readTextIfExists(this.paths.stats));
+      this.stats = read.value;
+      this.statsStatus = read.status;
+      this.statsMembers.clear();
+    }
+    const stateSig = statSignature(this.paths.state);
+    if (!sameSignature(stateSig, this.stateSignature) || (stateSig === null && this.stateStatus.kind !== 'missing')) {
+      this.stateSignature = stateSig;
+      const read = readState(readTextIfExists(this.paths.state));
+      this.state = read.value;
+      this.stateStatus = read.status;
+    }
+    const archiveSig = statSignature(this.paths.archiveIndex);
+    if (
+      !sameSignature(archiveSig, this.archiveIndexSignature) ||
+      (archiveSig === null && this.archiveIndexStatus.kind !== 'missing')
+    ) {
+      this.archiveIndexSignature = archiveSig;
+      const read = readArchiveIndex(readTextIfExists(this.paths.archiveIndex));
+      this.archiveIndex = read.value;
+      this.archiveIndexStatus = read.status;
+      this.archiveSearchIndex = null;
+      if (read.status.kind !== 'ok') this.rebuildArchiveIndex(read.status.kind === 'missing' ? 'legacy' : 'recovered');
+    }
+  }
+
+  private refreshArchiveFiles(): void {
+    const sig = statSignature(this.paths.archives);
+    if (sameSignature(sig, this.archivesDirSignature)) return;
+    this.archivesDirSignature = sig;
+    this.archiveFiles = new Set(
+      listDir(this.paths.archives)
+        .filter((n) => n.endsWith('.md') && isMemoryId(n.slice(0, -3)))
+        .map((n) => n.slice(0, -3)),
+    );
+    this.archiveSearchIndex = null;
+    if (this.archiveIndexStatus.kind !== 'ok') this.rebuildArchiveIndex(this.archiveIndexStatus.kind === 'missing' ? 'legacy' : 'recovered');
+  }
+
+  /**
+   * Without a usable archive_index.json (a store written by the reference
+   * implementation, or a damaged file), every archive of a memory that is not
+   * active is an archived memory: none of them is an orphan to delete.
+   */
+  private rebuildArchiveIndex(reason: ArchiveReason): void {
+    for (const id of this.archiveFiles) {
+      if (this.archiveIndex.memories.has(id) || this.files.has(id)) continue;
+      const file = path.join(this.paths.archives, `${id}.md`);
+      const archived = this.readArchive(id);
+      this.archiveIndex.memories.set(id, {
+        topic: archived?.topic ?? '',
+        tags: archived?.tags ?? [],
+        archived_at: new Date(statSignature(file)?.mtimeMs ?? Date.now()).toISOString(),
+        original_phase: 2,
+        reason,
+      });
+    }
+  }
+
+  private parseFrontmatterCached(frontmatter: string): MemoryMeta {
+    const cached = this.parseCache.get(frontmatter);
+    if (cached) return { ...cached, tags: [...cached.tags] };
+    const meta = parseFrontmatter(frontmatter);
+    this.parseCache.set(frontmatter, meta);
+    this.parseCacheMisses++;
+    return { ...meta, tags: [...meta.tags] };
+  }
+
+  /**
+   * YAML parsing costs ~65 µs a file; a persisted map from frontmatter text to
+   * its parsed fields makes opening 10,000 memories fast. Parsing is a pure
+   * function of the text, so an entry can never be stale.
+   */
+  private loadParseCache(): void {
+    const text = readTextIfExists(this.paths.parseCache);
+    if (!text) return;
+    try {
+      const data = JSON.parse(text) as { version?: string; entries?: [string, MemoryMeta][] };
+      if (data.version !== PARSE_CACHE_VERSION || !Array.isArray(data.entries)) return;
+      for (const entry of data.entries) {
+        if (Array.isArray(entry) && typeof entry[0] === 'string' && entry[1] && typeof entry[1] === 'object') {
+          this.parseCache.set(entry[0], entry[1]);
+        }
+      }
+    } catch {
+      // A damaged cache is only a slower open.
+    }
+  }
+
+  private saveParseCache(): void {
+    if (this.parseCacheMisses === 0 || !this.exists()) return;
+    const live = new Map<string, MemoryMeta>();
+    for (const file of this.files.values()) {
+      const fm = splitFrontmatter(file.raw).frontmatter;
+      const meta = this.parseCache.get(fm);
+      if (meta) live.set(fm, meta);
+    }
+    try {
+      writeFileAtomic(this.paths.parseCache, JSON.stringify({ version: PARSE_CACHE_VERSION, entries: [...live] }));
+      this.parseCacheMisses = 0;
+    } catch {
+      // Read-only checkouts still open; they only open more slowly.
+    }
+  }
+
+  /** Saves what was parsed since opening, so the next process opens fast. */
+  flushCaches(): void {
+    this.saveParseCache();
+  }
+
+  // =========================================================================
+  // Internals: writing files (always under the lock)
+
+  private newId(): string {
+    for (;;) {
+      const id = `mem_${randomBytes(4).toString('hex')}`;
+      if (
+        !this.files.has(id) &&
+        !this.fileSignatures.has(`${id}.md`) &&
+        !this.archiveFiles.has(id) &&
+        !this.archiveIndex.memories.has(id) &&
+        !this.archiveIndex.purged.has(id) &&
+        !this.indexIds.has(id)
+      ) {
+        return id;
+      }
+    }
+  }
+
+  private writeMemoryFile(id: string, raw: string): void {
+    const name = `${id}.md`;
+    const file = path.join(this.paths.memories, name);
+    writeFileAtomic(file, raw);
+    const sig = signatureOf(fs.statSync(file));
+    const { memory } = parseMemoryFile(raw, (fm) => this.parseFrontmatterCached(fm));
+    const previous = this.files.get(id);
+    const loaded: LoadedFile = { memory, raw, signature: sig };
+    this.files.set(id, loaded);
+    this.fileSignatures.set(name, sig);
+    this.invalidFiles.delete(name);
+    this.afterMemoryChange(id, previous, loaded);
+    this.noteOwnDirectoryChange();
+  }
+
+  private deleteMemoryFile(id: string): void {
+    fs.rmSync(path.join(this.paths.memories, `${id}.md`), { force: true });
+    this.forgetFileName(`${id}.md`);
+  }
+
+  private forgetFileName(name: string): void {
+    const id = name.slice(0, -3);
+    const previous = this.files.get(id);
+    this.files.delete(id);
+    this.fileSignatures.delete(name);
+    this.invalidFiles.delete(name);
+    this.afterMemoryChange(id, previous, undefined);
+    this.noteOwnDirectoryChange();
+  }
+
+  /** Our own writes change memories/; remembering its new signature avoids a rescan. */
+  private noteOwnDirectoryChange(): void {
+    this.memoriesDirSignature = statSignature(this.paths.memories);
+  }
+
+  private writeArchiveFile(id: string, raw: string): void {
+    fs.mkdirSync(this.paths.archives, { recursive: true });
+    writeFileAtomic(path.join(this.paths.archives, `${id}.md`), raw);
+    this.archiveFiles.add(id);
+    this.archivesDirSignature = statSignature(this.paths.archives);
+    this.archiveSearchIndex = null;
+  }
+
+  private deleteArchiveFile(id: string): void {
+    fs.rmSync(path.join(this.paths.archives, `${id}.md`), { force: true });
+    this.archiveFiles.delete(id);
+    this.archivesDirSignature = statSignature(this.paths.archives);
+    this.archiveSearchIndex = null;
+  }
+
+  /**
+   * Makes sure archives/ holds the memory's fullest text. A reduced memory's
+   * archive already does; `overwrite` replaces an older archive with a full text.
+   */
+  private ensureArchived(id: string, file: LoadedFile, overwrite = file.memory.phase === 0): void {
+    if (overwrite || !this.archiveFiles.has(id)) this.writeArchiveFile(id, file.raw);
+  }
+
+  private archiveEntryFor(meta: MemoryMeta, reason: ArchiveReason): ArchiveEntry {
+    return { topic: meta.topic, tags: meta.tags, archived_at: nowIso(), original_phase: meta.phase, reason };
+  }
+
+  private quarantine(file: string): string {
+    fs.mkdirSync(this.paths.quarantine, { recursive: true });
+    const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+    const target = path.join(this.paths.quarantine, `${stamp}-${path.basename(file)}`);
+    fs.renameSync(file, target);
+    return target;
+  }
+
+  private writeIndex(force = false): void {
+    const ids = this.activeIds().sort();
+    const members = ids.map((id) => this.indexMembers.member(id, memoryMetaOf(this.files.get(id)!.memory)));
+    const tagIndex: Record<string, string[]> = {};
+    for (const id of ids) {
+      for (const tag of this.files.get(id)!.memory.tags) (tagIndex[tag] ??= []).push(id);
+    }
+    const sortedTagIndex: Record<string, string[]> = {};
+    for (const tag of Object.keys(tagIndex).sort()) sortedTagIndex[tag] = tagIndex[tag]!;
+    const text = renderJsonWithMap({ version: 1 }, 'memories', members, { tag_index: sortedTagIndex });
+    if (!force && text === this.indexText) return;
+    writeFileAtomic(this.paths.index, text);
+    this.indexText = text;
+    this.indexIds = new Set(ids);
+    this.indexStatus = { kind: 'ok' };
+    this.indexSignature = statSignature(this.paths.index);
+  }
+
+  private writeStats(force = false): void {
+    const ids = [...this.stats.keys()].sort();
+    const members = ids.map((id) => this.statsMembers.member(id, this.stats.get(id)!));
+    const text = renderJsonWithMap({ version: 1 }, 'memories', members);
+    if (!force && this.statsStatus.kind === 'ok' && text === this.lastStatsText) return;
+    writeFileAtomic(this.paths.stats, text);
+    this.lastStatsText = text;
+    this.statsStatus = { kind: 'ok' };
+    this.statsSignature = statSignature(this.paths.stats);
+  }
+  private lastStatsText: string | null = null;
+
+  private writeState(): void {
+    writeFileAtomic(this.paths.state, toJsonText(stateJson(this.state)));
+    this.stateStatus = { kind: 'ok' };
+    this.stateSignature = statSignature(this.paths.state);
+  }
+
+  private writeArchiveIndex(): void {
+    writeFileAtomic(this.paths.archiveIndex, toJsonText(archiveIndexJson(this.archiveIndex)));
+    this.archiveIndexStatus = { kind: 'ok' };
+    this.archiveIndexSignature = statSignature(this.paths.archiveIndex);
+    this.archiveSearchIndex = null;
+  }
+
+  private snapshotForCheck() {
+    const activeIds = new Set(this.activeIds());
+    return {
+      paths: this.paths,
+      files: this.files,
+      invalidFiles: this.invalidFiles,
+      activeIds,
+      indexIds: this.indexIds,
+      indexStatus: this.indexStatus,
+      indexEntries: this.indexUsable() ? readIndexEntries(this.indexText) : new Map<string, unknown>(),
+      statsIds: new Set(this.stats.keys()),
+      statsStatus: this.statsStatus,
+      stateStatus: this.stateStatus,
+      archiveIndex: this.archiveIndex,
+      archiveIndexStatus: this.archiveIndexStatus,
+      archiveFiles: this.archiveFiles,
+      tempFiles: [
+        ...listDir(this.paths.memories).filter((n) => n.endsWith(TEMP_SUFFIX)).map((n) => path.join(this.paths.memories, n)),
+        ...listDir(this.paths.archives).filter((n) => n.endsWith(TEMP_SUFFIX)).map((n) => path.join(this.paths.archives, n)),
+        ...listDir(this.paths.root).filter((n) => n.endsWith(TEMP_SUFFIX)).map((n) => path.join(this.paths.root, n)),
+      ],
+    };
+  }
+}
+
+export type CheckSnapshot = ReturnType<MemoryStore['snapshotForCheck']>;
+
+function byPriority(a: MemoryView, b: MemoryView): number {
+  return b.priority - a.priority || (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0) || (a.id < b.id ? -1 : 1);
+}
+
+interface PreparedInput {
+  topic: string;
+  content: string;
+  summary: string;
+  tags: string[];
+  difficulty: number | undefined;
+  redactions: Redaction[];
+}
+
+/** Validates and cleans what a caller wants stored; throws naming the first problem. */
+function prepareInput(input: StoreInput): PreparedInput {
+  if (typeof input.topic !== 'string' || !input.topic.trim()) throw invalidInput('topic is required and must not be empty');
+  if (typeof input.content !== 'string' || !input.content.trim()) throw invalidInput('content is required and must not be empty');
+  if (input.topic.length > 10_000) throw invalidInput('topic is longer than 10,000 characters');
+  if (input.content.length > 1_000_000) throw invalidInput('content is longer than 1,000,000 characters');
+  for (const [name, value] of [['topic', input.topic], ['content', input.content], ['summary', input.summary ?? '']] as const) {
+    if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value)) {
+      throw invalidInput(`${name} contains an unpaired UTF-16 surrogate, which cannot be saved as UTF-8`);
+    }
+  }
+  if (input.difficulty !== undefined && (typeof input.difficulty !== 'number' || !(input.difficulty >= 0 && input.difficulty <= 1))) {
+    throw invalidInput('difficulty must be a number from 0 to 1');
+  }
+  if (input.tags !== undefined && (!Array.isArray(input.tags) || input.tags.some((t) => typeof t !== 'string'))) {
+    throw invalidInput('tags must be a list of strings');
+  }
+  const tags = normaliseTags(input.tags ?? []);
+  const badTag = tags.find((t) => /[\r\n]/.test(t) || t.length > 100);
+  if (badTag !== undefined) throw invalidInput(`tag "${badTag.slice(0, 40)}" is not valid (one line, at most 100 characters)`);
+  const redactions = new Map<string, number>();
+  const clean = (text: string): string => {
+    const result = redactSecrets(text);
+    for (const r of result.redactions) redactions.set(r.kind, (redactions.get(r.kind) ?? 0) + r.count);
+    return result.text;
+  };
+  const topic = clean(input.topic.trim());
+  const content = clean(input.content);
+  const summary = input.summary?.trim() ? clean(input.summary.trim()) : deriveSummary(content) || topic;
+  const problem = summaryProblem(summary);
+  if (problem) throw invalidInput(problem);
+  return {
+    topic,
+    content,
+    summary,
+    tags,
+    difficulty: input.difficulty,
+    redactions: [...redactions].map(([kind, count]) => ({ kind, count })),
+  };
+}

@@ -1,0 +1,268 @@
+/**
+ * The JSON files of a store: where they are, how they are read (leniently,
+ * saying what is wrong) and how they are written (stable key order).
+ */
+import * as path from 'node:path';
+import { z } from 'zod';
+import { hasConflictMarkers } from './files';
+import {
+  DEFAULT_CONFIG,
+  type ArchiveEntry,
+  type ArchiveReason,
+  type MemoryMeta,
+  type MemoryStats,
+  type PurgedEntry,
+  type SessionCounters,
+  type StoreConfig,
+} from './model';
+
+export interface StorePaths {
+  project: string;
+  root: string;
+  memories: string;
+  archives: string;
+  quarantine: string;
+  index: string;
+  archiveIndex: string;
+  stats: string;
+  state: string;
+  gitignore: string;
+  lock: string;
+  parseCache: string;
+  server: string;
+}
+
+export function storePaths(projectDir: string): StorePaths {
+  const project = path.resolve(projectDir);
+  const root = path.join(project, '.claude', 'ltm');
+  return {
+    project,
+    root,
+    memories: path.join(root, 'memories'),
+    archives: path.join(root, 'archives'),
+    quarantine: path.join(root, 'quarantine'),
+    index: path.join(root, 'index.json'),
+    archiveIndex: path.join(root, 'archive_index.json'),
+    stats: path.join(root, 'stats.json'),
+    state: path.join(root, 'state.json'),
+    gitignore: path.join(root, '.gitignore'),
+    lock: path.join(root, '.lock'),
+    parseCache: path.join(root, 'parse-cache.json'),
+    server: path.join(root, 'server.json'),
+  };
+}
+
+/** Files that belong to one machine; memories, archives and both indexes are shared through git. */
+export const GITIGNORE_LINES = [
+  'stats.json',
+  'state.json',
+  'server.json',
+  'parse-cache.json',
+  '.lock',
+  '*.ltm-tmp',
+] as const;
+
+export const GITIGNORE_TEXT = `# LTM: per-machine files. memories/, archives/, index.json and archive_index.json are shared through git.\n${GITIGNORE_LINES.join('\n')}\n`;
+
+/** How a JSON file was found: fine, absent, or unusable with a reason. */
+export type JsonFileStatus = { kind: 'ok' } | { kind: 'missing' } | { kind: 'conflicted' } | { kind: 'unreadable'; reason: string };
+
+export interface ReadResult<T> {
+  value: T;
+  status: JsonFileStatus;
+}
+
+function parseJsonText(text: string | null): { data?: unknown; status: JsonFileStatus } {
+  if (text === null) return { status: { kind: 'missing' } };
+  if (hasConflictMarkers(text)) return { status: { kind: 'conflicted' } };
+  try {
+    return { data: JSON.parse(text), status: { kind: 'ok' } };
+  } catch (error) {
+    return { status: { kind: 'unreadable', reason: `not valid JSON (${(error as Error).message})` } };
+  }
+}
+
+function firstIssue(error: z.ZodError): string {
+  const issue = error.issues[0]!;
+  return `${issue.path.join('.') || 'file'}: ${issue.message}`;
+}
+
+function readJsonFile<T>(text: string | null, schema: z.ZodType<T>, empty: T): ReadResult<T> {
+  const { data, status } = parseJsonText(text);
+  if (status.kind !== 'ok') return { value: empty, status };
+  const parsed = schema.safeParse(data);
+  if (!parsed.success) return { value: empty, status: { kind: 'unreadable', reason: firstIssue(parsed.error) } };
+  return { value: parsed.data, status };
+}
+
+// ---------------------------------------------------------------------------
+// index.json: a cache of the memory files; only its set of IDs is used.
+
+const indexSchema = z.object({
+  memories: z.record(z.string(), z.unknown()),
+});
+
+/** What index.json holds of a memory, in the order it is written. */
+export function indexEntryOf(meta: MemoryMeta): IndexEntry {
+  return { topic: meta.topic, tags: meta.tags, phase: meta.phase, difficulty: meta.difficulty, created_at: meta.created_at };
+}
+
+export interface IndexEntry {
+  topic: string;
+  tags: string[];
+  phase: number;
+  difficulty: number;
+  created_at: string;
+}
+
+export function readIndexIds(text: string | null): ReadResult<Set<string>> {
+  const result = readJsonFile(text, indexSchema, { memories: {} });
+  return { value: new Set(Object.keys(result.value.memories)), status: result.status };
+}
+
+/** What index.json says of a memory, to tell whether it is stale. */
+export function readIndexEntries(text: string | null): Map<string, unknown> {
+  const result = readJsonFile(text, indexSchema, { memories: {} });
+  return new Map(Object.entries(result.value.memories));
+}
+
+// ---------------------------------------------------------------------------
+// stats.json
+
+const statsEntrySchema = z.object({
+  access_count: z.number().int().min(0).catch(0),
+  accessed_at: z.string().catch(''),
+  last_session: z.number().int().min(0).catch(0),
+  priority: z.number().catch(0),
+});
+
+const statsSchema = z.object({ memories: z.record(z.string(), statsEntrySchema) });
+
+export function readStats(text: string | null): ReadResult<Map<string, MemoryStats>> {
+  const result = readJsonFile(text, statsSchema, { memories: {} });
+  return { value: new Map(Object.entries(result.value.memories)), status: result.status };
+}
+
+export function statsEntryJson(stats: MemoryStats): MemoryStats {
+  return {
+    access_count: stats.access_count,
+    accessed_at: stats.accessed_at,
+    last_session: stats.last_session,
+    priority: stats.priority,
+  };
+}
+
+// ---------------------------------------------------------------------------
+// archive_index.json
+
+const archiveReasons = ['eviction', 'forgotten', 'orphaned', 'recovered', 'legacy'] as const satisfies readonly ArchiveReason[];
+
+const archiveEntrySchema = z.object({
+  topic: z.string().catch(''),
+  tags: z.array(z.string()).catch([]),
+  archived_at: z.string().catch(''),
+  original_phase: z.number().int().min(0).max(3).catch(0),
+  reason: z.enum(archiveReasons).catch('recovered'),
+});
+
+const archiveIndexSchema = z.object({
+  memories: z.record(z.string(), archiveEntrySchema),
+  purged: z.record(z.string(), z.object({ purged_at: z.string().catch('') })).optional(),
+});
+
+export interface ArchiveIndex {
+  memories: Map<string, ArchiveEntry>;
+  purged: Map<string, PurgedEntry>;
+}
+
+export function readArchiveIndex(text: string | null): ReadResult<ArchiveIndex> {
+  const result = readJsonFile(text, archiveIndexSchema, { memories: {} });
+  return {
+    value: {
+      memories: new Map(Object.entries(result.value.memories)),
+      purged: new Map(Object.entries(result.value.purged ?? {})),
+    },
+    status: result.status,
+  };
+}
+
+function sortedRecord<V, R>(map: ReadonlyMap<string, V>, render: (v: V) => R): Record<string, R> {
+  const out: Record<string, R> = {};
+  for (const key of [...map.keys()].sort()) out[key] = render(map.get(key)!);
+  return out;
+}
+
+export function archiveIndexJson(index: ArchiveIndex): unknown {
+  const json: Record<string, unknown> = {
+    version: 1,
+    memories: sortedRecord(index.memories, (e) => ({
+      topic: e.topic,
+      tags: e.tags,
+      archived_at: e.archived_at,
+      original_phase: e.original_phase,
+      reason: e.reason,
+    })),
+  };
+  if (index.purged.size > 0) json.purged = sortedRecord(index.purged, (p) => ({ purged_at: p.purged_at }));
+  return json;
+}
+
+// ---------------------------------------------------------------------------
+// state.json
+
+const positiveInt = z.number().int().min(1);
+
+const configSchema = z.object({
+  max_memories: positiveInt.catch(DEFAULT_CONFIG.max_memories),
+  memories_to_load: z.number().int().min(0).catch(DEFAULT_CONFIG.memories_to_load),
+  eviction_batch_size: positiveInt.catch(DEFAULT_CONFIG.eviction_batch_size),
+});
+
+const sessionSchema = z.object({
+  number: z.number().int().min(0).catch(0),
+  started_at: z.string().catch(''),
+  last_activity: z.string().catch(''),
+  tool_successes: z.number().int().min(0).catch(0),
+  tool_failures: z.number().int().min(0).catch(0),
+  compacted: z.boolean().catch(false),
+});
+
+const stateSchema = z.looseObject({
+  session_count: z.number().int().min(0).catch(0),
+  sessions: z.record(z.string(), sessionSchema).catch({}),
+  compaction_count: z.number().int().min(0).catch(0),
+  last_eviction: z.string().nullable().catch(null),
+  config: z.looseObject(configSchema.shape).catch({ ...DEFAULT_CONFIG }),
+});
+
+export interface StoreState {
+  session_count: number;
+  sessions: Record<string, SessionCounters>;
+  compaction_count: number;
+  last_eviction: string | null;
+  config: StoreConfig & Record<string, unknown>;
+  /** Keys this version does not know, kept as they are (e.g. the reference's current_session). */
+  [key: string]: unknown;
+}
+
+export function defaultState(): StoreState {
+  return { session_count: 0, sessions: {}, compaction_count: 0, last_eviction: null, config: { ...DEFAULT_CONFIG } };
+}
+
+export function readState(text: string | null): ReadResult<StoreState> {
+  const result = readJsonFile(text, stateSchema as z.ZodType<StoreState>, defaultState());
+  const value = result.value;
+  value.last_eviction ??= null;
+  value.config = { ...DEFAULT_CONFIG, ...(value.config ?? {}) };
+  return { value, status: result.status };
+}
+
+const STATE_KEY_ORDER = ['version', 'session_count', 'sessions', 'compaction_count', 'last_eviction', 'config'];
+
+export function stateJson(state: StoreState): unknown {
+  const json: Record<string, unknown> = { version: 1 };
+  for (const key of STATE_KEY_ORDER) if (key in state) json[key] = state[key];
+  for (const key of Object.keys(state).sort()) if (!(key in json)) json[key] = state[key];
+  json.version = 1;
+  return json;
+}
