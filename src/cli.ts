@@ -7,6 +7,10 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { LtmError } from './core/errors';
 import { MemoryStore, type SearchScope } from './core/store';
 import * as responses from './core/responses';
+import { initProject, uninitProject, type Change } from './servers/claudeSetup';
+import { LtmServer } from './servers/ltmServer';
+import { liveServerInfo } from './servers/serverInfo';
+import * as path from 'node:path';
 
 export const VERSION = '0.1.0';
 
@@ -29,6 +33,10 @@ Commands:
   check                                    report integrity problems
   fix [--clean-archives]                   repair them (orphaned archives are kept unless asked)
   evict                                    run one eviction cycle
+  serve [--port N] [--budget TOKENS]       serve MCP and the hook endpoints on 127.0.0.1
+  env                                      print export lines for a running server (eval "$(ltm env)")
+  init                                     set the project up for Claude Code (hooks, MCP, commands, CLAUDE.md)
+  uninit                                   remove exactly what init added (memories are kept)
 
 Options:
   --project <dir>   the project whose .claude/ltm/ to use (default: the current directory)
@@ -70,6 +78,10 @@ const COMMAND_OPTIONS: Record<string, Options> = {
   check: {},
   fix: { 'clean-archives': { type: 'boolean' } },
   evict: {},
+  serve: { port: { type: 'string' }, budget: { type: 'string' } },
+  env: {},
+  init: {},
+  uninit: {},
 };
 
 /** Positional arguments each command takes. */
@@ -114,7 +126,26 @@ export async function runCli(argv: readonly string[], cwd = process.cwd()): Prom
   }
 
   const json = Boolean(values.json);
-  const store = MemoryStore.open(typeof values.project === 'string' ? values.project : cwd);
+  const projectDir = path.resolve(cwd, typeof values.project === 'string' ? values.project : '.');
+  try {
+    if (command === 'serve') return await serve(projectDir, values);
+    if (command === 'init' || command === 'uninit') {
+      const changes = command === 'init' ? initProject(projectDir) : uninitProject(projectDir);
+      if (command === 'init') MemoryStore.open(projectDir).init();
+      return { stdout: `${json ? JSON.stringify({ success: true, changes }, null, 2) : setupText(command, projectDir, changes)}\n`, stderr: '', exitCode: 0 };
+    }
+    if (command === 'env') {
+      const info = liveServerInfo(MemoryStore.open(projectDir).paths);
+      if (!info) throw new LtmError('not_found', `no LTM server is running for ${projectDir} (start one with: ltm serve)`);
+      const env = { LTM_PORT: String(info.port), LTM_TOKEN: info.token, LTM_MCP_URL: `${info.url}/mcp` };
+      return { stdout: json ? `${JSON.stringify(env, null, 2)}\n` : Object.entries(env).map(([k, v]) => `export ${k}='${v}'\n`).join(''), stderr: '', exitCode: 0 };
+    }
+  } catch (error) {
+    if (error instanceof UsageError) return fail(error, 2);
+    if (error instanceof LtmError) return fail(error, error.code === 'invalid_input' ? 2 : 1);
+    throw error;
+  }
+  const store = MemoryStore.open(projectDir);
   try {
     const out = await execute(command, store, values, positionals);
     return { stdout: `${json ? JSON.stringify(out.json, null, 2) : out.text}\n`, stderr: '', exitCode: 0 };
@@ -125,6 +156,44 @@ export async function runCli(argv: readonly string[], cwd = process.cwd()): Prom
   } finally {
     store.dispose();
   }
+}
+
+function setupText(command: string, projectDir: string, changes: readonly Change[]): string {
+  const lines = changes.filter((c) => c.action !== 'unchanged').map((c) => `  ${c.action} ${path.relative(projectDir, c.file)}`);
+  if (lines.length === 0) return `Nothing to change: ${command === 'init' ? 'LTM is already set up' : 'LTM is not set up'} in ${projectDir}.`;
+  const next =
+    command === 'init'
+      ? '\nNext: run `ltm serve` (or open the folder in VS Code with the LTM extension), then start `claude` in a terminal\nwhere LTM_PORT and LTM_TOKEN are set (the extension sets them; elsewhere: eval "$(ltm env)").'
+      : '\nMemories in .claude/ltm/ were kept.';
+  return `${command === 'init' ? 'Set up' : 'Removed'} LTM for Claude Code in ${projectDir}:\n${lines.join('\n')}\n${next}`;
+}
+
+/** Runs the server until SIGINT or SIGTERM, then removes server.json. */
+async function serve(projectDir: string, values: Record<string, string | boolean | undefined>): Promise<CliOutput> {
+  const port = integer('port', typeof values.port === 'string' ? values.port : undefined, 0);
+  if (port !== undefined && port > 65535) throw new UsageError('--port must be at most 65535');
+  const budget = integer('budget', typeof values.budget === 'string' ? values.budget : undefined, 100);
+  const store = MemoryStore.open(projectDir, { watch: true });
+  const running = liveServerInfo(store.paths);
+  if (running && running.pid !== process.pid) {
+    store.dispose();
+    throw new LtmError('busy', `an LTM server for ${projectDir} is already running (pid ${running.pid}, ${running.url})`);
+  }
+  const log = (message: string) => process.stderr.write(`ltm: ${message}\n`);
+  const server = await LtmServer.start({ store, version: VERSION, preferredPort: port, injectionBudgetTokens: () => budget ?? 2000, log });
+  process.stdout.write(
+    `LTM ${VERSION} serving ${projectDir}\n  MCP:   ${server.mcpUrl}\n  hooks: ${server.url}/hook/<event>\n` +
+      `For Claude Code outside VS Code: eval "$(ltm env --project ${JSON.stringify(projectDir)})"\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.stop();
+  store.flushCaches();
+  store.dispose();
+  return { stdout: 'LTM server stopped.\n', stderr: '', exitCode: 0 };
 }
 
 function fail(error: Error, exitCode: number): CliOutput {

@@ -344,17 +344,19 @@ export class MemoryStore {
     if (filter.phase === 3) return this.listArchived(filter, offset, limit);
     const tag = filter.tag?.trim().toLowerCase();
     const keyword = filter.keyword?.trim().toLowerCase();
-    const views = this.activeIds()
-      .map((id) => this.view(id))
-      .filter(
-        (m) =>
-          (filter.phase === undefined || m.phase === filter.phase) &&
-          (!tag || m.tags.includes(tag)) &&
-          (!keyword || m.topic.toLowerCase().includes(keyword)),
-      )
-      .sort(byPriority);
-    const page = views.slice(offset, offset + limit);
-    return { memories: page, total: views.length, has_more: offset + page.length < views.length };
+    // Rank on numbers first and build full views only for the page: a list of
+    // 10,000 memories should not allocate 10,000 copies.
+    const ranked: { id: string; priority: number; created_at: string }[] = [];
+    for (const id of this.activeIds()) {
+      const m = this.files.get(id)!.memory;
+      if (filter.phase !== undefined && m.phase !== filter.phase) continue;
+      if (tag && !m.tags.includes(tag)) continue;
+      if (keyword && !m.topic.toLowerCase().includes(keyword)) continue;
+      ranked.push({ id, priority: roundScore(this.priorityOf(id).priority), created_at: m.created_at });
+    }
+    ranked.sort(byPriority);
+    const page = ranked.slice(offset, offset + limit).map((r) => this.view(r.id));
+    return { memories: page, total: ranked.length, has_more: offset + page.length < ranked.length };
   }
 
   private listArchived(filter: ListFilter, offset: number, limit: number): ListResult {
@@ -879,6 +881,12 @@ export class MemoryStore {
     });
   }
 
+  /** Active memories whose last access was in the given session. */
+  accessedInSession(sessionNumber: number): string[] {
+    this.refresh();
+    return [...this.stats].filter(([id, s]) => s.last_session === sessionNumber && this.isActive(id)).map(([id]) => id);
+  }
+
   /** Recomputes and stores the priority of the given memories. */
   async refreshPriorities(ids: readonly string[]): Promise<void> {
     await this.mutate(() => {
@@ -1318,7 +1326,7 @@ export class MemoryStore {
 
 export type CheckSnapshot = ReturnType<MemoryStore['snapshotForCheck']>;
 
-function byPriority(a: MemoryView, b: MemoryView): number {
+function byPriority(a: { id: string; priority: number; created_at: string }, b: { id: string; priority: number; created_at: string }): number {
   return b.priority - a.priority || (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0) || (a.id < b.id ? -1 : 1);
 }
 

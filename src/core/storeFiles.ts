@@ -57,6 +57,7 @@ export const GITIGNORE_LINES = [
   'stats.json',
   'state.json',
   'server.json',
+  'server-identity.json',
   'parse-cache.json',
   '.lock',
   '*.ltm-tmp',

@@ -1,0 +1,91 @@
+/**
+ * The context injected at session start: the highest-priority memories,
+ * each rendered as what its phase keeps, within a token budget, saying how
+ * many more exist and how to reach them.
+ */
+import { truncate } from './memoryFile';
+import type { MemoryView } from './store';
+
+export interface InjectionOptions {
+  /** The most memories to inject (state.json `memories_to_load`). */
+  limit: number;
+  /** Token budget for the whole text; tokens are estimated as characters / 4. */
+  budgetTokens: number;
+  /** How much of a full memory's Content to include. */
+  contentChars?: number;
+}
+
+export interface Injection {
+  text: string;
+  injectedIds: string[];
+  /** Memories that exist but were not injected. */
+  omitted: number;
+  estimatedTokens: number;
+}
+
+export const DEFAULT_INJECTION_BUDGET_TOKENS = 2000;
+const DEFAULT_CONTENT_CHARS = 600;
+
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / 4);
+}
+
+function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
+function header(m: MemoryView, label: string): string {
+  const tags = m.tags.length > 0 ? ` · tags: ${m.tags.join(', ')}` : '';
+  return `### ${oneLine(m.topic)}\n_${label} · ${m.id}${tags} · priority ${m.priority.toFixed(2)}_`;
+}
+
+/** A memory as its phase keeps it: full text (bounded), hint, or abstract. */
+function renderMemory(m: MemoryView, contentChars: number): string {
+  if (m.phase === 0) {
+    const content = m.content.trim() && m.content.trim() !== m.summary.trim() ? `\n${truncate(m.content.trim(), contentChars)}` : '';
+    return `${header(m, 'memory')}\n${m.summary.trim()}${content}`;
+  }
+  if (m.phase === 1) return `${header(m, 'hint')}\n${m.summary.trim()}\nKey point: ${truncate(m.content.trim(), contentChars)}`;
+  return `${header(m, 'abstract')}\n${truncate(oneLine(m.summary), 200)}${m.content.trim() ? ` (${truncate(oneLine(m.content), 200)})` : ''}`;
+}
+
+/** The same memory in as few words as possible, used when its full rendering does not fit. */
+function renderSummaryOnly(m: MemoryView): string {
+  return `${header(m, m.phase === 0 ? 'memory' : m.phase === 1 ? 'hint' : 'abstract')}\n${truncate(oneLine(m.summary), 200)}`;
+}
+
+/**
+ * @param ranked active memories, highest priority first (at least `limit` of them when there are)
+ * @param totalActive how many active memories the store holds
+ */
+export function buildInjection(ranked: readonly MemoryView[], totalActive: number, options: InjectionOptions): Injection {
+  const contentChars = options.contentChars ?? DEFAULT_CONTENT_CHARS;
+  const intro =
+    '## Long-term memory (LTM)\n' +
+    'What earlier sessions of this project learned, highest priority first. ' +
+    'Hints and abstracts are reduced memories: get_memory or restore_memory brings back detail.';
+  const budgetChars = options.budgetTokens * 4;
+  const blocks: string[] = [];
+  const injectedIds: string[] = [];
+  // Reserve room for the closing line so the budget holds for the whole text.
+  let used = intro.length + 200;
+  for (const m of ranked.slice(0, options.limit)) {
+    let block = renderMemory(m, contentChars);
+    if (used + block.length + 2 > budgetChars) block = renderSummaryOnly(m);
+    if (used + block.length + 2 > budgetChars) break;
+    blocks.push(block);
+    injectedIds.push(m.id);
+    used += block.length + 2;
+  }
+  const omitted = totalActive - injectedIds.length;
+  const closing =
+    omitted > 0
+      ? `${omitted} more memor${omitted === 1 ? 'y is' : 'ies are'} stored. Search them with the recall tool (mcp__ltm__recall) or /recall <query>; archived ones with search_archives.`
+      : 'Store new lessons with the store_memory tool (mcp__ltm__store_memory) or /remember.';
+  if (totalActive === 0) {
+    const text = `${intro}\n\nNo memories yet. ${closing}`;
+    return { text, injectedIds, omitted: 0, estimatedTokens: estimateTokens(text) };
+  }
+  const text = [intro, ...blocks, closing].join('\n\n');
+  return { text, injectedIds, omitted, estimatedTokens: estimateTokens(text) };
+}

@@ -1,0 +1,90 @@
+/**
+ * What `ltm init` writes into a project for Claude Code: slash commands (seed
+ * 001 FR-9) and the CLAUDE.md block. Each carries a marker so that `ltm uninit`
+ * removes exactly these and nothing a person wrote.
+ */
+
+export const MANAGED_MARKER = '<!-- ltm:managed — installed by `ltm init`; `ltm uninit` removes this file -->';
+export const CLAUDE_MD_BEGIN = '<!-- LTM:BEGIN — managed by LTM; `ltm init` replaces and `ltm uninit` removes this block -->';
+export const CLAUDE_MD_END = '<!-- LTM:END -->';
+
+const SHOW_AS_IS = 'Show the tool\'s answer to the user exactly as it is, without summarising it.';
+
+export const SLASH_COMMANDS: Record<string, string> = {
+  'remember.md': `---
+description: Store a long-term memory for this project (LTM)
+argument-hint: "[topic]"
+---
+${MANAGED_MARKER}
+Store a long-term memory with the \`mcp__ltm__store_memory\` tool.
+
+Topic given by the user: $ARGUMENTS
+
+- If no topic was given, ask the user what to remember and for a short topic.
+- Write \`content\` as a self-contained note a future session can act on: the problem, what was tried, the cause, the fix, and where in the code it applies.
+- Add a one-sentence \`summary\`.
+- If the user gave tags, pass them as \`tags\`; otherwise set \`auto_tag: true\`. Use \`importance:critical\` only when the user says it must never be forgotten.
+- Never put secrets (keys, tokens, passwords) in a memory.
+
+${SHOW_AS_IS}
+`,
+  'recall.md': `---
+description: Search long-term memories (LTM); --archives or --all to include archived ones
+argument-hint: "[--archives | --all] <query>"
+---
+${MANAGED_MARKER}
+Search long-term memories for: $ARGUMENTS
+
+- If the arguments start with \`--archives\`, call \`mcp__ltm__search_archives\` with the rest as the query.
+- If they start with \`--all\`, call \`mcp__ltm__recall\` with \`scope: "all"\` and the rest as the query.
+- Otherwise call \`mcp__ltm__recall\` with the arguments as the query.
+- If nothing was given, ask what to search for.
+
+${SHOW_AS_IS} Then, if a result looks relevant, offer to open it with \`mcp__ltm__get_memory\`.
+`,
+  'forget.md': `---
+description: Forget a long-term memory by ID (LTM); its text stays restorable in the archive
+argument-hint: "<memory id> [--purge]"
+---
+${MANAGED_MARKER}
+Forget the long-term memory: $ARGUMENTS
+
+- The first argument is a memory ID such as \`mem_1a2b3c4d\`. If none was given, ask for it (\`/recall\` finds IDs).
+- Call \`mcp__ltm__forget\` with that \`id\`. Only if the user wrote \`--purge\` pass \`purge: true\`, after confirming that the text will be deleted for good.
+
+${SHOW_AS_IS}
+`,
+  'ltm.md': `---
+description: Long-term memory (LTM) status and maintenance — status, help, list, check, fix, restore
+argument-hint: "[status | help | list [--tag T] [--phase N] [--archives] | check | fix [--clean-archives] | restore <id> [importance]]"
+---
+${MANAGED_MARKER}
+Run the LTM subcommand given in: $ARGUMENTS
+
+- (nothing) or \`status\`: call \`mcp__ltm__ltm_status\`.
+- \`help\`: list these subcommands and the commands /remember, /recall and /forget, one line each.
+- \`list\`: call \`mcp__ltm__list_memories\`, passing \`tag\` for \`--tag T\`, \`phase\` for \`--phase N\`, and \`phase: 3\` for \`--archives\`.
+- \`check\`: call \`mcp__ltm__ltm_check\`.
+- \`fix\`: call \`mcp__ltm__ltm_fix\`; pass \`clean_orphaned_archives: true\` only for \`--clean-archives\`.
+- \`restore <id> [critical|important|normal|low]\`: call \`mcp__ltm__restore_memory\` with \`memory_id\` and, if given, \`importance\`.
+
+${SHOW_AS_IS}
+`,
+};
+
+export const CLAUDE_MD_BLOCK = `${CLAUDE_MD_BEGIN}
+## Long-term memory (LTM)
+
+This project keeps a long-term memory for Claude Code in \`.claude/ltm/\`, through the \`ltm\` MCP server.
+The most important memories are injected at the start of each session.
+
+- **Recall before you dig.** Before investigating an error, a failing build or an unfamiliar part of the
+  code, call \`mcp__ltm__recall\` with a few keywords: an earlier session may have solved it.
+- **Store what was hard-won.** After fixing something that took several attempts, finding a non-obvious
+  cause, or agreeing on a project convention, call \`mcp__ltm__store_memory\` with a short topic, a
+  one-sentence summary and the full explanation. Do not store secrets or trivia.
+- **Keep memories true.** If a memory turns out to be wrong or outdated, say so and \`mcp__ltm__forget\` it.
+- When detail of a hint or abstract is needed, \`mcp__ltm__get_memory\`; archived memories are found with
+  \`mcp__ltm__search_archives\` and brought back with \`mcp__ltm__restore_memory\`.
+- The user's commands: /remember, /recall, /forget, /ltm.
+${CLAUDE_MD_END}`;

@@ -1,0 +1,123 @@
+/**
+ * The hook endpoints Claude Code reaches through hooks/ltm-hook.sh. Payloads
+ * are taken as Claude Code sends them; fields that are missing or of another
+ * shape are tolerated, because a hook must never make Claude Code fail.
+ */
+import { buildInjection, DEFAULT_INJECTION_BUDGET_TOKENS } from '../core/injection';
+import { isToolFailure, type SessionTracker } from '../core/sessions';
+import type { MemoryStore } from '../core/store';
+
+export const HOOK_EVENTS = ['session_start', 'pre_tool_use', 'post_tool_use', 'pre_compact', 'session_end'] as const;
+export type HookEvent = (typeof HOOK_EVENTS)[number];
+
+export function isHookEvent(value: string): value is HookEvent {
+  return (HOOK_EVENTS as readonly string[]).includes(value);
+}
+
+interface HookPayload {
+  session_id?: unknown;
+  source?: unknown;
+  hook_event_name?: unknown;
+  tool_use_id?: unknown;
+  tool_response?: unknown;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 ? value : undefined;
+}
+
+/** Remembers which session made a tool call, so store_memory can use that session's difficulty. */
+class ToolUseSessions {
+  private readonly sessions = new Map<string, string>();
+
+  constructor(private readonly capacity = 1000) {}
+
+  set(toolUseId: string, sessionId: string): void {
+    this.sessions.delete(toolUseId);
+    this.sessions.set(toolUseId, sessionId);
+    if (this.sessions.size > this.capacity) this.sessions.delete(this.sessions.keys().next().value!);
+  }
+
+  get(toolUseId: string | undefined): string | undefined {
+    return toolUseId ? this.sessions.get(toolUseId) : undefined;
+  }
+}
+
+export interface HookAnswer {
+  /** What the hook script prints for Claude Code: nothing but the documented fields. */
+  body: unknown;
+  info: Record<string, unknown>;
+}
+
+export interface HookRoutesOptions {
+  /** Token budget of the context injected at session start. */
+  injectionBudgetTokens?: () => number;
+}
+
+export class HookRoutes {
+  private readonly toolUses = new ToolUseSessions();
+
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly sessions: SessionTracker,
+    private readonly options: HookRoutesOptions = {},
+  ) {}
+
+  sessionForToolUse(toolUseId: string | undefined): string | undefined {
+    return this.toolUses.get(toolUseId);
+  }
+
+  /**
+   * Returns the body Claude Code reads (only SessionStart's matters) and, apart,
+   * what happened, which the server sends in a header for people and tests.
+   */
+  async handle(event: HookEvent, body: unknown): Promise<HookAnswer> {
+    const payload: HookPayload = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as HookPayload) : {};
+    // Without a session_id the counters of all such calls share one bucket rather than being lost.
+    const sessionId = text(payload.session_id) ?? 'unknown-session';
+    switch (event) {
+      case 'session_start':
+        return this.sessionStart(sessionId, text(payload.source));
+      case 'pre_tool_use': {
+        const toolUseId = text(payload.tool_use_id);
+        if (toolUseId) this.toolUses.set(toolUseId, sessionId);
+        return { body: {}, info: { tool_use_id: toolUseId ?? null } };
+      }
+      case 'post_tool_use': {
+        const failed = payload.hook_event_name === 'PostToolUseFailure' || isToolFailure(payload.tool_response);
+        await this.sessions.recordToolCall(sessionId, failed);
+        return { body: {}, info: { recorded: failed ? 'failure' : 'success' } };
+      }
+      case 'pre_compact':
+        await this.sessions.markCompacted(sessionId);
+        return { body: {}, info: { compacted: true } };
+      case 'session_end': {
+        const ended = await this.sessions.end(sessionId);
+        return {
+          body: {},
+          info: {
+            session: ended.number,
+            session_difficulty: ended.difficulty,
+            eviction_ran: ended.eviction.ran,
+            evicted: ended.eviction.steps.length,
+          },
+        };
+      }
+    }
+  }
+
+  private async sessionStart(sessionId: string, source: string | undefined): Promise<HookAnswer> {
+    const started = await this.sessions.start(sessionId, source);
+    const { memories_to_load } = this.store.config;
+    const ranked = this.store.list({ limit: Math.max(1, memories_to_load) });
+    const injection = buildInjection(ranked.memories, ranked.total, {
+      limit: memories_to_load,
+      budgetTokens: this.options.injectionBudgetTokens?.() ?? DEFAULT_INJECTION_BUDGET_TOKENS,
+    });
+    await this.store.recordAccesses(injection.injectedIds);
+    return {
+      body: { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: injection.text } },
+      info: { session: started.number, counted: started.counted, injected: injection.injectedIds, omitted: injection.omitted },
+    };
+  }
+}

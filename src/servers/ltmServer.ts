@@ -1,0 +1,196 @@
+/**
+ * One project's server on 127.0.0.1: MCP (Streamable HTTP, stateless) at
+ * /mcp and the hook endpoints at /hook/<event>. The same class runs inside the
+ * VS Code extension host and as `ltm serve`.
+ */
+import * as http from 'node:http';
+import * as fs from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { LtmError } from '../core/errors';
+import { SessionTracker } from '../core/sessions';
+import type { MemoryStore } from '../core/store';
+import { HookRoutes, isHookEvent } from './hookRoutes';
+import { createMcpServer } from './mcpTools';
+import { HttpError, RequestGuard, readJsonBody, sendError, sendJson } from './requestGuard';
+import { loadOrCreateIdentity, removeServerInfo, writeIdentity, writeServerInfo, type ServerInfo } from './serverInfo';
+
+export interface LtmServerOptions {
+  store: MemoryStore;
+  version: string;
+  /** Port to try first; defaults to the port this project's server used last time. */
+  preferredPort?: number;
+  injectionBudgetTokens?: () => number;
+  /** Origins allowed to call the server (none by default: browsers are refused). */
+  allowedOrigins?: readonly string[];
+  log?: (message: string) => void;
+}
+
+function listen(server: http.Server, port: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (error: Error) => {
+      server.off('listening', onListening);
+      reject(error);
+    };
+    const onListening = () => {
+      server.off('error', onError);
+      resolve();
+    };
+    server.once('error', onError);
+    server.once('listening', onListening);
+    server.listen(port, '127.0.0.1');
+  });
+}
+
+export class LtmServer {
+  private readonly http: http.Server;
+  private readonly guard: RequestGuard;
+  private readonly hooks: HookRoutes;
+  private readonly sessions: SessionTracker;
+  private portNumber = 0;
+  private info: ServerInfo | null = null;
+
+  private constructor(
+    private readonly options: LtmServerOptions,
+    readonly token: string,
+  ) {
+    this.sessions = new SessionTracker(options.store);
+    this.hooks = new HookRoutes(options.store, this.sessions, { injectionBudgetTokens: options.injectionBudgetTokens });
+    this.guard = new RequestGuard({ port: () => this.portNumber, token, allowedOrigins: options.allowedOrigins ?? [] });
+    this.http = http.createServer((req, res) => void this.handle(req, res));
+    // Hooks are short-lived; idle keep-alive sockets should not hold the process open.
+    this.http.keepAliveTimeout = 5_000;
+    this.http.headersTimeout = 10_000;
+    this.http.requestTimeout = 30_000;
+  }
+
+  /** Starts on the preferred port, or the last one, or any free one; writes server.json. */
+  static async start(options: LtmServerOptions): Promise<LtmServer> {
+    const { store } = options;
+    store.init();
+    const identity = loadOrCreateIdentity(store.paths);
+    const server = new LtmServer(options, identity.token);
+    const preferred = options.preferredPort ?? identity.port ?? 0;
+    try {
+      await listen(server.http, preferred);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || preferred === 0) throw error;
+      options.log?.(`port ${preferred} is in use; using a free port`);
+      await listen(server.http, 0);
+    }
+    server.portNumber = (server.http.address() as AddressInfo).port;
+    if (identity.port !== server.portNumber) writeIdentity(store.paths, { ...identity, port: server.portNumber });
+    server.info = {
+      port: server.portNumber,
+      token: identity.token,
+      pid: process.pid,
+      version: options.version,
+      started_at: new Date().toISOString(),
+      url: server.url,
+      project: store.paths.project,
+    };
+    writeServerInfo(store.paths, server.info);
+    options.log?.(`serving ${store.paths.project} at ${server.url}`);
+    return server;
+  }
+
+  get port(): number {
+    return this.portNumber;
+  }
+
+  get url(): string {
+    return `http://127.0.0.1:${this.portNumber}`;
+  }
+
+  get mcpUrl(): string {
+    return `${this.url}/mcp`;
+  }
+
+  /** Stops listening, ends open connections and removes server.json if it is still ours. */
+  async stop(): Promise<void> {
+    if (this.info) removeServerInfo(this.options.store.paths, this.info.pid, this.info.port);
+    this.info = null;
+    await new Promise<void>((resolve) => {
+      this.http.close(() => resolve());
+      this.http.closeAllConnections();
+    });
+  }
+
+  private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    try {
+      this.guard.check(req);
+      const { pathname } = new URL(req.url ?? '/', 'http://127.0.0.1');
+      if (pathname === '/mcp') return await this.handleMcp(req, res);
+      const hook = /^\/hook\/([a-z_]+)$/.exec(pathname);
+      if (hook) {
+        const event = hook[1]!;
+        if (!isHookEvent(event)) throw new HttpError(404, `unknown hook event "${event}"`);
+        if (req.method !== 'POST') throw new MethodNotAllowed('POST');
+        const body = await readJsonBody(req);
+        this.checkProject(req);
+        const answer = await this.hooks.handle(event, body);
+        res.setHeader('X-LTM-Info', JSON.stringify(answer.info));
+        return sendJson(res, 200, answer.body);
+      }
+      if (pathname === '/health') {
+        if (req.method !== 'GET') throw new MethodNotAllowed('GET');
+        return sendJson(res, 200, { ok: true, version: this.options.version, project: this.options.store.paths.project });
+      }
+      throw new HttpError(404, `no route for ${pathname}`);
+    } catch (error) {
+      this.fail(res, error);
+    }
+  }
+
+  /** Stateless Streamable HTTP: a new McpServer and transport for every request. */
+  private async handleMcp(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (req.method !== 'POST') throw new MethodNotAllowed('POST');
+    const body = await readJsonBody(req);
+    const mcp = createMcpServer({
+      store: this.options.store,
+      sessions: this.sessions,
+      version: this.options.version,
+      sessionForToolUse: (id) => this.hooks.sessionForToolUse(id),
+    });
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.on('close', () => {
+      void transport.close();
+      void mcp.close();
+    });
+    await mcp.connect(transport);
+    await transport.handleRequest(req, res, body);
+  }
+
+  /**
+   * A hook run from another project's directory (e.g. a terminal whose LTM_PORT
+   * points elsewhere) must not count against this project.
+   */
+  private checkProject(req: http.IncomingMessage): void {
+    const claimed = req.headers['x-ltm-project'];
+    if (typeof claimed !== 'string' || !claimed) return;
+    const mine = this.options.store.paths.project;
+    let same = claimed === mine;
+    if (!same) {
+      try {
+        same = fs.realpathSync(claimed) === fs.realpathSync(mine);
+      } catch {
+        same = false;
+      }
+    }
+    if (!same) throw new HttpError(409, `this server serves ${mine}, not ${claimed}`);
+  }
+
+  private fail(res: http.ServerResponse, error: unknown): void {
+    if (error instanceof MethodNotAllowed) return sendError(res, error, { Allow: error.allow });
+    if (error instanceof HttpError) return sendError(res, error, error.status === 413 ? { Connection: 'close' } : {});
+    if (error instanceof LtmError) return sendError(res, new HttpError(error.code === 'not_found' ? 404 : error.code === 'busy' ? 503 : 400, error.message));
+    this.options.log?.(`request failed: ${(error as Error).stack ?? String(error)}`);
+    sendError(res, new HttpError(500, 'internal error'));
+  }
+}
+
+class MethodNotAllowed extends HttpError {
+  constructor(readonly allow: string) {
+    super(405, `method not allowed (use ${allow})`);
+  }
+}

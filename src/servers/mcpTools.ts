@@ -1,0 +1,220 @@
+/**
+ * The MCP tools (seed 001 FR-8 and FE-4). Each answers with readable Markdown
+ * and, as structuredContent, the response shape of seed 001 section 6.
+ * Failures are isError results, never thrown: invalid arguments are refused
+ * by the zod schemas before anything runs, and engine errors name the problem.
+ */
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
+import { LtmError } from '../core/errors';
+import * as responses from '../core/responses';
+import type { SessionTracker } from '../core/sessions';
+import type { MemoryStore } from '../core/store';
+
+export interface McpToolContext {
+  store: MemoryStore;
+  sessions: SessionTracker;
+  version: string;
+  /** The Claude Code session that made a tool call, from the PreToolUse hook, if known. */
+  sessionForToolUse: (toolUseId: string | undefined) => string | undefined;
+}
+
+const memoryId = z.string().regex(/^mem_[0-9a-f]{8}$/, 'must be a memory ID: mem_ followed by 8 hex characters');
+const tag = z.string().trim().min(1).max(100);
+const importance = z.enum(['critical', 'important', 'normal', 'low']);
+
+function result(text: string, structured: unknown): CallToolResult {
+  return { content: [{ type: 'text', text }], structuredContent: structured as Record<string, unknown> };
+}
+
+function failure(error: unknown): CallToolResult {
+  const message = error instanceof LtmError ? error.message : `unexpected error: ${(error as Error).message}`;
+  return { content: [{ type: 'text', text: `Error: ${message}` }], structuredContent: { success: false, error: message }, isError: true };
+}
+
+/** Wraps a handler so that every engine error becomes an isError result. */
+function safely<A>(handler: (args: A, meta: Record<string, unknown> | undefined) => Promise<CallToolResult> | CallToolResult) {
+  return async (args: A, extra: { _meta?: Record<string, unknown> }): Promise<CallToolResult> => {
+    try {
+      return await handler(args, extra._meta);
+    } catch (error) {
+      return failure(error);
+    }
+  };
+}
+
+/** One McpServer per MCP session; the server is stateless, so that is one per request. */
+export function createMcpServer(ctx: McpToolContext): McpServer {
+  const server = new McpServer(
+    { name: 'ltm', title: 'LTM: long-term memory', version: ctx.version },
+    {
+      instructions:
+        'Long-term memory for this project. Store hard-won fixes, decisions and conventions with store_memory; ' +
+        'recall before re-investigating a problem. Show tool output to the user as it is.',
+    },
+  );
+  const { store } = ctx;
+
+  server.registerTool(
+    'store_memory',
+    {
+      title: 'Store a memory',
+      description:
+        'Store a lesson worth keeping across sessions: a hard-won fix, a decision, a convention. ' +
+        'Give a short topic, the full content, and optionally a one-line summary and tags ' +
+        '(importance:critical | importance:important | importance:low change its priority).',
+      inputSchema: z.object({
+        topic: z.string().trim().min(1).max(10_000).describe('Brief description, e.g. "Fix flaky auth test"'),
+        content: z.string().min(1).max(1_000_000).describe('The full memory: problem, cause, solution, context'),
+        summary: z.string().max(2_000).optional().describe('One or two sentences; derived from the content when absent'),
+        tags: z.array(tag).max(50).optional().describe('Categorisation tags'),
+        auto_tag: z.boolean().optional().describe('Suggest tags from the text when none are given'),
+        difficulty: z.number().min(0).max(1).optional().describe("0-1; defaults to the session's measured difficulty"),
+      }),
+    },
+    safely(async (args, meta) => {
+      const toolUseId = typeof meta?.['claudecode/toolUseId'] === 'string' ? (meta['claudecode/toolUseId'] as string) : undefined;
+      const sessionId = ctx.sessionForToolUse(toolUseId);
+      const stored = await store.store({
+        topic: args.topic,
+        content: args.content,
+        summary: args.summary,
+        tags: args.tags,
+        autoTag: args.auto_tag,
+        difficulty: args.difficulty ?? ctx.sessions.difficultyFor(sessionId),
+        session: ctx.sessions.sessionNumber(sessionId),
+      });
+      return result(responses.storeText(stored), responses.storeResponse(stored));
+    }),
+  );
+
+  server.registerTool(
+    'recall',
+    {
+      title: 'Recall memories',
+      description: 'Search memories by relevance (topic, tags, summary, content; typos and prefixes tolerated), blended with priority.',
+      inputSchema: z.object({
+        query: z.string().trim().min(1).max(1_000).describe('Words to search for'),
+        limit: z.number().int().min(1).max(100).optional().describe('Most results (default 10)'),
+        tag: tag.optional().describe('Only memories with this tag'),
+        scope: z.enum(['active', 'archives', 'all']).optional().describe('active (default), archives, or all'),
+      }),
+    },
+    safely((args) => {
+      const items = store.search(args.query, { limit: args.limit ?? 10, tag: args.tag, scope: args.scope ?? 'active' });
+      return result(responses.recallText(args.query, items), responses.recallResponse(items));
+    }),
+  );
+
+  server.registerTool(
+    'list_memories',
+    {
+      title: 'List memories',
+      description: 'List memories by priority, optionally filtered by phase (0 full, 1 hint, 2 abstract, 3 archived), tag or keyword in the topic.',
+      inputSchema: z.object({
+        phase: z.number().int().min(0).max(3).optional(),
+        tag: tag.optional(),
+        keyword: z.string().trim().min(1).max(200).optional(),
+        limit: z.number().int().min(1).max(500).optional().describe('Default 50'),
+        offset: z.number().int().min(0).optional().describe('Default 0'),
+      }),
+    },
+    safely((args) => {
+      const listed = store.list({ phase: args.phase, tag: args.tag, keyword: args.keyword, limit: args.limit ?? 50, offset: args.offset ?? 0 });
+      return result(responses.listText(listed, args.offset ?? 0), responses.listResponse(listed));
+    }),
+  );
+
+  server.registerTool(
+    'get_memory',
+    {
+      title: 'Get a memory',
+      description: 'The full text of one memory (counts as an access, which raises its priority).',
+      inputSchema: z.object({ id: memoryId }),
+    },
+    safely(async (args) => {
+      const memory = await store.get(args.id);
+      return result(responses.getText(memory), responses.getResponse(memory));
+    }),
+  );
+
+  server.registerTool(
+    'forget',
+    {
+      title: 'Forget a memory',
+      description: 'Remove a memory. Its text is kept in archives/ (restorable) unless purge is true.',
+      inputSchema: z.object({ id: memoryId, purge: z.boolean().optional().describe('Delete the text for good, archive included') }),
+    },
+    safely(async (args) => {
+      const forgotten = await store.forget(args.id, { purge: args.purge });
+      return result(responses.forgetText(forgotten), responses.forgetResponse(forgotten));
+    }),
+  );
+
+  server.registerTool(
+    'ltm_status',
+    { title: 'Memory status', description: 'Memory counts by phase, archived count, sessions, storage size, configuration.', inputSchema: z.object({}) },
+    safely(() => {
+      const status = store.status();
+      return result(responses.statusText(status), responses.statusResponse(status));
+    }),
+  );
+
+  server.registerTool(
+    'ltm_check',
+    { title: 'Check integrity', description: 'Report integrity problems of the memory store; changes nothing.', inputSchema: z.object({}) },
+    safely(() => {
+      const report = store.check();
+      return result(responses.checkText(report), responses.checkResponse(report));
+    }),
+  );
+
+  server.registerTool(
+    'ltm_fix',
+    {
+      title: 'Fix integrity',
+      description: 'Repair every integrity problem in one pass. Orphaned files are always archived before removal.',
+      inputSchema: z.object({
+        archive_orphans: z.literal(true).optional().describe('Always true: orphaned files are archived before removal'),
+        clean_orphaned_archives: z.boolean().optional().describe('Delete archives that belong to no memory (default: keep them as restorable)'),
+      }),
+    },
+    safely(async (args) => {
+      const fixed = await store.fix({ cleanArchives: args.clean_orphaned_archives });
+      return result(responses.fixText(fixed), responses.fixResponse(fixed));
+    }),
+  );
+
+  server.registerTool(
+    'search_archives',
+    {
+      title: 'Search archives',
+      description: 'Search archived memories (evicted or forgotten) by keyword and tag.',
+      inputSchema: z.object({
+        query: z.string().trim().min(1).max(1_000),
+        limit: z.number().int().min(1).max(100).optional(),
+        tag: tag.optional(),
+      }),
+    },
+    safely((args) => {
+      const items = store.search(args.query, { limit: args.limit ?? 10, tag: args.tag, scope: 'archives' });
+      return result(responses.recallText(args.query, items), responses.recallResponse(items));
+    }),
+  );
+
+  server.registerTool(
+    'restore_memory',
+    {
+      title: 'Restore a memory',
+      description: 'Bring an archived or reduced memory back at phase 0 with its full original text; optionally set its importance.',
+      inputSchema: z.object({ memory_id: memoryId, importance: importance.optional() }),
+    },
+    safely(async (args) => {
+      const restored = await store.restore(args.memory_id, { importance: args.importance });
+      return result(responses.restoreText(restored), responses.restoreResponse(restored));
+    }),
+  );
+
+  return server;
+}
