@@ -148,6 +148,7 @@ export async function runCli(argv: readonly string[], cwd = process.cwd()): Prom
   const store = MemoryStore.open(projectDir);
   try {
     const out = await execute(command, store, values, positionals);
+    store.flushCaches();
     return { stdout: `${json ? JSON.stringify(out.json, null, 2) : out.text}\n`, stderr: '', exitCode: 0 };
   } catch (error) {
     if (error instanceof UsageError) return fail(error, 2);
@@ -196,8 +197,9 @@ async function serve(projectDir: string, values: Record<string, string | boolean
   return { stdout: 'LTM server stopped.\n', stderr: '', exitCode: 0 };
 }
 
+/** One line, whatever the message quotes back (a value may hold newlines). */
 function fail(error: Error, exitCode: number): CliOutput {
-  return { stdout: '', stderr: `ltm: ${error.message}\n`, exitCode };
+  return { stdout: '', stderr: `ltm: ${error.message.replace(/\r?\n/g, '\\n')}\n`, exitCode };
 }
 
 interface Output {

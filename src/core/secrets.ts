@@ -16,6 +16,10 @@ const SECRET_PATTERNS: readonly SecretPattern[] = [
   { kind: 'GitHub token', pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{60,})/g },
   { kind: 'GitLab token', pattern: /\bglpat-[A-Za-z0-9_-]{20,}/g },
   { kind: 'AWS access key', pattern: /\b(?:AKIA|ASIA)[0-9A-Z]{16}\b/g },
+  {
+    kind: 'AWS secret key',
+    pattern: /(?<=\baws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?)[A-Za-z0-9/+=]{30,}/gi,
+  },
   { kind: 'Google API key', pattern: /\bAIza[0-9A-Za-z_-]{35}\b/g },
   { kind: 'Slack token', pattern: /\bxox[abpors]-[A-Za-z0-9-]{10,}/g },
   { kind: 'Stripe key', pattern: /\b[rs]k_live_[A-Za-z0-9]{20,}/g },
@@ -29,7 +33,7 @@ const SECRET_PATTERNS: readonly SecretPattern[] = [
     kind: 'assigned secret',
     // password=..., api_key: "...", SECRET_TOKEN=... (the value only; short values are not secrets)
     pattern:
-      /(?<=\b[A-Za-z0-9_]*(?:password|passwd|secret|api[_-]?key|access[_-]?token|auth[_-]?token)["']?\s*[:=]\s*["']?)[^\s"'`,;]{8,}/gi,
+      /(?<=\b[A-Za-z0-9_]*(?:password|passwd|secret|secret[_-]?key|private[_-]?key|access[_-]?key|api[_-]?key|access[_-]?token|auth[_-]?token|client[_-]?secret)["']?\s*[:=]\s*["']?)[^\s"'`,;]{8,}/gi,
   },
 ];
 

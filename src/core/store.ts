@@ -249,6 +249,7 @@ export class MemoryStore {
   private readonly parseCache = new Map<string, MemoryMeta>();
   private parseCacheMisses = 0;
   private watcher: fs.FSWatcher | null = null;
+  private watchedIno = 0;
 
   private constructor(
     projectDir: string,
@@ -259,13 +260,11 @@ export class MemoryStore {
     this.state = readState(null).value;
   }
 
-  /** Opens a project's store. Reads everything; writes nothing but a parse cache. */
+  /** Opens a project's store. Reads everything and writes nothing (see flushCaches). */
   static open(projectDir: string, options: OpenOptions = {}): MemoryStore {
     const store = new MemoryStore(projectDir, options);
     store.loadParseCache();
     store.refresh();
-    store.saveParseCache();
-    if (options.watch) store.startWatching();
     return store;
   }
 
@@ -546,7 +545,7 @@ export class MemoryStore {
 
   /** Reports every integrity problem; changes nothing. */
   check(): IntegrityReport {
-    this.refresh();
+    this.refresh({ full: true });
     return checkIntegrity(this.snapshotForCheck());
   }
 
@@ -602,10 +601,12 @@ export class MemoryStore {
   /** Rewrites only the Summary section of a memory; the rest of the file keeps every byte. */
   async updateSummary(id: string, summary: string): Promise<MemoryView> {
     this.requireId(id);
+    rejectUnpairedSurrogates('summary', summary);
     const redacted = redactSecrets(summary.trim());
     const problem = summaryProblem(redacted.text);
     if (problem) throw invalidInput(problem);
     return this.mutate(() => {
+      this.refreshOne(id);
       this.requireActive(id);
       const file = this.files.get(id)!;
       const raw = replaceSummary(file.raw, redacted.text);
@@ -618,6 +619,7 @@ export class MemoryStore {
   async forget(id: string, options: { purge?: boolean } = {}): Promise<ForgetResult> {
     this.requireId(id);
     return this.mutate(() => {
+      this.refreshOne(id);
       const active = this.isActive(id);
       const archived = this.archiveIndex.memories.has(id) && this.archiveFiles.has(id);
       if (!active && !(options.purge && (archived || this.archiveFiles.has(id)))) {
@@ -627,6 +629,7 @@ export class MemoryStore {
       }
       const topic = active ? this.files.get(id)!.memory.topic : (this.archiveIndex.memories.get(id)?.topic ?? '');
       if (options.purge) {
+        if (active) this.dropFromParseCache(this.files.get(id)!.raw);
         this.archiveIndex.memories.delete(id);
         this.archiveIndex.purged.set(id, { purged_at: nowIso() });
         this.writeArchiveIndex();
@@ -654,6 +657,7 @@ export class MemoryStore {
   async restore(id: string, options: { importance?: 'critical' | 'important' | 'normal' | 'low' } = {}): Promise<MemoryView> {
     this.requireId(id);
     return this.mutate(() => {
+      this.refreshOne(id);
       const archiveRaw = readTextIfExists(path.join(this.paths.archives, `${id}.md`));
       if (archiveRaw === null) {
         throw notFound(this.isActive(id) ? `${id} is not reduced: it has no archive to restore` : `no archive for ${id}`);
@@ -702,7 +706,9 @@ export class MemoryStore {
         config,
       );
       if (batch.length === 0) return result;
-      const files = batch.map((c) => ({ id: c.id, file: this.files.get(c.id)! }));
+      // What is archived must be the file as it is now, hand edits included.
+      for (const c of batch) this.refreshOne(c.id);
+      const files = batch.filter((c) => this.isActive(c.id)).map((c) => ({ id: c.id, file: this.files.get(c.id)! }));
       // 1. Every full text is safe in archives/ before anything is reduced or removed.
       for (const { id, file } of files) {
         if (file.memory.phase === 0) this.writeArchiveFile(id, file.raw);
@@ -741,6 +747,7 @@ export class MemoryStore {
   async fix(options: { cleanArchives?: boolean } = {}): Promise<FixResult> {
     this.init();
     return this.mutate(() => {
+      this.refresh({ full: true });
       const report = checkIntegrity(this.snapshotForCheck());
       const actions: string[] = [];
       for (const problem of report.problems) {
@@ -801,6 +808,7 @@ export class MemoryStore {
             const id = problem.id!;
             if (options.cleanArchives) {
               this.deleteArchiveFile(id);
+              this.archiveIndex.purged.set(id, { purged_at: nowIso() });
               actions.push(`Deleted orphaned archive ${id}.md`);
             } else {
               const archived = this.readArchive(id);
@@ -941,9 +949,20 @@ export class MemoryStore {
     throw notFound(`no memory with ID ${id}`);
   }
 
+  /** (Re)starts the watcher: memories/ may appear later, or be deleted and made anew. */
+  private keepWatching(): void {
+    if (this.watcher && statSignature(this.paths.memories)?.ino === this.watchedIno) return;
+    this.watcher?.close();
+    this.watcher = null;
+    this.memoriesDirSignature = null;
+    this.startWatching();
+  }
+
   private startWatching(): void {
-    if (!fs.existsSync(this.paths.memories)) return;
+    const dir = statSignature(this.paths.memories);
+    if (!dir) return;
     try {
+      this.watchedIno = dir.ino;
       this.watcher = fs.watch(this.paths.memories, (_event, name) => {
         if (typeof name === 'string' && name.endsWith('.md')) this.dirtyNames.add(name);
         else this.memoriesDirSignature = null;
@@ -958,8 +977,14 @@ export class MemoryStore {
     }
   }
 
-  /** Brings the in-memory copy up to date with the disk. Cheap when nothing changed. */
-  refresh(): void {
+  /**
+   * Brings the in-memory copy up to date with the disk. Cheap when nothing
+   * changed; `full` also stats every memory file, which finds edits made in
+   * place when no watcher reports them.
+   */
+  refresh(options: { full?: boolean } = {}): void {
+    if (this.options.watch) this.keepWatching();
+    if (options.full) this.memoriesDirSignature = null;
     this.refreshMemoryFiles();
     this.refreshJsonFiles();
     this.refreshArchiveFiles();
@@ -1167,6 +1192,17 @@ export class MemoryStore {
     this.saveParseCache();
   }
 
+  /** A purged memory's text must not survive anywhere, the git-ignored cache included. */
+  private dropFromParseCache(raw: string): void {
+    try {
+      this.parseCache.delete(splitFrontmatter(raw).frontmatter);
+    } catch {
+      return;
+    }
+    this.parseCacheMisses++;
+    this.saveParseCache();
+  }
+
   // =========================================================================
   // Internals: writing files (always under the lock)
 
@@ -1330,6 +1366,12 @@ function byPriority(a: { id: string; priority: number; created_at: string }, b: 
   return b.priority - a.priority || (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0) || (a.id < b.id ? -1 : 1);
 }
 
+function rejectUnpairedSurrogates(name: string, value: string): void {
+  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value)) {
+    throw invalidInput(`${name} contains an unpaired UTF-16 surrogate, which cannot be saved as UTF-8`);
+  }
+}
+
 interface PreparedInput {
   topic: string;
   content: string;
@@ -1346,9 +1388,7 @@ function prepareInput(input: StoreInput): PreparedInput {
   if (input.topic.length > 10_000) throw invalidInput('topic is longer than 10,000 characters');
   if (input.content.length > 1_000_000) throw invalidInput('content is longer than 1,000,000 characters');
   for (const [name, value] of [['topic', input.topic], ['content', input.content], ['summary', input.summary ?? '']] as const) {
-    if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value)) {
-      throw invalidInput(`${name} contains an unpaired UTF-16 surrogate, which cannot be saved as UTF-8`);
-    }
+    rejectUnpairedSurrogates(name, value);
   }
   if (input.difficulty !== undefined && (typeof input.difficulty !== 'number' || !(input.difficulty >= 0 && input.difficulty <= 1))) {
     throw invalidInput('difficulty must be a number from 0 to 1');

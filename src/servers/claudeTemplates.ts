@@ -8,7 +8,8 @@ export const MANAGED_MARKER = '<!-- ltm:managed — installed by `ltm init`; `lt
 export const CLAUDE_MD_BEGIN = '<!-- LTM:BEGIN — managed by LTM; `ltm init` replaces and `ltm uninit` removes this block -->';
 export const CLAUDE_MD_END = '<!-- LTM:END -->';
 
-const SHOW_AS_IS = 'Show the tool\'s answer to the user exactly as it is, without summarising it.';
+// Claude Code passes the tools' structured answers to the model, so ask for a faithful presentation.
+const SHOW_AS_IS = 'Present the tool\'s answer to the user faithfully and readably (IDs, topics, counts as they are); add nothing, leave nothing out.';
 
 export const SLASH_COMMANDS: Record<string, string> = {
   'remember.md': `---

@@ -1,0 +1,202 @@
+/**
+ * The real Claude Code CLI against `ltm serve` and a fake model the test owns.
+ * Sessions run in order and build on each other, as a person's would.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
+import { FakeAnthropic, lastToolResult, textOf, type MessagesRequest, type ReplyScript } from '../support/fakeAnthropic';
+import { claudeBinary, runClaude, type ClaudeRun } from '../support/claudeCode';
+import { ltm, ltmJson, requireBuiltCli, startServe, type RunningServer } from '../support/ltmProcess';
+
+/** Everything the model saw in a request, flattened. */
+function seen(request: MessagesRequest): string {
+  return textOf(request.messages) + textOf(request.system);
+}
+
+interface StateFile {
+  session_count: number;
+  compaction_count: number;
+  last_eviction: string | null;
+  sessions: Record<string, { compacted: boolean; tool_failures: number }>;
+  config: Record<string, number>;
+}
+
+describe('Claude Code end to end (real CLI, fake model, ltm serve)', function () {
+  this.timeout(240_000);
+  let root: string;
+  let project: string;
+  let home: string;
+  let fake: FakeAnthropic;
+  let server: RunningServer;
+  let baseline: ClaudeRun;
+
+  const readState = () => JSON.parse(fs.readFileSync(path.join(project, '.claude/ltm/state.json'), 'utf8')) as StateFile;
+  const claude = (prompt: string, args: string[] = [], env?: Record<string, string | undefined>) =>
+    runClaude(prompt, {
+      cwd: project,
+      home,
+      modelUrl: fake.url,
+      args,
+      env: env ?? { LTM_PORT: String(server.port), LTM_TOKEN: server.token },
+    });
+  const script = (s: ReplyScript) => fake.setScript(s);
+
+  before(async () => {
+    requireBuiltCli();
+    claudeBinary();
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'ltm-e2e-'));
+    project = path.join(root, 'project');
+    home = path.join(root, 'home');
+    fs.mkdirSync(project);
+    fs.mkdirSync(home);
+    const init = ltm(['init', '--project', project]);
+    assert.equal(init.status, 0, init.stderr);
+    fake = new FakeAnthropic(() => ({ text: 'ok' }));
+    await fake.start();
+    server = await startServe(project);
+  });
+
+  after(async () => {
+    await server?.stop();
+    await fake?.stop();
+    if (root) fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('session 1 stores a memory through mcp__ltm__store_memory', async () => {
+    script((req) => {
+      const toolResult = lastToolResult(req);
+      if (toolResult) return { text: `Stored. ${toolResult.content}` };
+      assert.ok(req.tools?.some((t) => t.name === 'mcp__ltm__store_memory'), 'the ltm MCP tools are offered to the model');
+      return {
+        toolUse: {
+          name: 'mcp__ltm__store_memory',
+          input: {
+            topic: 'Hook curl must use 127.0.0.1',
+            content: 'curl to localhost resolved to ::1 while the server bound IPv4 only.\n\nAlways use 127.0.0.1 in hook scripts.',
+            tags: ['networking', 'hooks'],
+            difficulty: 0.9,
+          },
+        },
+      };
+    });
+    const run = await claude('remember the localhost lesson');
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.result?.is_error, false, run.stdout);
+    // Claude Code hands the model the tool's structuredContent: the store_memory response shape.
+    const toolResult = JSON.parse((run.result?.result ?? '').replace(/^Stored\. /, '')) as { success: boolean; id: string; topic: string };
+    assert.equal(toolResult.success, true);
+    assert.match(toolResult.id, /^mem_[0-9a-f]{8}$/);
+    assert.equal(toolResult.topic, 'Hook curl must use 127.0.0.1');
+    const listed = ltmJson<{ memories: { id: string; topic: string; tags: string[] }[] }>(['list', '--project', project]);
+    assert.deepEqual(listed.memories.map((m) => [m.topic, m.tags]), [['Hook curl must use 127.0.0.1', ['networking', 'hooks']]]);
+    const state = readState();
+    assert.equal(state.session_count, 1, 'the first session is session 1');
+    assert.deepEqual(state.sessions, {}, 'session_end closed the session counters');
+  });
+
+  it("session 2's first model request carries that memory in its injected context", async () => {
+    script(() => ({ text: 'hello back' }));
+    const before = fake.requests.length;
+    baseline = await claude('hello');
+    assert.equal(baseline.status, 0, baseline.stderr);
+    const first = fake.requests[before]!;
+    assert.match(seen(first), /SessionStart hook additional context: ## Long-term memory \(LTM\)/);
+    assert.match(seen(first), /Hook curl must use 127\.0\.0\.1/);
+    assert.match(seen(first), /Always use 127\.0\.0\.1 in hook scripts\./, 'a full memory is injected with its content');
+    assert.equal(readState().session_count, 2);
+    const stats = ltmJson<{ memories: { access_count: number }[] }>(['get', ltmJson<{ memories: { id: string }[] }>(['list', '--project', project]).memories[0]!.id, '--project', project]);
+    assert.ok((stats as unknown as { access_count: number }).access_count >= 2, 'injection counted as an access');
+  });
+
+  let failingSession = '';
+  it('failing tool calls raise the difficulty of what the session stores', async () => {
+    script((req) => {
+      const toolResult = lastToolResult(req);
+      const reads = req.messages.filter((m) => textOf(m.content).includes('does not exist')).length;
+      if (!toolResult || (toolResult.is_error && reads < 2)) {
+        return { toolUse: { name: 'Read', input: { file_path: path.join(project, `missing-${reads}.txt`) } } };
+      }
+      if (toolResult.is_error) {
+        return {
+          toolUse: {
+            name: 'mcp__ltm__store_memory',
+            input: { topic: 'Config lives in settings.yaml', content: 'After two failed reads: the config file is settings.yaml, not config.txt.' },
+          },
+        };
+      }
+      return { text: `Noted. ${toolResult.content}` };
+    });
+    const run = await claude('FAIL twice then remember');
+    assert.equal(run.status, 0, run.stderr);
+    failingSession = run.result?.session_id ?? '';
+    assert.ok(failingSession, 'claude reported its session id');
+    const stored = ltmJson<{ memories: { id: string; topic: string }[] }>(['list', '--keyword', 'settings.yaml', '--project', project]);
+    assert.equal(stored.memories.length, 1);
+    const memory = ltmJson<{ difficulty: number }>(['get', stored.memories[0]!.id, '--project', project]);
+    // Two failures and no success before the store: 1.0·0.5 + (2/50)·0.3.
+    assert.ok(Math.abs(memory.difficulty - 0.512) < 1e-9, `difficulty ${memory.difficulty} reflects the failures`);
+  });
+
+  it('/compact marks the session compacted and injects the memories again without counting a session', async () => {
+    const before = readState();
+    const requestsBefore = fake.requests.length;
+    script(() => ({ text: 'compacted' }));
+    const run = await claude('/compact keep the lessons', ['--resume', failingSession]);
+    assert.equal(run.status, 0, run.stderr);
+    const after = readState();
+    assert.equal(after.compaction_count, before.compaction_count + 1, 'pre_compact counted');
+    const compactRequests = fake.requests.slice(requestsBefore);
+    assert.ok(compactRequests.some((r) => /detailed summary of the conversation/i.test(seen(r))), 'the CLI really compacted');
+    // The resumed session had ended, so resuming it starts a new count (source "resume");
+    // the SessionStart that follows the compaction (source "compact") must not count again.
+    assert.equal(after.session_count, before.session_count + 1);
+  });
+
+  it('session_end evicts when the store is over its threshold', async () => {
+    const statePath = path.join(project, '.claude/ltm/state.json');
+    const state = readState();
+    state.config.max_memories = 1;
+    state.config.eviction_batch_size = 1;
+    fs.writeFileSync(statePath, JSON.stringify(state, null, 2));
+    const beforeList = ltmJson<{ memories: { id: string; phase: number; priority: number }[] }>(['list', '--project', project]);
+    assert.equal(beforeList.memories.length, 2);
+    const lowest = beforeList.memories[beforeList.memories.length - 1]!;
+    script(() => ({ text: 'bye' }));
+    const run = await claude('short session');
+    assert.equal(run.status, 0, run.stderr);
+    const after = readState();
+    assert.ok(after.last_eviction && after.last_eviction !== state.last_eviction, 'last_eviction recorded');
+    const evicted = ltmJson<{ phase: number }>(['get', lowest.id, '--project', project]);
+    assert.equal(evicted.phase, 1, 'the lowest-priority memory advanced to a hint');
+    assert.ok(fs.existsSync(path.join(project, '.claude/ltm/archives', `${lowest.id}.md`)), 'its full text was archived');
+  });
+
+  it('with the server stopped, a session still succeeds at once and silently', async () => {
+    const { port, token } = server;
+    await server.stop();
+    assert.ok(!fs.existsSync(path.join(project, '.claude/ltm/server.json')), 'server.json removed on SIGTERM');
+    // The hook script alone, as Claude Code runs it, with the terminal's stale environment.
+    const hook = path.join(project, '.claude/ltm/hooks/ltm-hook.sh');
+    for (const env of [{ LTM_PORT: String(port), LTM_TOKEN: token }, {}]) {
+      const started = Date.now();
+      const r = spawnSync('sh', [hook, 'session_start'], {
+        input: '{"session_id":"x","source":"startup"}',
+        env: { PATH: process.env.PATH, CLAUDE_PROJECT_DIR: project, ...env },
+        encoding: 'utf8',
+      });
+      assert.equal(r.status, 0);
+      assert.equal(r.stdout, '');
+      assert.equal(r.stderr, '');
+      assert.ok(Date.now() - started < 500, `hook took ${Date.now() - started} ms`);
+    }
+    script(() => ({ text: 'still here' }));
+    const run = await claude('hello without memory', [], { LTM_PORT: String(port), LTM_TOKEN: token });
+    assert.equal(run.status, 0);
+    assert.equal(run.stderr, '', 'no error output');
+    assert.equal(run.result?.result, 'still here');
+    assert.ok(run.durationMs < baseline.durationMs + 3000, `run took ${run.durationMs} ms, with the server ${baseline.durationMs} ms`);
+  });
+});

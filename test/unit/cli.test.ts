@@ -1,0 +1,387 @@
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { runCli, type CliOutput } from '../../src/cli';
+import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, readJson, removeDir, snapshotDiff, snapshotFiles, writeConfig } from './storeTestKit';
+
+const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
+const ID_RE = /^mem_[0-9a-f]{8}$/;
+
+type Json = Record<string, unknown>;
+
+/** Asserts that `value` has each key, of the given typeof ('array' and 'null' too). */
+function assertShape(value: unknown, shape: Record<string, string | string[]>, where: string): asserts value is Json {
+  assert.ok(value && typeof value === 'object' && !Array.isArray(value), `${where} is not an object`);
+  for (const [key, types] of Object.entries(shape)) {
+    assert.ok(key in value, `${where} has no "${key}": ${JSON.stringify(value)}`);
+    const v = (value as Json)[key];
+    const actual = v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v;
+    assert.ok((Array.isArray(types) ? types : [types]).includes(actual), `${where}.${key} is ${actual}, expected ${String(types)}`);
+  }
+}
+
+function assertOneLineError(out: CliOutput, what: string): void {
+  assert.equal(out.stdout, '', `${what}: nothing on stdout`);
+  assert.notEqual(out.exitCode, 0, `${what}: non-zero exit`);
+  assert.match(out.stderr, /^ltm: [^\n]+\n$/, `${what}: exactly one line on stderr, got ${JSON.stringify(out.stderr)}`);
+}
+
+describe('cli', function () {
+  this.timeout(30_000);
+  let project: string;
+  let root: string;
+
+  beforeEach(() => {
+    project = makeTempProject('ltm-cli-');
+    root = ltmRoot(project);
+  });
+  afterEach(() => removeDir(project));
+
+  const cli = (...args: string[]) => runCli([...args, '--project', project]);
+  async function json<T = Json>(...args: string[]): Promise<T> {
+    const out = await cli(...args, '--json');
+    assert.equal(out.exitCode, 0, `ltm ${args.join(' ')}: ${out.stderr}`);
+    assert.equal(out.stderr, '');
+    return JSON.parse(out.stdout) as T;
+  }
+  async function text(...args: string[]): Promise<string> {
+    const out = await cli(...args);
+    assert.equal(out.exitCode, 0, `ltm ${args.join(' ')}: ${out.stderr}`);
+    assert.equal(out.stderr, '');
+    return out.stdout;
+  }
+  async function storeOne(topic: string, content: string, ...extra: string[]): Promise<string> {
+    const out = await json<{ id: string }>('store', '--topic', topic, '--content', content, ...extra);
+    return out.id;
+  }
+
+  describe('every command’s output', () => {
+    it('store: {success, id, message} and a readable line', async () => {
+      const out = await json('store', '--topic', 'Use 127.0.0.1', '--content', 'localhost resolved to ::1.', '--tags', 'networking,Hooks', '--difficulty', '0.8', '--summary', 'IPv4 only');
+      assertShape(out, { success: 'boolean', id: 'string', message: 'string' }, 'store');
+      assert.equal(out.success, true);
+      assert.match(out.id as string, ID_RE);
+      assert.ok((out.message as string).includes(out.id as string));
+      const raw = fs.readFileSync(path.join(root, 'memories', `${out.id as string}.md`), 'utf8');
+      assert.match(raw, /^difficulty: 0\.8$/m);
+      assert.match(raw, /## Summary\nIPv4 only\n/);
+      assert.deepEqual((await json('get', out.id as string)).tags, ['networking', 'hooks']);
+
+      const t = await text('store', '--topic', 'Second', '--content', 'Another one about docker builds.', '--auto-tag');
+      assert.match(t, /^Stored memory \*\*Second\*\* \(ID: `mem_[0-9a-f]{8}`\)\n/);
+      assert.match(t, /Tags: docker/);
+    });
+
+    it('status: {total_memories, by_phase{full,hint,abstract}, total_archived, session_count, last_eviction, storage_size_bytes}', async () => {
+      writeConfig(project, { max_memories: 2, eviction_batch_size: 1 }, 4);
+      const empty = await json('status');
+      assertShape(empty, { total_memories: 'number', by_phase: 'object', total_archived: 'number', session_count: 'number', last_eviction: ['string', 'null'], storage_size_bytes: 'number' }, 'status');
+      assert.equal(empty.total_memories, 0);
+      assert.equal(empty.last_eviction, null);
+
+      const ids = [await storeOne('one', 'first', '--difficulty', '0'), await storeOne('two', 'second', '--difficulty', '1'), await storeOne('three', 'third', '--difficulty', '1')];
+      await json('evict');
+      await storeOne('four', 'fourth', '--difficulty', '1');
+      await json('forget', ids[2]!);
+      const s = await json('status');
+      assertShape(s, { total_memories: 'number', by_phase: 'object', total_archived: 'number', session_count: 'number', last_eviction: 'string', storage_size_bytes: 'number' }, 'status');
+      assert.equal(s.total_memories, 3);
+      assert.deepEqual(s.by_phase, { full: 2, hint: 1, abstract: 0 });
+      assert.equal(s.total_archived, 1);
+      assert.equal(s.session_count, 4);
+      assert.ok(!Number.isNaN(Date.parse(s.last_eviction as string)));
+      const sizes = [...snapshotFiles(root)].filter(([n]) => /^(memories|archives)\//.test(n)).reduce((sum, [, b]) => sum + b.length, 0);
+      const everything = [...snapshotFiles(root).values()].reduce((sum, b) => sum + b.length, 0);
+      assert.ok((s.storage_size_bytes as number) >= sizes && (s.storage_size_bytes as number) <= everything, `storage_size_bytes ${String(s.storage_size_bytes)} not in [${sizes}, ${everything}]`);
+
+      const t = await text('status');
+      assert.match(t, /^# LTM Status/);
+      assert.match(t, /\*\*Memories:\*\* 3 \(Full 2, Hint 1, Abstract 0\)/);
+      assert.match(t, /\*\*Archived:\*\* 1/);
+      assert.match(t, /\*\*Sessions:\*\* 4/);
+      const nowhere = await runCli(['status', '--project', path.join(project, 'nowhere')]);
+      assert.equal(nowhere.exitCode, 0);
+      assert.match(nowhere.stdout, /^No memory store yet at /);
+      assert.ok(!fs.existsSync(path.join(project, 'nowhere')), 'status creates nothing');
+    });
+
+    it('list: {memories[{id,topic,phase,priority,tags,created_at,accessed_at}], total, has_more}', async () => {
+      const a = await storeOne('Docker cache', 'a', '--tags', 'docker', '--difficulty', '0.9');
+      const b = await storeOne('Python venv', 'b', '--tags', 'python', '--difficulty', '0.1');
+      const c = await storeOne('Docker compose', 'c', '--tags', 'docker', '--difficulty', '0.5');
+      const all = await json<{ memories: Json[]; total: number; has_more: boolean }>('list');
+      assertShape(all, { memories: 'array', total: 'number', has_more: 'boolean' }, 'list');
+      assert.equal(all.total, 3);
+      assert.equal(all.has_more, false);
+      for (const m of all.memories) {
+        assert.deepEqual(Object.keys(m).sort(), ['accessed_at', 'created_at', 'id', 'phase', 'priority', 'tags', 'topic']);
+        assertShape(m, { id: 'string', topic: 'string', phase: 'number', priority: 'number', tags: 'array', created_at: 'string', accessed_at: 'string' }, 'list item');
+      }
+      assert.deepEqual(all.memories.map((m) => m.id), [a, c, b], 'by priority');
+      const page = await json<{ memories: Json[]; total: number; has_more: boolean }>('list', '--limit', '2');
+      assert.deepEqual([page.memories.length, page.total, page.has_more], [2, 3, true]);
+      const rest = await json<{ memories: Json[]; has_more: boolean }>('list', '--limit', '2', '--offset', '2');
+      assert.deepEqual([rest.memories.map((m) => m.id), rest.has_more], [[b], false]);
+      assert.deepEqual((await json<{ memories: Json[] }>('list', '--tag', 'docker')).memories.map((m) => m.id), [a, c]);
+      assert.deepEqual((await json<{ memories: Json[] }>('list', '--keyword', 'venv')).memories.map((m) => m.id), [b]);
+      assert.equal((await json<{ total: number }>('list', '--phase', '1')).total, 0);
+
+      const t = await text('list', '--limit', '1');
+      assert.match(t, /^Showing 1 of 3 memories:/);
+      assert.ok(t.includes(`- **Docker cache** (ID: \`${a}\`)`));
+      assert.match(t, /Tags: docker \| Phase: Full \| Priority: \d\.\d\d/);
+      assert.match(t, /More: use offset 1\./);
+      assert.match(await text('list', '--keyword', 'zzz'), /^No memories found\./);
+    });
+
+    it('recall: {memories[{id,topic,summary,priority,phase,tags}], total}', async () => {
+      const pg = await storeOne('Postgres pool exhaustion', 'Raise the pool to 50.', '--tags', 'db');
+      const other = await storeOne('Batch tuning', 'The batch hammered postgres.', '--tags', 'jobs');
+      const out = await json<{ memories: Json[]; total: number }>('recall', 'postgres');
+      assertShape(out, { memories: 'array', total: 'number' }, 'recall');
+      assert.equal(out.total, 2);
+      for (const m of out.memories) assertShape(m, { id: 'string', topic: 'string', summary: 'string', priority: 'number', phase: 'number', tags: 'array' }, 'recall item');
+      assert.deepEqual(out.memories.map((m) => m.id), [pg, other]);
+      assert.equal(out.memories[0]!.summary, 'Raise the pool to 50.');
+      assert.deepEqual((await json<{ memories: Json[] }>('recall', 'postgres', '--tag', 'jobs')).memories.map((m) => m.id), [other]);
+      assert.deepEqual((await json<{ memories: Json[] }>('recall', 'pool', 'exhaustion', '--limit', '1')).memories.map((m) => m.id), [pg]);
+      await json('forget', pg);
+      assert.deepEqual((await json<{ memories: Json[] }>('recall', 'postgres')).memories.map((m) => m.id), [other]);
+      const archived = await json<{ memories: Json[] }>('recall', 'postgres', '--archives');
+      assert.deepEqual(archived.memories.map((m) => [m.id, m.phase]), [[pg, 3]]);
+      assert.equal((await json<{ total: number }>('recall', 'postgres', '--all')).total, 2);
+
+      const t = await text('recall', 'postgres');
+      assert.match(t, /^Found 1 memory matching "postgres":/);
+      assert.ok(t.includes(`**Batch tuning** (ID: \`${other}\`)`));
+      assert.match(t, /Summary: The batch hammered postgres\./);
+      assert.match(await text('recall', 'nothingmatcheshere'), /^No memories match "nothingmatcheshere"\./);
+    });
+
+    it('get: {id, topic, content, tags, phase, priority, difficulty, access_count, created_at, accessed_at, created_session, last_session}', async () => {
+      const id = await storeOne('Get me', 'Full content.\n\nSecond paragraph.', '--tags', 'x', '--difficulty', '0.3');
+      const out = await json('get', id);
+      assertShape(
+        out,
+        {
+          id: 'string', topic: 'string', content: 'string', tags: 'array', phase: 'number', priority: 'number', difficulty: 'number',
+          access_count: 'number', created_at: 'string', accessed_at: 'string', created_session: 'number', last_session: 'number',
+        },
+        'get',
+      );
+      assert.deepEqual([out.id, out.topic, out.content, out.tags, out.phase, out.difficulty, out.access_count], [id, 'Get me', 'Full content.\n\nSecond paragraph.', ['x'], 0, 0.3, 1]);
+      assert.equal((await json('get', id)).access_count, 2, 'each get counts');
+      const t = await text('get', id);
+      assert.match(t, /^# Get me\n/);
+      assert.ok(t.includes(`**ID:** ${id}`));
+      assert.match(t, /\*\*Accesses:\*\* 3/);
+      assert.match(t, /## Content\nFull content\.\n\nSecond paragraph\./);
+    });
+
+    it('forget: {success, message, archived}; --purge deletes for good', async () => {
+      const a = await storeOne('Forget me', 'a');
+      const b = await storeOne('Purge me', 'b');
+      const out = await json('forget', a);
+      assertShape(out, { success: 'boolean', message: 'string', archived: 'boolean' }, 'forget');
+      assert.deepEqual([out.success, out.archived], [true, true]);
+      assert.ok((out.message as string).includes(a));
+      assert.ok(fs.existsSync(path.join(root, 'archives', `${a}.md`)));
+      const purged = await json('forget', b, '--purge');
+      assert.deepEqual([purged.success, purged.archived], [true, false]);
+      assert.ok(!fs.existsSync(path.join(root, 'archives', `${b}.md`)));
+      assert.deepEqual(memoryFileIds(path.join(root, 'memories')), []);
+      const c = await storeOne('Text forget', 'c');
+      assert.match(await text('forget', c), new RegExp(`^Memory ${c} was forgotten; .*can be restored\\.\\n$`));
+    });
+
+    it('restore: success, id and phase 0; --importance', async () => {
+      const a = await storeOne('Restore me', 'Whole text.\n\nKept.', '--tags', 'keep');
+      await json('forget', a);
+      const out = await json('restore', a, '--importance', 'critical');
+      assertShape(out, { success: 'boolean', id: 'string', message: 'string', phase: 'number', tags: 'array' }, 'restore');
+      assert.deepEqual([out.success, out.id, out.phase, out.tags], [true, a, 0, ['keep', 'importance:critical']]);
+      assert.equal((await json('get', a)).content, 'Whole text.\n\nKept.');
+      await json('forget', a);
+      assert.equal(await text('restore', a), `Restored **Restore me** (ID: \`${a}\`) with its full text, at phase 0.\n`);
+    });
+
+    it('check and fix: {healthy, problems, counts} and {success, actions, healthy, problems}', async () => {
+      const a = await storeOne('Healthy', 'x');
+      const healthy = await json('check');
+      assertShape(healthy, { healthy: 'boolean', problems: 'array', counts: 'object' }, 'check');
+      assert.equal(healthy.healthy, true);
+      assert.deepEqual(healthy.counts, { indexed_memories: 1, memory_files: 1, stats_entries: 1, archive_files: 0, archived_memories: 0 });
+      assert.match(await text('check'), /\*\*Status: Healthy\*\*/);
+
+      fs.writeFileSync(path.join(root, 'memories', 'mem_0000abcd.md'), '---\nid: mem_0000abcd\ntopic: "orphan"\n---\nbody\n');
+      const broken = await json<{ healthy: boolean; problems: { kind: string; id?: string }[] }>('check');
+      assert.equal(broken.healthy, false);
+      assert.deepEqual(broken.problems.map((p) => [p.kind, p.id]), [['orphaned_file', 'mem_0000abcd']]);
+      const brokenText = await text('check');
+      assert.match(brokenText, /\*\*Status: 1 issue\(s\) found\*\*/);
+      assert.match(brokenText, /## Orphaned memory files \(no index entry\)\n- memories\/mem_0000abcd\.md has no index entry/);
+
+      const fixed = await json('fix');
+      assertShape(fixed, { success: 'boolean', actions: 'array', healthy: 'boolean', problems: 'array' }, 'fix');
+      assert.deepEqual([fixed.success, fixed.healthy, fixed.problems], [true, true, []]);
+      assert.equal((fixed.actions as string[]).length, 1);
+      assert.match((fixed.actions as string[])[0]!, /mem_0000abcd/);
+      assert.ok(fs.existsSync(path.join(root, 'archives', 'mem_0000abcd.md')));
+      assert.match(await text('fix'), /^# LTM Integrity Fix\n\nNothing to repair\.\n\n\*\*The store is healthy\.\*\*\n$/);
+      assert.equal((await json('check')).healthy, true);
+      assert.equal((await json('get', a)).topic, 'Healthy');
+      fs.writeFileSync(path.join(root, 'archives', 'mem_0000dcba.md'), '---\nid: mem_0000dcba\ntopic: "stray"\n---\nx\n');
+      const cleaned = await json<{ actions: string[] }>('fix', '--clean-archives');
+      assert.ok(cleaned.actions.some((x) => x.includes('mem_0000dcba')), cleaned.actions.join('\n'));
+      assert.ok(!fs.existsSync(path.join(root, 'archives', 'mem_0000dcba.md')));
+      assert.ok(fs.existsSync(path.join(root, 'archives', 'mem_0000abcd.md')), 'an archived memory is not an orphan');
+    });
+
+    it('evict: {ran, before, after, max_memories, steps}', async () => {
+      writeConfig(project, { max_memories: 2, eviction_batch_size: 1 });
+      const low = await storeOne('Low', 'First.\n\nSecond.', '--difficulty', '0');
+      await storeOne('High', 'h', '--difficulty', '1');
+      const noop = await json('evict');
+      assert.deepEqual(noop, { ran: false, before: 2, after: 2, max_memories: 2, steps: [] });
+      assert.match(await text('evict'), /^No eviction needed: 2 memories, limit 2\.\n$/);
+      await storeOne('Higher', 'h2', '--difficulty', '1');
+      const ran = await json('evict');
+      assertShape(ran, { ran: 'boolean', before: 'number', after: 'number', max_memories: 'number', steps: 'array' }, 'evict');
+      assert.deepEqual(ran, { ran: true, before: 3, after: 3, max_memories: 2, steps: [{ id: low, topic: 'Low', from: 0, to: 1 }] });
+      const t = await text('evict');
+      assert.match(t, /^Eviction cycle: 1 memory advanced \(3 → 3 in memories\/, limit 2\)\./);
+      assert.ok(t.includes(`- ${low} Hint → Abstract: Low`));
+      assert.match(await text('get', low), /Reduced by eviction/);
+    });
+  });
+
+  describe('bad arguments: one line on stderr, non-zero exit, nothing changed', () => {
+    async function setup(): Promise<{ id: string; archived: string }> {
+      const id = await storeOne('Existing', 'Existing content.');
+      const archived = await storeOne('Archived', 'Archived content.');
+      await cli('forget', archived);
+      await cli('status'); // opening caches what it parsed (parse-cache.json); warm it before the snapshot
+      return { id, archived };
+    }
+
+    const cases: [string, (ids: { id: string; archived: string }) => string[], number][] = [
+      ['an unknown command', () => ['remember', '--topic', 'x'], 2],
+      ['an unknown flag', () => ['list', '--bogus'], 2],
+      ['a flag of another command', () => ['get', '--purge', 'mem_00000000'], 2],
+      ['store without --topic', () => ['store', '--content', 'c'], 2],
+      ['store without --content', () => ['store', '--topic', 't'], 2],
+      ['store with an empty --topic', () => ['store', '--topic', '', '--content', 'c'], 2],
+      ['--difficulty abc', () => ['store', '--topic', 't', '--content', 'c', '--difficulty', 'abc'], 2],
+      ['--difficulty 2', () => ['store', '--topic', 't', '--content', 'c', '--difficulty', '2'], 2],
+      ['--difficulty with no value', () => ['store', '--topic', 't', '--content', 'c', '--difficulty'], 2],
+      ['--limit 0', () => ['list', '--limit', '0'], 2],
+      ['--limit 1.5', () => ['recall', 'x', '--limit', '1.5'], 2],
+      ['--offset x', () => ['list', '--offset', 'x'], 2],
+      ['--phase 4', () => ['list', '--phase', '4'], 2],
+      ['--archives with --all', () => ['recall', 'x', '--archives', '--all'], 2],
+      ['recall without a query', () => ['recall'], 2],
+      ['an extra positional', () => ['status', 'extra'], 2],
+      ['two IDs to get', ({ id }) => ['get', id, id], 2],
+      ['get without an ID', () => ['get'], 2],
+      ['an unknown ID to get', () => ['get', 'mem_00000000'], 1],
+      ['an unknown ID to forget', () => ['forget', 'mem_00000000'], 1],
+      ['an unknown ID to restore', () => ['restore', 'mem_00000000'], 1],
+      ['an archived ID to get', ({ archived }) => ['get', archived], 1],
+      ['a full memory to restore', ({ id }) => ['restore', id], 1],
+      ['a malformed ID to get', () => ['get', 'mem_xyz'], 2],
+      ['a malformed ID to forget', () => ['forget', '../../etc/passwd', '--purge'], 2],
+      ['a malformed ID to restore', () => ['restore', 'MEM_00000000'], 2],
+      ['--importance bogus', ({ archived }) => ['restore', archived, '--importance', 'bogus'], 2],
+    ];
+    for (const [name, args, code] of cases) {
+      it(name, async () => {
+        const ids = await setup();
+        const before = snapshotFiles(root);
+        const argv = args(ids);
+        const out = await cli(...argv);
+        assertOneLineError(out, `ltm ${argv.join(' ')}`);
+        assert.equal(out.exitCode, code, out.stderr);
+        const jsonOut = await cli(...argv, '--json');
+        assertOneLineError(jsonOut, `ltm ${argv.join(' ')} --json`);
+        assert.deepEqual(snapshotDiff(before, snapshotFiles(root)), [], 'files changed');
+      });
+    }
+
+    it('a bad value with a newline in it still gives one line on stderr', async () => {
+      await setup();
+      const before = snapshotFiles(root);
+      const bad: string[] = [];
+      for (const argv of [
+        ['get', 'mem_0000\nbeef'],
+        ['frob\nnicate'],
+        ['store', '--topic', 't', '--content', 'c', '--tags', 'one,two\nlines'],
+        ['store', '--topic', 't', '--content', 'c', '--difficulty', 'x\ny'],
+      ]) {
+        const out = await cli(...argv);
+        assert.notEqual(out.exitCode, 0);
+        if (!/^ltm: [^\n]+\n$/.test(out.stderr)) bad.push(`ltm ${JSON.stringify(argv)} → ${JSON.stringify(out.stderr)}`);
+      }
+      assert.deepEqual(bad, [], 'stderr has more than one line');
+      assert.deepEqual(snapshotDiff(before, snapshotFiles(root)), []);
+    });
+
+    it('no command prints the usage and exits non-zero; --help and --version exit 0', async () => {
+      const none = await runCli([]);
+      assert.notEqual(none.exitCode, 0);
+      assert.match(none.stdout, /^ltm \d+\.\d+\.\d+: /);
+      assert.equal((await runCli(['--help'])).exitCode, 0);
+      assert.match((await runCli(['--version'])).stdout, /^\d+\.\d+\.\d+\n$/);
+      assert.equal((await runCli(['list', '--help'])).exitCode, 0);
+    });
+  });
+
+  describe('the real binary (dist/cli.js)', () => {
+    before(function () {
+      this.timeout(60_000);
+      ensureCliBuilt();
+    });
+
+    const bin = (...args: string[]) => spawnSync(process.execPath, [CLI, ...args], { cwd: project, encoding: 'utf8' });
+
+    it('stores, reads and reports through a real process with exit code 0', () => {
+      const stored = bin('store', '--topic', 'From the binary', '--content', 'It works.', '--json');
+      assert.equal(stored.status, 0, stored.stderr);
+      assert.equal(stored.stderr, '');
+      const id = (JSON.parse(stored.stdout) as { id: string }).id;
+      assert.match(id, ID_RE);
+      const status = bin('status', '--json');
+      assert.equal(status.status, 0);
+      assert.equal((JSON.parse(status.stdout) as { total_memories: number }).total_memories, 1);
+      const got = bin('get', id, '--project', project);
+      assert.equal(got.status, 0);
+      assert.match(got.stdout, /^# From the binary\n/);
+      assert.equal(readJson<{ memories: Record<string, { access_count: number }> }>(path.join(root, 'stats.json')).memories[id]!.access_count, 1);
+    });
+
+    it('bad arguments exit non-zero with exactly one line on stderr and change nothing', () => {
+      const stored = bin('store', '--topic', 'Existing', '--content', 'x', '--json');
+      assert.equal(stored.status, 0, stored.stderr);
+      assert.equal(bin('status').status, 0);
+      const before = snapshotFiles(root);
+      const cases: [string[], number][] = [
+        [['frobnicate'], 2],
+        [['list', '--bogus'], 2],
+        [['store', '--content', 'no topic'], 2],
+        [['store', '--topic', 't', '--content', 'c', '--difficulty', 'abc'], 2],
+        [['list', '--limit', '0'], 2],
+        [['status', 'extra'], 2],
+        [['get', 'mem_00000000'], 1],
+        [['forget', 'not-an-id'], 2],
+      ];
+      for (const [args, code] of cases) {
+        const r = bin(...args);
+        const what = `ltm ${JSON.stringify(args)}`;
+        assert.equal(r.status, code, `${what}: exit ${String(r.status)}, stderr ${r.stderr}`);
+        assert.equal(r.stdout, '', what);
+        assert.match(r.stderr, /^ltm: [^\n]+\n$/, `${what}: stderr ${JSON.stringify(r.stderr)}`);
+      }
+      assert.deepEqual(snapshotDiff(before, snapshotFiles(root)), []);
+    });
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * A separate process for concurrency.test.ts: one long-lived MemoryStore doing
+ * many operations on a store that another process uses at the same time.
+ *
+ *   node --import tsx concurrency.worker.ts store <project> <count> <label> <startAt>
+ *   node --import tsx concurrency.worker.ts get <project> <rounds> <startAt> <id>...
+ *
+ * Prints one JSON line: the IDs stored, or how often each memory was read, and
+ * when the work started and ended (to show that the two processes overlapped).
+ */
+import { MemoryStore } from '../../src/core/store';
+
+async function until(startAt: number): Promise<void> {
+  while (Date.now() < startAt) await new Promise((resolve) => setTimeout(resolve, 2));
+}
+
+async function main(): Promise<void> {
+  const [mode, project, ...rest] = process.argv.slice(2);
+  if (!project) throw new Error('usage: concurrency.worker.ts store|get <project> ...');
+  const store = MemoryStore.open(project);
+  try {
+    if (mode === 'store') {
+      const [count, label, startAt] = rest;
+      await until(Number(startAt));
+      const started = Date.now();
+      const ids: string[] = [];
+      for (let i = 0; i < Number(count); i++) {
+        const { memory } = await store.store({
+          topic: `${label} memory ${i}`,
+          content: `Stored by ${label} (pid ${process.pid}), number ${i}.\n\nA second paragraph for ${label} ${i}.`,
+          tags: [label!],
+        });
+        ids.push(memory.id);
+      }
+      process.stdout.write(`${JSON.stringify({ ids, started, ended: Date.now() })}\n`);
+    } else if (mode === 'get') {
+      const [rounds, startAt, ...ids] = rest;
+      await until(Number(startAt));
+      const started = Date.now();
+      const reads: Record<string, number> = {};
+      for (let r = 0; r < Number(rounds); r++) {
+        for (const id of ids) {
+          await store.get(id);
+          reads[id] = (reads[id] ?? 0) + 1;
+        }
+      }
+      process.stdout.write(`${JSON.stringify({ reads, started, ended: Date.now() })}\n`);
+    } else {
+      throw new Error(`unknown mode ${mode}`);
+    }
+  } finally {
+    store.dispose();
+  }
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.exitCode = 1;
+});

@@ -1,0 +1,132 @@
+/**
+ * Shared helpers of the unit tests: temporary projects and byte-exact
+ * snapshots of a store's files.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+export const FIXTURE_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'claude-ltm-0.2.5');
+
+/** A fresh empty project directory under the OS temp dir. */
+export function makeTempProject(prefix = 'ltm-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+export function removeDir(dir: string | undefined): void {
+  if (dir) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+/** `<project>/.claude/ltm` */
+export function ltmRoot(project: string): string {
+  return path.join(project, '.claude', 'ltm');
+}
+
+/** Every file under `dir`, by path relative to it, with its exact bytes. */
+export function snapshotFiles(dir: string): Map<string, Buffer> {
+  const out = new Map<string, Buffer>();
+  const walk = (d: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(d, { withFileTypes: true });
+    } catch {
+      return;
+    }
+    for (const e of entries) {
+      const full = path.join(d, e.name);
+      if (e.isDirectory()) walk(full);
+      else out.set(path.relative(dir, full), fs.readFileSync(full));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+/** Names of files that differ between two snapshots (added, removed or changed). */
+export function snapshotDiff(before: Map<string, Buffer>, after: Map<string, Buffer>): string[] {
+  const diff: string[] = [];
+  for (const [name, bytes] of before) {
+    const now = after.get(name);
+    if (!now) diff.push(`removed ${name}`);
+    else if (!now.equals(bytes)) diff.push(`changed ${name}`);
+  }
+  for (const name of after.keys()) if (!before.has(name)) diff.push(`added ${name}`);
+  return diff.sort();
+}
+
+export function readJson<T = Record<string, unknown>>(file: string): T {
+  return JSON.parse(fs.readFileSync(file, 'utf8')) as T;
+}
+
+/** The keys of the `memories` map of index.json / stats.json / archive_index.json. */
+export function memoryKeys(file: string): string[] {
+  const data = readJson<{ memories?: Record<string, unknown> }>(file);
+  return Object.keys(data.memories ?? {}).sort();
+}
+
+/** IDs of the memory files in a directory (memories/ or archives/). */
+export function memoryFileIds(dir: string): string[] {
+  if (!fs.existsSync(dir)) return [];
+  return fs
+    .readdirSync(dir)
+    .filter((n) => /^mem_[0-9a-f]{8}\.md$/.test(n))
+    .map((n) => n.slice(0, -3))
+    .sort();
+}
+
+/** Copies a directory tree. */
+export function copyDir(from: string, to: string): void {
+  fs.cpSync(from, to, { recursive: true });
+}
+
+/** Writes state.json with the given config before a store is opened. */
+export function writeConfig(project: string, config: { max_memories: number; eviction_batch_size: number; memories_to_load?: number }, sessionCount = 1): void {
+  const root = ltmRoot(project);
+  fs.mkdirSync(root, { recursive: true });
+  fs.writeFileSync(
+    path.join(root, 'state.json'),
+    `${JSON.stringify(
+      {
+        version: 1,
+        session_count: sessionCount,
+        sessions: {},
+        compaction_count: 0,
+        last_eviction: null,
+        config: { memories_to_load: 10, ...config },
+      },
+      null,
+      2,
+    )}\n`,
+  );
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** Splits a memory file into its frontmatter text and body (after the closing `---` line). */
+export function splitFile(raw: string): { frontmatter: string; body: string } {
+  const m = /^---\n([\s\S]*?)\n---\n([\s\S]*)$/.exec(raw);
+  if (!m) throw new Error(`not a memory file:\n${raw}`);
+  return { frontmatter: m[1]!, body: m[2]! };
+}
+
+/** The newest modification time of any file under `dir`. */
+function newestMtime(dir: string): number {
+  let newest = 0;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, fs.statSync(path.join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+/** Builds dist/cli.js (`npm run build`) when it is missing or older than the sources. */
+export function ensureCliBuilt(): void {
+  const cli = path.join(REPO_ROOT, 'dist', 'cli.js');
+  if (fs.existsSync(cli) && fs.statSync(cli).mtimeMs >= newestMtime(path.join(REPO_ROOT, 'src'))) return;
+  const r = spawnSync('npm', ['run', 'build'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  assert.equal(r.status, 0, `npm run build failed:\n${r.stdout}\n${r.stderr}`);
+}
