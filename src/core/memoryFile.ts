@@ -5,7 +5,7 @@
  * topic survives a round trip and unknown keys are kept. A memory that is not
  * changed is never re-serialised: its file stays byte-identical.
  */
-import YAML from 'yaml';
+import YAML, { isMap, isScalar, isSeq } from 'yaml';
 import { z } from 'zod';
 import { FRONTMATTER_KEYS, MEMORY_ID_PATTERN, type ActivePhase, type Memory, type MemoryMeta } from './model';
 
@@ -24,8 +24,10 @@ export interface SplitFile {
   body: string;
 }
 
+// Lines end at "\n" only. (JavaScript's multiline ^ and $ also break at "\r", U+2028 and
+// U+2029, which may stand unescaped inside quoted YAML strings.)
 const OPENING = /^---[ \t]*\r?\n/;
-const CLOSING = /^(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/m;
+const CLOSING = /(?:^|\n)(?:---|\.\.\.)[ \t]*(?:\r?\n|$)/;
 
 export function splitFrontmatter(text: string): SplitFile {
   const text0 = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -34,14 +36,20 @@ export function splitFrontmatter(text: string): SplitFile {
   const rest = text0.slice(opening[0].length);
   const closing = CLOSING.exec(rest);
   if (!closing) throw new InvalidMemoryFile('the frontmatter has no closing "---" line');
+  const frontmatterEnd = closing.index + (closing[0].startsWith('\n') ? 1 : 0);
   return {
-    frontmatter: rest.slice(0, closing.index),
+    frontmatter: rest.slice(0, frontmatterEnd),
     body: rest.slice(closing.index + closing[0].length),
   };
 }
 
 const YAML_OPTIONS = { version: '1.2', schema: 'core', prettyErrors: false, uniqueKeys: true } as const;
-const STRINGIFY_OPTIONS = { lineWidth: 0, defaultStringType: 'QUOTE_DOUBLE', defaultKeyType: 'PLAIN' } as const;
+const STRINGIFY_OPTIONS = {
+  lineWidth: 0,
+  defaultStringType: 'QUOTE_DOUBLE',
+  defaultKeyType: 'PLAIN',
+  flowCollectionPadding: false,
+} as const;
 
 function parseYamlDocument(frontmatter: string): YAML.Document {
   const doc = YAML.parseDocument(frontmatter, YAML_OPTIONS);
@@ -54,6 +62,12 @@ function parseYamlDocument(frontmatter: string): YAML.Document {
 
 /** Scalars that YAML may have typed as numbers or booleans but that we keep as text. */
 const text = z.union([z.string(), z.number(), z.boolean()]).transform(String);
+
+const phaseChangeSchema = z.object({
+  phase: z.number().int().min(0).max(3),
+  at: text,
+  event: z.enum(['evicted', 'restored', 'forgotten', 'orphaned', 'recovered', 'legacy']),
+});
 
 const metaSchema = z.object({
   id: z.string().regex(MEMORY_ID_PATTERN, 'must be "mem_" followed by 8 lowercase hex characters'),
@@ -69,6 +83,12 @@ const metaSchema = z.object({
   difficulty: z.number().min(0).max(1).nullish().transform((d) => d ?? 0.5),
   created_at: text.nullish().transform((c) => c ?? ''),
   created_session: z.number().int().min(0).nullish().transform((s) => s ?? null),
+  // History is informative: an entry that is not understood is dropped, never a reason to reject the file.
+  phase_history: z
+    .array(z.unknown())
+    .nullish()
+    .catch([])
+    .transform((entries) => (entries ?? []).flatMap((e) => (phaseChangeSchema.safeParse(e).success ? [phaseChangeSchema.parse(e)] : []))),
 });
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -84,8 +104,28 @@ export function parseFrontmatter(frontmatter: string): MemoryMeta {
   if (data === null || typeof data !== 'object' || Array.isArray(data)) {
     throw new InvalidMemoryFile('the frontmatter is not a mapping of keys to values');
   }
-  const parsed = metaSchema.safeParse(data);
-  if (!parsed.success) throw new InvalidMemoryFile(`invalid frontmatter: ${describeIssue(parsed.error.issues[0]!)}`);
+  const fields = data as Record<string, unknown>;
+  // Text fields keep the text they were written with: an unquoted tag 3.10 is "3.10", not "3.1".
+  for (const key of ['topic', 'created_at']) {
+    const node = doc.get(key, true);
+    if (isScalar(node) && typeof node.value !== 'string' && node.source) fields[key] = node.source;
+  }
+  const tags = doc.get('tags', true);
+  if (isSeq(tags)) {
+    fields.tags = tags.items.flatMap((item) => {
+      if (!isScalar(item)) return [item === null ? null : (item as { toJSON(): unknown }).toJSON()];
+      if (typeof item.value === 'string') return [item.value];
+      // An empty item ("- ") is no tag; null, ~ or .inf written as tags are their text.
+      return item.source ? [item.source] : [];
+    });
+  }
+  const parsed = metaSchema.safeParse(fields);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = String(issue.path[0] ?? '');
+    const missing = issue.path.length === 1 && (fields[field] === undefined || fields[field] === null) && field !== '';
+    throw new InvalidMemoryFile(`invalid frontmatter: ${missing ? `"${field}" is missing` : describeIssue(issue)}`);
+  }
   return { ...parsed.data, tags: normaliseTags(parsed.data.tags) };
 }
 
@@ -109,9 +149,8 @@ export interface MemoryBody {
 }
 
 const SUMMARY_HEADING = /^## Summary[ \t]*(?:\r?\n|$)/;
-const CONTENT_HEADING = /^## Content[ \t]*(?:\r?\n|$)/m;
-/** A line that would end the Summary section if written inside it. */
-const CONTENT_HEADING_LINE = /(?:^|\n)## Content[ \t]*(?:\r?\n|$)/;
+/** The line that ends the Summary section; the same rule validates summaries. */
+const CONTENT_HEADING = /(?:^|\n)## Content[ \t]*(?:\r?\n|$)/;
 
 interface SectionSpans {
   /** Offsets into the body of the summary text (after its heading line). */
@@ -128,8 +167,8 @@ function findSections(body: string): SectionSpans | null {
   const summaryStart = leading + heading[0].length;
   const contentHeading = CONTENT_HEADING.exec(body.slice(summaryStart));
   if (!contentHeading) return { summaryStart, contentHeadingStart: body.length, contentStart: body.length };
-  const contentHeadingStart = summaryStart + contentHeading.index;
-  return { summaryStart, contentHeadingStart, contentStart: contentHeadingStart + contentHeading[0].length };
+  const contentHeadingStart = summaryStart + contentHeading.index + (contentHeading[0].startsWith('\n') ? 1 : 0);
+  return { summaryStart, contentHeadingStart, contentStart: summaryStart + contentHeading.index + contentHeading[0].length };
 }
 
 function stripOneNewline(s: string): string {
@@ -149,14 +188,22 @@ export function parseBody(body: string): MemoryBody {
   return { summary, content, hasSections: true };
 }
 
+/**
+ * Reading strips one line ending after each section; a text that itself ends
+ * in "\r" is given "\r\n", so the round trip is exact for any text.
+ */
+function lineEndFor(text: string): string {
+  return text.endsWith('\r') ? '\r\n' : '\n';
+}
+
 export function renderBody(summary: string, content: string): string {
-  return `\n## Summary\n${summary}\n\n## Content\n${content}\n`;
+  return `\n## Summary\n${summary}${lineEndFor(summary)}\n## Content\n${content}${lineEndFor(content)}`;
 }
 
 /** Checks a Summary before it is written; returns a message naming the problem, or null. */
 export function summaryProblem(summary: string): string | null {
   if (!summary.trim()) return 'the summary is empty';
-  if (CONTENT_HEADING_LINE.test(summary)) return 'the summary must not contain a "## Content" heading line';
+  if (CONTENT_HEADING.test(summary)) return 'the summary must not contain a "## Content" heading line';
   return null;
 }
 
@@ -176,7 +223,9 @@ function firstSentence(text: string): string {
 
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
-  const cut = text.slice(0, max - 1);
+  let cut = text.slice(0, max - 1);
+  // Never leave half of a surrogate pair (an emoji) at the cut.
+  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
   const space = cut.lastIndexOf(' ');
   return `${space > max / 2 ? cut.slice(0, space) : cut}…`;
 }
@@ -232,7 +281,7 @@ export function parseMemoryFile(text: string, parse: FrontmatterParser = parseFr
   return { memory: { ...meta, ...parseBody(body) }, frontmatter, body };
 }
 
-export interface NewMemoryFields extends MemoryMeta {
+export interface NewMemoryFields extends Omit<MemoryMeta, 'phase_history'> {
   summary: string;
   content: string;
 }
@@ -248,19 +297,39 @@ export function renderNewMemoryFile(fields: NewMemoryFields): string {
 }
 
 /**
- * Changes frontmatter fields of an existing file through its YAML document,
- * keeping unknown keys, comments and the style of untouched values.
- * `undefined` deletes a key.
+ * Changes frontmatter fields of an existing file. The YAML document locates
+ * each field and renders its new value; every other line (unknown keys,
+ * comments, the style of untouched values) keeps its exact text.
+ * `undefined` deletes a key; a new key is added at the end.
  */
 export function updateFrontmatter(text: string, changes: Record<string, unknown>): string {
   const { frontmatter, body } = splitFrontmatter(text);
   const doc = parseYamlDocument(frontmatter);
+  if (!isMap(doc.contents)) throw new InvalidMemoryFile('the frontmatter is not a mapping of keys to values');
+  const edits: { start: number; end: number; text: string }[] = [];
+  let appended = '';
   for (const [key, value] of Object.entries(changes)) {
-    if (value === undefined) doc.delete(key);
-    else doc.set(key, doc.createNode(value));
+    const rendered = value === undefined ? '' : new YAML.Document({ [key]: value }, YAML_OPTIONS).toString(STRINGIFY_OPTIONS);
+    const pair = doc.contents.items.find((p) => isScalar(p.key) && p.key.value === key);
+    const keyRange = pair && isScalar(pair.key) ? pair.key.range : undefined;
+    if (!pair || !keyRange) {
+      appended += rendered;
+      continue;
+    }
+    // From the start of the key's line to the end of the line where its value ends.
+    const start = frontmatter.lastIndexOf('\n', keyRange[0] - 1) + 1;
+    const valueEnd = (pair.value as { range?: [number, number, number] } | null)?.range?.[1] ?? keyRange[1];
+    const newline = frontmatter.indexOf('\n', Math.max(valueEnd - 1, start));
+    edits.push({ start, end: newline < 0 ? frontmatter.length : newline + 1, text: rendered });
   }
-  const opening = /^\uFEFF?---[ \t]*\r?\n/.exec(text)![0];
-  return `${opening}${doc.toString(STRINGIFY_OPTIONS)}---\n${body}`;
+  let result = frontmatter;
+  for (const edit of edits.sort((a, b) => b.start - a.start)) {
+    result = result.slice(0, edit.start) + edit.text + result.slice(edit.end);
+  }
+  if (appended) result = `${result}${result === '' || result.endsWith('\n') ? '' : '\n'}${appended}`;
+  const opening = text.slice(0, text.indexOf('\n') + 1);
+  const closing = text.slice(opening.length + frontmatter.length, text.length - body.length);
+  return `${opening}${result}${closing}${body}`;
 }
 
 /** Replaces the body, keeping the frontmatter text as it is. */
@@ -280,13 +349,13 @@ export function replaceSummary(text: string, summary: string): string {
     return replaceBody(text, renderBody(summary, parseBody(body).content));
   }
   const head = text.length - body.length;
-  const separator = spans.contentHeadingStart < body.length ? '\n\n' : '\n';
+  const separator = lineEndFor(summary) + (spans.contentHeadingStart < body.length ? '\n' : '');
   return (
     text.slice(0, head + spans.summaryStart) + summary + separator + text.slice(head + spans.contentHeadingStart)
   );
 }
 
 export function memoryMetaOf(memory: Memory): MemoryMeta {
-  const { id, topic, tags, phase, difficulty, created_at, created_session } = memory;
-  return { id, topic, tags, phase, difficulty, created_at, created_session };
+  const { id, topic, tags, phase, difficulty, created_at, created_session, phase_history } = memory;
+  return { id, topic, tags, phase, difficulty, created_at, created_session, phase_history };
 }

@@ -47,6 +47,15 @@ export interface MemoryMeta {
   created_at: string;
   /** null when the file does not say (hand-written or foreign files). */
   created_session: number | null;
+  /** Phase changes since creation (frontmatter `phase_history`, written by LTM only). */
+  phase_history: PhaseChange[];
+}
+
+export interface PhaseChange {
+  phase: number;
+  at: string;
+  /** evicted and restored; for a memory that left memories/ another way, its archive reason. */
+  event: 'evicted' | 'restored' | Exclude<ArchiveReason, 'eviction'>;
 }
 
 /** A memory as read from its file. */

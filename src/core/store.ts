@@ -384,6 +384,7 @@ export class MemoryStore {
       difficulty: 0,
       created_at: '',
       created_session: null,
+      phase_history: [],
       summary: '',
       content: '',
       hasSections: false,
@@ -669,7 +670,12 @@ export class MemoryStore {
         if (error instanceof InvalidMemoryFile) throw new LtmError('invalid_input', `the archive of ${id} is unreadable: ${error.reason}`);
         throw error;
       }
-      const changes: Record<string, unknown> = { phase: 0, restored_from_archive: true };
+      // The archive was written before the first reduction; the history since is in the reduced file, if any.
+      const entry = this.archiveIndex.memories.get(id);
+      const earlier = this.files.get(id)?.memory.phase_history ??
+        (entry ? [...meta.phase_history, { phase: 3, at: entry.archived_at, event: entry.reason === 'eviction' ? 'evicted' : entry.reason }] : meta.phase_history);
+      const history = [...earlier, { phase: 0, at: nowIso(), event: 'restored' }];
+      const changes: Record<string, unknown> = { phase: 0, restored_from_archive: true, phase_history: history };
       if (meta.id !== id) changes.id = id;
       if (options.importance) {
         const tags = meta.tags.filter((t) => !t.startsWith('importance:'));
@@ -728,7 +734,8 @@ export class MemoryStore {
           this.stats.delete(id);
         } else {
           const content = from === 0 ? reduceToHint(memory.content) : reduceToAbstract(memory.content, memory.summary);
-          const reduced = replaceBody(updateFrontmatter(file.raw, { phase: from + 1 }), renderBody(memory.summary, content));
+          const history = [...memory.phase_history, { phase: from + 1, at: nowIso(), event: 'evicted' }];
+          const reduced = replaceBody(updateFrontmatter(file.raw, { phase: from + 1, phase_history: history }), renderBody(memory.summary, content));
           this.writeMemoryFile(id, reduced);
         }
         result.steps.push({ id, topic: memory.topic, from, to: from + 1 });

@@ -83,11 +83,15 @@ function phaseOfFile(raw: string): number {
   return Number(m[1]);
 }
 
+/** The frontmatter without what eviction may change: the phase and its history. */
 function withoutPhase(frontmatter: string): string {
+  const history = /^phase_history:\n(?: {2}.*\n?)*/m;
   return frontmatter
+    .replace(history, '')
     .split('\n')
     .filter((l) => !l.startsWith('phase: '))
-    .join('\n');
+    .join('\n')
+    .replace(/\n+$/, '');
 }
 
 describe('MemoryStore: basics', () => {
@@ -588,6 +592,7 @@ describe('MemoryStore: eviction over many sessions', () => {
         }
         const raw = after.get(memName)!.toString('utf8');
         assert.equal(phaseOfFile(raw), p);
+        assert.match(raw, new RegExp(`\\n  - phase: ${p}\\n    at: "[^"]+"\\n    event: "evicted"`), `phase_history records ${id} reaching phase ${p}`);
         assert.equal(withoutPhase(splitFile(raw).frontmatter), withoutPhase(splitFile(o.text).frontmatter), 'only the phase changes');
         const s = sections(raw);
         assert.equal(s.summary, o.summary, `the Summary of ${id} never changes`);
