@@ -16,7 +16,31 @@ const builds = [
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
   },
+  {
+    entryPoints: ['src/extension.ts'],
+    outfile: 'dist/extension.js',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode'],
+  },
+  {
+    entryPoints: ['webview/main.ts'],
+    outfile: 'dist/webview.js',
+    platform: 'browser',
+    format: 'iife',
+    target: 'chrome120',
+  },
 ];
+
+/** Static files the webview loads next to its bundle. */
+const assets = [
+  ['node_modules/@vscode/codicons/dist/codicon.css', 'dist/codicon.css'],
+  ['node_modules/@vscode/codicons/dist/codicon.ttf', 'dist/codicon.ttf'],
+  ['webview/style.css', 'dist/webview.css'],
+];
+fs.mkdirSync('dist', { recursive: true });
+for (const [from, to] of assets) fs.copyFileSync(from, to);
 
 /** Reports errors the way VS Code's esbuild problem matcher reads them. */
 const problemMatcher = {
@@ -40,6 +64,8 @@ const contexts = await Promise.all(
       sourcemap: !production,
       minify: production,
       legalComments: 'none',
+      // ESM builds first: jsonc-parser's UMD build loads its parts with a require() esbuild cannot follow.
+      mainFields: options.platform === 'browser' ? ['browser', 'module', 'main'] : ['module', 'main'],
       logLevel: 'warning',
       plugins: watch ? [problemMatcher] : [],
       ...options,

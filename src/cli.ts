@@ -5,11 +5,12 @@
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { LtmError } from './core/errors';
-import { MemoryStore, type SearchScope } from './core/store';
+import { MemoryStore, initStoreFiles, type SearchScope } from './core/store';
 import * as responses from './core/responses';
 import { initProject, uninitProject, type Change } from './servers/claudeSetup';
 import { LtmServer } from './servers/ltmServer';
-import { liveServerInfo } from './servers/serverInfo';
+import { runningServerInfo } from './servers/serverInfo';
+import { storePaths } from './core/storeFiles';
 import * as path from 'node:path';
 
 export const VERSION = '0.1.0';
@@ -131,11 +132,11 @@ export async function runCli(argv: readonly string[], cwd = process.cwd()): Prom
     if (command === 'serve') return await serve(projectDir, values);
     if (command === 'init' || command === 'uninit') {
       const changes = command === 'init' ? initProject(projectDir) : uninitProject(projectDir);
-      if (command === 'init') MemoryStore.open(projectDir).init();
+      if (command === 'init') initStoreFiles(storePaths(projectDir));
       return { stdout: `${json ? JSON.stringify({ success: true, changes }, null, 2) : setupText(command, projectDir, changes)}\n`, stderr: '', exitCode: 0 };
     }
     if (command === 'env') {
-      const info = liveServerInfo(MemoryStore.open(projectDir).paths);
+      const info = await runningServerInfo(storePaths(projectDir));
       if (!info) throw new LtmError('not_found', `no LTM server is running for ${projectDir} (start one with: ltm serve)`);
       const env = { LTM_PORT: String(info.port), LTM_TOKEN: info.token, LTM_MCP_URL: `${info.url}/mcp` };
       return { stdout: json ? `${JSON.stringify(env, null, 2)}\n` : Object.entries(env).map(([k, v]) => `export ${k}='${v}'\n`).join(''), stderr: '', exitCode: 0 };
@@ -174,12 +175,11 @@ async function serve(projectDir: string, values: Record<string, string | boolean
   const port = integer('port', typeof values.port === 'string' ? values.port : undefined, 0);
   if (port !== undefined && port > 65535) throw new UsageError('--port must be at most 65535');
   const budget = integer('budget', typeof values.budget === 'string' ? values.budget : undefined, 100);
-  const store = MemoryStore.open(projectDir, { watch: true });
-  const running = liveServerInfo(store.paths);
+  const running = await runningServerInfo(storePaths(projectDir));
   if (running && running.pid !== process.pid) {
-    store.dispose();
     throw new LtmError('busy', `an LTM server for ${projectDir} is already running (pid ${running.pid}, ${running.url})`);
   }
+  const store = MemoryStore.open(projectDir, { watch: true });
   const log = (message: string) => process.stderr.write(`ltm: ${message}\n`);
   const server = await LtmServer.start({ store, version: VERSION, preferredPort: port, injectionBudgetTokens: () => budget ?? 2000, log });
   process.stdout.write(

@@ -8,18 +8,29 @@ import { randomBytes } from 'node:crypto';
 /** Temporary files are named so that the store's .gitignore and readers skip them. */
 export const TEMP_SUFFIX = '.ltm-tmp';
 
+export interface WriteOptions {
+  mode?: number;
+  /**
+   * Flush to disk before the rename (default). Caches that can be rebuilt from
+   * other files (index.json, stats.json) skip it: they are still replaced
+   * atomically, and a power cut can at worst leave them for a rebuild.
+   */
+  durable?: boolean;
+}
+
 /**
- * Writes a file atomically: a temporary file in the same directory, flushed to
- * disk, then renamed over the target. A reader sees the old or the new file,
- * never a part; a crash leaves at worst a stray temporary file.
+ * Writes a file atomically: a temporary file in the same directory, then
+ * renamed over the target. A reader sees the old or the new file, never a
+ * part; a crash leaves at worst a stray temporary file.
  */
-export function writeFileAtomic(file: string, data: string, mode?: number): void {
+export function writeFileAtomic(file: string, data: string | readonly Buffer[], options: WriteOptions = {}): void {
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`);
-  const fd = fs.openSync(temp, 'wx', mode ?? 0o666);
+  const fd = fs.openSync(temp, 'wx', options.mode ?? 0o666);
   try {
-    fs.writeFileSync(fd, data, 'utf8');
-    fs.fsyncSync(fd);
+    if (typeof data === 'string') fs.writeFileSync(fd, data, 'utf8');
+    else writeAll(fd, data);
+    if (options.durable !== false) fs.fsyncSync(fd);
   } catch (error) {
     fs.closeSync(fd);
     fs.rmSync(temp, { force: true });
@@ -31,6 +42,24 @@ export function writeFileAtomic(file: string, data: string, mode?: number): void
   } catch (error) {
     fs.rmSync(temp, { force: true });
     throw error;
+  }
+}
+
+function writeAll(fd: number, buffers: readonly Buffer[]): void {
+  let pending = buffers.filter((b) => b.length > 0);
+  while (pending.length > 0) {
+    // writev takes at most IOV_MAX (1024) buffers and may write only a part.
+    let written = fs.writevSync(fd, pending.slice(0, 1024));
+    while (written > 0 && pending.length > 0) {
+      const first = pending[0]!;
+      if (written >= first.length) {
+        written -= first.length;
+        pending = pending.slice(1);
+      } else {
+        pending = [first.subarray(written), ...pending.slice(1)];
+        written = 0;
+      }
+    }
   }
 }
 
@@ -92,48 +121,133 @@ export function toJsonText(value: unknown): string {
 }
 
 /**
- * Renders `{ ...head, [mapKey]: { k: v, ... }, ...tail }` as 2-space JSON,
- * reusing the rendered text of members that did not change. Large maps
- * (index.json and stats.json at 10,000 memories) are rewritten on every store;
- * re-serialising only the changed member keeps that cheap.
+ * The members of one large JSON map (`"key": value`, indented as in
+ * JSON.stringify(value, null, 2) one level down), kept as bytes in chunks of
+ * keys that share a prefix. Changing one member re-renders one small chunk; a
+ * write reuses the bytes of every other chunk. index.json and stats.json are
+ * rewritten on every store at 10,000 memories, so this keeps a store fast.
  */
-export class JsonMemberCache<V> {
-  private readonly rendered = new Map<string, string>();
+export class JsonMapChunks<V> {
+  private readonly keysByChunk = new Map<string, Set<string>>();
+  private readonly chunkBytes = new Map<string, Buffer>();
+  private sortedChunks: string[] | null = null;
 
   constructor(private readonly render: (value: V) => unknown) {}
 
-  member(key: string, value: V): string {
-    let text = this.rendered.get(key);
-    if (text === undefined) {
-      text = `    ${JSON.stringify(key)}: ${JSON.stringify(this.render(value), null, 2).replace(/\n/g, '\n    ')}`;
-      this.rendered.set(key, text);
-    }
-    return text;
+  private static chunkOf(key: string): string {
+    // Sorting chunks by this prefix, then keys within a chunk, sorts all keys.
+    return key.slice(0, 6);
   }
 
+  /** Makes the map hold exactly `keys`; `value` is asked only for members that must be rendered. */
+  sync(keys: ReadonlySet<string>, value: (key: string) => V): void {
+    this.value = value;
+    for (const [chunk, members] of this.keysByChunk) {
+      for (const key of members) {
+        if (!keys.has(key)) {
+          members.delete(key);
+          this.chunkBytes.delete(chunk);
+        }
+      }
+      if (members.size === 0) {
+        this.keysByChunk.delete(chunk);
+        this.sortedChunks = null;
+      }
+    }
+    for (const key of keys) {
+      const chunk = JsonMapChunks.chunkOf(key);
+      let members = this.keysByChunk.get(chunk);
+      if (!members) {
+        members = new Set();
+        this.keysByChunk.set(chunk, members);
+        this.sortedChunks = null;
+      }
+      if (!members.has(key)) {
+        members.add(key);
+        this.chunkBytes.delete(chunk);
+      }
+    }
+  }
+
+  private value: (key: string) => V = () => {
+    throw new Error('JsonMapChunks.sync() must run before rendering');
+  };
+
+  /** Adds, keeps or removes one member: the incremental form of sync(). */
+  update(key: string, present: boolean, value: (key: string) => V): void {
+    this.value = value;
+    const chunk = JsonMapChunks.chunkOf(key);
+    let members = this.keysByChunk.get(chunk);
+    if (present) {
+      if (!members) {
+        members = new Set();
+        this.keysByChunk.set(chunk, members);
+        this.sortedChunks = null;
+      }
+      members.add(key);
+      this.chunkBytes.delete(chunk);
+    } else if (members?.delete(key)) {
+      this.chunkBytes.delete(chunk);
+      if (members.size === 0) {
+        this.keysByChunk.delete(chunk);
+        this.sortedChunks = null;
+      }
+    }
+  }
+
+  /** The member's value changed: its chunk is rendered again on the next write. */
   invalidate(key: string): void {
-    this.rendered.delete(key);
+    this.chunkBytes.delete(JsonMapChunks.chunkOf(key));
   }
 
   clear(): void {
-    this.rendered.clear();
+    this.keysByChunk.clear();
+    this.chunkBytes.clear();
+    this.sortedChunks = null;
+  }
+
+  /** The map's members as buffers, in key order, separated as JSON requires. */
+  buffers(): Buffer[] {
+    this.sortedChunks ??= [...this.keysByChunk.keys()].sort();
+    const out: Buffer[] = [];
+    for (const chunk of this.sortedChunks) {
+      let bytes = this.chunkBytes.get(chunk);
+      if (!bytes) {
+        const members = [...this.keysByChunk.get(chunk)!].sort().map((key) => renderMember(key, this.render(this.value(key))));
+        bytes = Buffer.from(members.join(',\n'), 'utf8');
+        this.chunkBytes.set(chunk, bytes);
+      }
+      if (out.length > 0) out.push(MEMBER_SEPARATOR);
+      out.push(bytes);
+    }
+    return out;
   }
 }
 
-/** Joins rendered members into the text of a top-level object with one nested map. */
-export function renderJsonWithMap(
-  head: Record<string, unknown>,
-  mapKey: string,
-  members: readonly string[],
-  tail: Record<string, unknown> = {},
-): string {
-  const parts: string[] = [];
-  for (const [k, v] of Object.entries(head)) parts.push(`  ${JSON.stringify(k)}: ${indentJson(v)}`);
-  parts.push(members.length === 0 ? `  ${JSON.stringify(mapKey)}: {}` : `  ${JSON.stringify(mapKey)}: {\n${members.join(',\n')}\n  }`);
-  for (const [k, v] of Object.entries(tail)) parts.push(`  ${JSON.stringify(k)}: ${indentJson(v)}`);
-  return `{\n${parts.join(',\n')}\n}\n`;
+const MEMBER_SEPARATOR = Buffer.from(',\n');
+
+function renderMember(key: string, value: unknown): string {
+  return `    ${JSON.stringify(key)}: ${JSON.stringify(value, null, 2).replace(/\n/g, '\n    ')}`;
 }
 
-function indentJson(value: unknown): string {
-  return JSON.stringify(value, null, 2).replace(/\n/g, '\n  ');
+/**
+ * The bytes of `{ "version": 1, "<map>": { ...members }, ... }`, exactly as
+ * JSON.stringify(value, null, 2) plus a newline would write them.
+ */
+export function jsonWithMaps(maps: readonly (readonly [string, readonly Buffer[]])[]): Buffer[] {
+  const out: Buffer[] = [Buffer.from('{\n  "version": 1')];
+  for (const [key, members] of maps) {
+    if (members.length === 0) {
+      out.push(Buffer.from(`,\n  ${JSON.stringify(key)}: {}`));
+      continue;
+    }
+    out.push(Buffer.from(`,\n  ${JSON.stringify(key)}: {\n`), ...members, Buffer.from('\n  }'));
+  }
+  out.push(Buffer.from('\n}\n'));
+  return out;
+}
+
+/** A map member whose value is a list of plain strings (IDs). */
+export function stringListMember(key: string, values: readonly string[]): string {
+  return renderMember(key, values);
 }

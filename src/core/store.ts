@@ -15,11 +15,12 @@ import { suggestTags } from './autotag';
 import { LtmError, invalidInput, notFound } from './errors';
 import { selectEvictionBatch } from './eviction';
 import {
-  JsonMemberCache,
+  JsonMapChunks,
   TEMP_SUFFIX,
   listDir,
   readTextIfExists,
-  renderJsonWithMap,
+  jsonWithMaps,
+  stringListMember,
   sameSignature,
   signatureOf,
   statSignature,
@@ -43,11 +44,10 @@ import {
   summaryProblem,
   deriveSummary,
   updateFrontmatter,
-  memoryMetaOf,
 } from './memoryFile';
 import {
   isMemoryId,
-  type ActivePhase,
+  type Phase,
   type ArchiveEntry,
   type ArchiveReason,
   type Memory,
@@ -55,9 +55,9 @@ import {
   type MemoryStats,
   type StoreConfig,
 } from './model';
-import { importanceOf, priorityBreakdown, roundScore, type PriorityBreakdown } from './priority';
+import { importanceOf, priorityBreakdown, priorityScore, roundScore, type PriorityBreakdown, type PriorityInputs } from './priority';
 import { redactSecrets, type Redaction } from './secrets';
-import { MemorySearchIndex, blendedScore } from './search';
+import { MemorySearchIndex, RELEVANCE_WEIGHT, blendedScore } from './search';
 import {
   GITIGNORE_LINES,
   GITIGNORE_TEXT,
@@ -93,7 +93,9 @@ export interface InvalidFile {
   claimedId?: string;
 }
 
-export interface MemoryView extends Memory {
+/** A memory with its volatile data; phase 3 for archived memories listed with list({ phase: 3 }). */
+export interface MemoryView extends Omit<Memory, 'phase'> {
+  phase: Phase;
   priority: number;
   access_count: number;
   accessed_at: string;
@@ -244,8 +246,8 @@ export class MemoryStore {
   // --- derived ------------------------------------------------------------
   private searchIndex: MemorySearchIndex | null = null;
   private archiveSearchIndex: MemorySearchIndex | null = null;
-  private readonly indexMembers = new JsonMemberCache<MemoryMeta>(indexEntryOf);
-  private readonly statsMembers = new JsonMemberCache<MemoryStats>(statsEntryJson);
+  private readonly indexMembers = new JsonMapChunks<MemoryMeta>(indexEntryOf);
+  private readonly statsMembers = new JsonMapChunks<MemoryStats>(statsEntryJson);
   private readonly parseCache = new Map<string, MemoryMeta>();
   private parseCacheMisses = 0;
   private watcher: fs.FSWatcher | null = null;
@@ -309,13 +311,22 @@ export class MemoryStore {
   priorityOf(id: string): PriorityBreakdown {
     const file = this.files.get(id);
     if (!file) throw notFound(`no memory with ID ${id}`);
-    return priorityBreakdown({
-      difficulty: file.memory.difficulty,
-      tags: file.memory.tags,
+    return priorityBreakdown(this.priorityInputs(id, file.memory));
+  }
+
+  private priorityInputs(id: string, memory: Memory): PriorityInputs {
+    return {
+      difficulty: memory.difficulty,
+      tags: memory.tags,
       stats: this.stats.get(id),
-      created_session: file.memory.created_session,
+      created_session: memory.created_session,
       session_count: this.state.session_count,
-    });
+    };
+  }
+
+  /** The priority as a rounded number, cheaply: for ranking many memories. */
+  private score(id: string, memory: Memory): number {
+    return roundScore(priorityScore(this.priorityInputs(id, memory)));
   }
 
   private view(id: string): MemoryView {
@@ -323,7 +334,7 @@ export class MemoryStore {
     const stats = this.stats.get(id);
     return {
       ...file.memory,
-      priority: roundScore(this.priorityOf(id).priority),
+      priority: this.score(id, file.memory),
       access_count: stats?.access_count ?? 0,
       accessed_at: stats?.accessed_at ?? file.memory.created_at,
       last_session: stats?.last_session ?? file.memory.created_session ?? 0,
@@ -351,10 +362,11 @@ export class MemoryStore {
       if (filter.phase !== undefined && m.phase !== filter.phase) continue;
       if (tag && !m.tags.includes(tag)) continue;
       if (keyword && !m.topic.toLowerCase().includes(keyword)) continue;
-      ranked.push({ id, priority: roundScore(this.priorityOf(id).priority), created_at: m.created_at });
+      ranked.push({ id, priority: this.score(id, m), created_at: m.created_at });
     }
-    ranked.sort(byPriority);
-    const page = ranked.slice(offset, offset + limit).map((r) => this.view(r.id));
+    const page = firstInOrder(ranked, offset + limit, byPriority)
+      .slice(offset)
+      .map((r) => this.view(r.id));
     return { memories: page, total: ranked.length, has_more: offset + page.length < ranked.length };
   }
 
@@ -380,7 +392,7 @@ export class MemoryStore {
       id,
       topic: entry.topic,
       tags: entry.tags,
-      phase: 3 as unknown as ActivePhase,
+      phase: 3,
       difficulty: 0,
       created_at: '',
       created_session: null,
@@ -435,19 +447,26 @@ export class MemoryStore {
     const tag = options.tag?.trim().toLowerCase();
     const results: SearchResultItem[] = [];
     if (scope !== 'archives') {
+      // Hits come by relevance, best first. Priority adds at most 1 − RELEVANCE_WEIGHT,
+      // so once a hit cannot beat the current top `limit`, neither can any later one.
+      const scored: { id: string; score: number; priority: number }[] = [];
       for (const hit of this.activeSearchIndex().search(query, (id) => this.isActive(id))) {
-        const view = this.view(hit.id);
-        if (tag && !view.tags.includes(tag)) continue;
-        results.push({
-          id: view.id,
-          topic: view.topic,
-          summary: view.summary,
-          tags: view.tags,
-          phase: view.phase,
-          priority: view.priority,
-          score: blendedScore(hit.relevance, view.priority),
-          archived: false,
-        });
+        const floor = scored.length >= limit ? scored[limit - 1]!.score : -1;
+        if (hit.relevance * RELEVANCE_WEIGHT + (1 - RELEVANCE_WEIGHT) < floor) break;
+        const memory = this.files.get(hit.id)!.memory;
+        if (tag && !memory.tags.includes(tag)) continue;
+        const priority = this.score(hit.id, memory);
+        const score = blendedScore(hit.relevance, priority);
+        if (score <= floor) continue;
+        let at = scored.length;
+        while (at > 0 && scored[at - 1]!.score < score) at--;
+        scored.splice(at, 0, { id: hit.id, score, priority });
+        if (scored.length > limit) scored.pop();
+      }
+      scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+      for (const { id, score, priority } of scored.slice(0, limit)) {
+        const m = this.files.get(id)!.memory;
+        results.push({ id, topic: m.topic, summary: m.summary, tags: m.tags, phase: m.phase, priority, score, archived: false });
       }
     }
     if (scope !== 'active') {
@@ -553,20 +572,9 @@ export class MemoryStore {
   // =========================================================================
   // Writing
 
-  /** Creates `.claude/ltm/` and its .gitignore; adds missing ignore lines to an existing one. */
+  /** Creates `.claude/ltm/` and its .gitignore (see initStoreFiles). */
   init(): void {
-    fs.mkdirSync(this.paths.memories, { recursive: true });
-    fs.mkdirSync(this.paths.archives, { recursive: true });
-    const existing = readTextIfExists(this.paths.gitignore);
-    if (existing === null) {
-      writeFileAtomic(this.paths.gitignore, GITIGNORE_TEXT);
-    } else {
-      const lines = new Set(existing.split(/\r?\n/).map((l) => l.trim()));
-      const missing = GITIGNORE_LINES.filter((l) => !lines.has(l));
-      if (missing.length > 0) {
-        writeFileAtomic(this.paths.gitignore, `${existing.replace(/\n?$/, '\n')}${missing.join('\n')}\n`);
-      }
-    }
+    initStoreFiles(this.paths);
   }
 
   async store(input: StoreInput): Promise<StoreResult> {
@@ -590,8 +598,8 @@ export class MemoryStore {
         content: prepared.content,
       });
       this.writeMemoryFile(id, raw);
-      this.indexIds.add(id);
-      this.stats.set(id, { access_count: 0, accessed_at: createdAt, last_session: session, priority: 0 });
+      this.register(id);
+      this.setStats(id, { access_count: 0, accessed_at: createdAt, last_session: session, priority: 0 });
       this.updateStoredPriority(id);
       this.writeIndex();
       this.writeStats();
@@ -643,8 +651,8 @@ export class MemoryStore {
         this.writeArchiveIndex();
         this.deleteMemoryFile(id);
       }
-      this.indexIds.delete(id);
-      this.stats.delete(id);
+      this.unregister(id);
+      this.setStats(id, undefined);
       this.writeIndex();
       this.writeStats();
       return { id, topic, archived: !options.purge, purged: Boolean(options.purge) };
@@ -685,8 +693,8 @@ export class MemoryStore {
       this.writeMemoryFile(id, updateFrontmatter(archiveRaw, changes));
       this.archiveIndex.memories.delete(id);
       this.writeArchiveIndex();
-      this.indexIds.add(id);
-      this.stats.set(id, { access_count: 0, accessed_at: nowIso(), last_session: this.state.session_count, priority: 0 });
+      this.register(id);
+      this.setStats(id, { access_count: 0, accessed_at: nowIso(), last_session: this.state.session_count, priority: 0 });
       this.updateStoredPriority(id);
       this.writeIndex();
       this.writeStats();
@@ -707,7 +715,7 @@ export class MemoryStore {
       const batch = selectEvictionBatch(
         active.map((id) => {
           const file = this.files.get(id)!;
-          return { id, priority: this.priorityOf(id).priority, importance: importanceOf(file.memory.tags), created_at: file.memory.created_at };
+          return { id, priority: this.score(id, file.memory), importance: importanceOf(file.memory.tags), created_at: file.memory.created_at };
         }),
         config,
       );
@@ -730,8 +738,8 @@ export class MemoryStore {
         const from = memory.phase;
         if (from === 2) {
           this.deleteMemoryFile(id);
-          this.indexIds.delete(id);
-          this.stats.delete(id);
+          this.unregister(id);
+          this.setStats(id, undefined);
         } else {
           const content = from === 0 ? reduceToHint(memory.content) : reduceToAbstract(memory.content, memory.summary);
           const history = [...memory.phase_history, { phase: from + 1, at: nowIso(), event: 'evicted' }];
@@ -776,7 +784,7 @@ export class MemoryStore {
             if (raw === null) break;
             const newId = this.newId();
             this.writeMemoryFile(newId, updateFrontmatter(raw, { id: newId }));
-            this.indexIds.add(newId);
+            this.register(newId);
             fs.rmSync(path.join(this.paths.memories, name), { force: true });
             this.forgetFileName(name);
             actions.push(`Gave the copy ${name} (claiming ${problem.id}) its own ID ${newId}`);
@@ -794,7 +802,7 @@ export class MemoryStore {
             break;
           }
           case 'missing_file':
-            this.indexIds.delete(problem.id!);
+            this.unregister(problem.id!);
             actions.push(`Removed index entry ${problem.id} (its file is missing)`);
             break;
           case 'missing_full_text': {
@@ -853,12 +861,12 @@ export class MemoryStore {
         }
       }
       // One pass: everything below is derived from the repaired set of memories.
-      if (!this.indexUsable()) this.indexIds = new Set(this.files.keys());
-      for (const id of this.indexIds) if (!this.files.has(id)) this.indexIds.delete(id);
-      for (const id of [...this.stats.keys()]) if (!this.isActiveAfterFix(id)) this.stats.delete(id);
+      if (!this.indexUsable()) this.replaceIndexIds(new Set(this.files.keys()));
+      for (const id of this.indexIds) if (!this.files.has(id)) this.unregister(id);
+      for (const id of [...this.stats.keys()]) if (!this.isActiveAfterFix(id)) this.setStats(id, undefined);
       this.indexStatus = { kind: 'ok' };
-      this.writeIndex(true);
-      this.writeStats(true);
+      this.writeIndex();
+      this.writeStats();
       this.writeArchiveIndex();
       if (report.problems.some((p) => p.kind === 'state_unreadable')) this.writeState();
       return { actions, report: checkIntegrity(this.snapshotForCheck()) };
@@ -914,7 +922,7 @@ export class MemoryStore {
     const at = nowIso();
     for (const id of ids) {
       const old = this.stats.get(id);
-      this.stats.set(id, {
+      this.setStats(id, {
         access_count: (old?.access_count ?? 0) + 1,
         accessed_at: at,
         last_session: this.state.session_count,
@@ -927,8 +935,9 @@ export class MemoryStore {
   private updateStoredPriority(id: string): void {
     const stats = this.stats.get(id);
     if (!stats) return;
-    stats.priority = roundScore(this.priorityOf(id).priority);
+    stats.priority = this.score(id, this.files.get(id)!.memory);
     this.statsMembers.invalidate(id);
+    this.statsDirty.add(id);
   }
 
   // =========================================================================
@@ -1072,6 +1081,7 @@ export class MemoryStore {
 
   private afterMemoryChange(id: string, previous: LoadedFile | undefined, next: LoadedFile | undefined): void {
     if (previous?.raw === next?.raw) return;
+    this.indexDirty.add(id);
     this.indexMembers.invalidate(id);
     if (next) this.searchIndex?.upsert(next.memory);
     else this.searchIndex?.remove(id);
@@ -1083,7 +1093,7 @@ export class MemoryStore {
       this.indexSignature = indexSig;
       this.indexText = readTextIfExists(this.paths.index);
       const read = readIndexIds(this.indexText);
-      this.indexIds = read.value;
+      this.replaceIndexIds(read.value);
       this.indexStatus = read.status;
     }
     const statsSig = statSignature(this.paths.stats);
@@ -1091,6 +1101,7 @@ export class MemoryStore {
       this.statsSignature = statsSig;
       const read = readStats(readTextIfExists(this.paths.stats));
       this.stats = read.value;
+      this.statsNeedsFullSync = true;
       this.statsStatus = read.status;
       this.statsMembers.clear();
     }
@@ -1187,7 +1198,7 @@ export class MemoryStore {
       if (meta) live.set(fm, meta);
     }
     try {
-      writeFileAtomic(this.paths.parseCache, JSON.stringify({ version: PARSE_CACHE_VERSION, entries: [...live] }));
+      writeFileAtomic(this.paths.parseCache, JSON.stringify({ version: PARSE_CACHE_VERSION, entries: [...live] }), { durable: false });
       this.parseCacheMisses = 0;
     } catch {
       // Read-only checkouts still open; they only open more slowly.
@@ -1299,35 +1310,138 @@ export class MemoryStore {
     return target;
   }
 
-  private writeIndex(force = false): void {
-    const ids = this.activeIds().sort();
-    const members = ids.map((id) => this.indexMembers.member(id, memoryMetaOf(this.files.get(id)!.memory)));
-    const tagIndex: Record<string, string[]> = {};
-    for (const id of ids) {
-      for (const tag of this.files.get(id)!.memory.tags) (tagIndex[tag] ??= []).push(id);
+  /**
+   * The memories as index.json holds them after this process wrote it. Memory
+   * objects are replaced, never changed, when a file is read again, so this
+   * still tells what is on disk after a hand edit of the memory file.
+   */
+  private readonly indexed = new Map<string, Memory>();
+  /** Memories whose index entry may have changed since index.json was last written. */
+  private readonly indexDirty = new Set<string>();
+  /** Set when the registered set was replaced wholesale: the next write looks at everything. */
+  private indexNeedsFullSync = true;
+
+  private register(id: string): void {
+    this.indexIds.add(id);
+    this.indexDirty.add(id);
+  }
+
+  private unregister(id: string): void {
+    this.indexIds.delete(id);
+    this.indexDirty.add(id);
+  }
+
+  private replaceIndexIds(ids: Set<string>): void {
+    this.indexIds = ids;
+    this.indexNeedsFullSync = true;
+  }
+
+  /**
+   * Writes index.json from the active memories. Normally only the memories
+   * touched since the last write are looked at; their chunk of members and
+   * their tags are rendered again, and every other byte is reused.
+   */
+  private writeIndex(): void {
+    const wasUsable = this.indexUsable();
+    if (this.indexNeedsFullSync || !wasUsable) {
+      const active = new Set(this.activeIds());
+      this.indexMembers.sync(active, (id) => this.files.get(id)!.memory);
+      for (const id of new Set([...this.indexedTags.keys(), ...active])) this.updateTags(id, active.has(id));
+      this.indexed.clear();
+      for (const id of active) this.indexed.set(id, this.files.get(id)!.memory);
+      this.indexIds = active;
+      this.indexNeedsFullSync = false;
+    } else {
+      for (const id of this.indexDirty) {
+        const active = this.isActive(id);
+        this.indexMembers.update(id, active, (key) => this.files.get(key)!.memory);
+        this.updateTags(id, active);
+        if (active) this.indexed.set(id, this.files.get(id)!.memory);
+        else this.indexed.delete(id);
+      }
     }
-    const sortedTagIndex: Record<string, string[]> = {};
-    for (const tag of Object.keys(tagIndex).sort()) sortedTagIndex[tag] = tagIndex[tag]!;
-    const text = renderJsonWithMap({ version: 1 }, 'memories', members, { tag_index: sortedTagIndex });
-    if (!force && text === this.indexText) return;
-    writeFileAtomic(this.paths.index, text);
-    this.indexText = text;
-    this.indexIds = new Set(ids);
+    this.indexDirty.clear();
+    writeFileAtomic(
+      this.paths.index,
+      jsonWithMaps([
+        ['memories', this.indexMembers.buffers()],
+        ['tag_index', this.tagIndexBuffers()],
+      ]),
+      { durable: false },
+    );
+    // What is on disk is now exactly the in-memory state (check needs no text).
+    this.indexText = null;
     this.indexStatus = { kind: 'ok' };
     this.indexSignature = statSignature(this.paths.index);
   }
 
-  private writeStats(force = false): void {
-    const ids = [...this.stats.keys()].sort();
-    const members = ids.map((id) => this.statsMembers.member(id, this.stats.get(id)!));
-    const text = renderJsonWithMap({ version: 1 }, 'memories', members);
-    if (!force && this.statsStatus.kind === 'ok' && text === this.lastStatsText) return;
-    writeFileAtomic(this.paths.stats, text);
-    this.lastStatsText = text;
+  /** Tags of each memory as last written to the tag index, and the IDs under each tag. */
+  private readonly indexedTags = new Map<string, readonly string[]>();
+  private readonly tagIds = new Map<string, Set<string>>();
+  private readonly tagBytes = new Map<string, Buffer | null>();
+
+  /**
+   * Moves a memory within the tag index. A memory's tags array is replaced
+   * whenever its file is read again, so an identical array means no change.
+   */
+  private updateTags(id: string, active: boolean): void {
+    const previous = this.indexedTags.get(id);
+    const tags = active ? this.files.get(id)!.memory.tags : undefined;
+    if (previous === tags) return;
+    for (const tag of previous ?? []) {
+      this.tagIds.get(tag)?.delete(id);
+      this.tagBytes.set(tag, null);
+    }
+    for (const tag of tags ?? []) {
+      let ids = this.tagIds.get(tag);
+      if (!ids) this.tagIds.set(tag, (ids = new Set()));
+      ids.add(id);
+      this.tagBytes.set(tag, null);
+    }
+    if (tags) this.indexedTags.set(id, tags);
+    else this.indexedTags.delete(id);
+  }
+
+  private tagIndexBuffers(): Buffer[] {
+    const out: Buffer[] = [];
+    for (const tag of [...this.tagBytes.keys()].sort()) {
+      let bytes = this.tagBytes.get(tag);
+      if (bytes === null || bytes === undefined) {
+        const ids = this.tagIds.get(tag);
+        if (!ids || ids.size === 0) {
+          this.tagIds.delete(tag);
+          this.tagBytes.delete(tag);
+          continue;
+        }
+        bytes = Buffer.from(stringListMember(tag, [...ids].sort()), 'utf8');
+        this.tagBytes.set(tag, bytes);
+      }
+      if (out.length > 0) out.push(Buffer.from(',\n'));
+      out.push(bytes);
+    }
+    return out;
+  }
+
+  private readonly statsDirty = new Set<string>();
+  private statsNeedsFullSync = true;
+
+  private setStats(id: string, stats: MemoryStats | undefined): void {
+    if (stats) this.stats.set(id, stats);
+    else this.stats.delete(id);
+    this.statsMembers.invalidate(id);
+    this.statsDirty.add(id);
+  }
+
+  private writeStats(): void {
+    const value = (id: string) => this.stats.get(id)!;
+    if (this.statsNeedsFullSync) this.statsMembers.sync(new Set(this.stats.keys()), value);
+    else for (const id of this.statsDirty) this.statsMembers.update(id, this.stats.has(id), value);
+    this.statsNeedsFullSync = false;
+    this.statsDirty.clear();
+    writeFileAtomic(this.paths.stats, jsonWithMaps([['memories', this.statsMembers.buffers()]]), { durable: false });
     this.statsStatus = { kind: 'ok' };
     this.statsSignature = statSignature(this.paths.stats);
   }
-  private lastStatsText: string | null = null;
 
   private writeState(): void {
     writeFileAtomic(this.paths.state, toJsonText(stateJson(this.state)));
@@ -1351,7 +1465,12 @@ export class MemoryStore {
       activeIds,
       indexIds: this.indexIds,
       indexStatus: this.indexStatus,
-      indexEntries: this.indexUsable() ? readIndexEntries(this.indexText) : new Map<string, unknown>(),
+      // indexText is null when this process wrote the index: `indexed` says what it holds.
+      indexEntries: !this.indexUsable()
+        ? new Map<string, unknown>()
+        : this.indexText === null
+          ? new Map<string, unknown>([...this.indexed].map(([id, memory]) => [id, indexEntryOf(memory)]))
+          : readIndexEntries(this.indexText),
       statsIds: new Set(this.stats.keys()),
       statsStatus: this.statsStatus,
       stateStatus: this.stateStatus,
@@ -1367,7 +1486,36 @@ export class MemoryStore {
   }
 }
 
+/** Creates `.claude/ltm/` and its .gitignore, or adds missing ignore lines to an existing one. Reads no memory. */
+export function initStoreFiles(paths: StorePaths): void {
+  fs.mkdirSync(paths.memories, { recursive: true });
+  fs.mkdirSync(paths.archives, { recursive: true });
+  const existing = readTextIfExists(paths.gitignore);
+  if (existing === null) {
+    writeFileAtomic(paths.gitignore, GITIGNORE_TEXT);
+    return;
+  }
+  const lines = new Set(existing.split(/\r?\n/).map((l) => l.trim()));
+  const missing = GITIGNORE_LINES.filter((l) => !lines.has(l));
+  if (missing.length > 0) writeFileAtomic(paths.gitignore, `${existing.replace(/\n?$/, '\n')}${missing.join('\n')}\n`);
+}
+
 export type CheckSnapshot = ReturnType<MemoryStore['snapshotForCheck']>;
+
+/** The first `k` items in `compare` order; for a small k, without sorting them all. */
+function firstInOrder<T>(items: readonly T[], k: number, compare: (a: T, b: T) => number): T[] {
+  if (k <= 0) return [];
+  if (k * 4 >= items.length) return [...items].sort(compare).slice(0, k);
+  const top: T[] = [];
+  for (const item of items) {
+    if (top.length === k && compare(item, top[k - 1]!) >= 0) continue;
+    let at = top.length;
+    while (at > 0 && compare(item, top[at - 1]!) < 0) at--;
+    top.splice(at, 0, item);
+    if (top.length > k) top.pop();
+  }
+  return top;
+}
 
 function byPriority(a: { id: string; priority: number; created_at: string }, b: { id: string; priority: number; created_at: string }): number {
   return b.priority - a.priority || (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0) || (a.id < b.id ? -1 : 1);

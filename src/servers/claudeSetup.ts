@@ -6,6 +6,8 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { applyEdits, modify, parse as parseJsonc, printParseErrorCode, type FormattingOptions, type JSONPath, type ParseError } from 'jsonc-parser';
 import { invalidInput } from '../core/errors';
 import { readTextIfExists, writeFileAtomic } from '../core/files';
 import { storePaths } from '../core/storeFiles';
@@ -73,19 +75,68 @@ function hookCommand(endpoint: string, platform: NodeJS.Platform): string {
 
 type Json = Record<string, unknown>;
 
-function readJsonObject(file: string): Json | null {
-  const text = readTextIfExists(file);
-  if (text === null) return null;
-  try {
-    const value: unknown = JSON.parse(text);
-    if (value && typeof value === 'object' && !Array.isArray(value)) return value as Json;
-  } catch (error) {
-    throw invalidInput(`cannot read ${file}: ${(error as Error).message}; fix it by hand, nothing was changed`);
+/**
+ * A JSON file edited in place with jsonc-parser: only the parts LTM adds or
+ * removes change; indentation, key order, line endings and the final newline
+ * of everything else stay as the person wrote them.
+ */
+class JsonFileEdit {
+  private constructor(
+    readonly file: string,
+    readonly original: string | null,
+    private text: string,
+  ) {}
+
+  static read(file: string): JsonFileEdit {
+    const original = readTextIfExists(file);
+    const edit = new JsonFileEdit(file, original, original ?? '{}\n');
+    edit.value(); // validates before anything changes
+    return edit;
   }
-  throw invalidInput(`cannot read ${file}: it is not a JSON object; nothing was changed`);
+
+  value(): Json {
+    const errors: ParseError[] = [];
+    // Strict JSON: Claude Code itself reads these files with a JSON parser.
+    const value: unknown = parseJsonc(this.text, errors, { allowTrailingComma: false, disallowComments: true });
+    if (errors.length > 0) {
+      const e = errors[0]!;
+      throw invalidInput(`cannot read ${this.file}: ${printParseErrorCode(e.error)} at offset ${e.offset}; fix it by hand, nothing was changed`);
+    }
+    if (!value || typeof value !== 'object' || Array.isArray(value)) {
+      throw invalidInput(`cannot read ${this.file}: it is not a JSON object; nothing was changed`);
+    }
+    return value as Json;
+  }
+
+  set(path: JSONPath, value: unknown): void {
+    this.text = applyEdits(this.text, modify(this.text, path, value, { formattingOptions: formattingOf(this.text) }));
+  }
+
+  /** The text to write, or null when nothing is left (an empty object) and the file should go. */
+  result(): string | null {
+    return Object.keys(this.value()).length === 0 && (this.original === null || Object.keys(parseJsonc(this.original) ?? {}).length > 0)
+      ? null
+      : this.text;
+  }
+
+  /** Keeps the original bytes when the edits changed nothing that a JSON reader sees. */
+  resultKeepingEquivalent(): string | null {
+    if (this.original !== null && isDeepStrictEqual(parseJsonc(this.original), this.value())) return this.original;
+    return this.result();
+  }
 }
 
-/** Writes `text` unless the file already holds it; reports what happened. */
+/** The indentation and line ending a file already uses, for what LTM inserts. */
+function formattingOf(text: string): FormattingOptions {
+  const indent = /^([ \t]+)\S/m.exec(text)?.[1] ?? '  ';
+  return {
+    insertSpaces: !indent.startsWith('\t'),
+    tabSize: indent.startsWith('\t') ? 1 : indent.length,
+    eol: text.includes('\r\n') ? '\r\n' : '\n',
+  };
+}
+
+/** Writes `text` unless the file already holds it; `null` removes the file. Reports what happened. */
 function writeIfChanged(file: string, text: string | null, changes: Change[]): void {
   const before = readTextIfExists(file);
   if (text === null) {
@@ -108,58 +159,73 @@ function isLtmHook(hook: unknown): boolean {
   return Boolean(hook && typeof hook === 'object' && String((hook as Json).command ?? '').includes(HOOK_COMMAND_MARK));
 }
 
-/** Settings without any LTM hook; groups left empty are dropped. */
-function withoutLtmHooks(settings: Json): Json {
-  const hooks = settings.hooks;
-  if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return settings;
-  const kept: Json = {};
+/** Removes every LTM hook; groups, events and `hooks` left empty go too. */
+function removeLtmHooks(settings: JsonFileEdit): void {
+  const hooks = settings.value().hooks;
+  if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return;
   for (const [event, groups] of Object.entries(hooks as Json)) {
-    if (!Array.isArray(groups)) {
-      kept[event] = groups;
-      continue;
+    if (!Array.isArray(groups)) continue;
+    let remainingGroups = groups.length;
+    // From the end, so that earlier indices stay valid while removing.
+    for (let g = groups.length - 1; g >= 0; g--) {
+      const group = groups[g] as Json | undefined;
+      if (!group || !Array.isArray(group.hooks)) continue;
+      const own = group.hooks.map(isLtmHook);
+      if (!own.includes(true)) continue;
+      if (own.every(Boolean)) {
+        settings.set(['hooks', event, g], undefined);
+        remainingGroups--;
+      } else {
+        for (let h = own.length - 1; h >= 0; h--) if (own[h]) settings.set(['hooks', event, g, 'hooks', h], undefined);
+      }
     }
-    const remaining = groups
-      .map((group: unknown) => {
-        if (!group || typeof group !== 'object' || !Array.isArray((group as Json).hooks)) return group;
-        return { ...(group as Json), hooks: ((group as Json).hooks as unknown[]).filter((h) => !isLtmHook(h)) };
-      })
-      .filter((group: unknown) => !(group && typeof group === 'object' && Array.isArray((group as Json).hooks) && ((group as Json).hooks as unknown[]).length === 0));
-    if (remaining.length > 0) kept[event] = remaining;
+    if (remainingGroups === 0) settings.set(['hooks', event], undefined);
   }
-  const result = { ...settings, hooks: kept };
-  if (Object.keys(kept).length === 0) delete (result as Json).hooks;
-  return result;
+  const left = settings.value().hooks;
+  if (left && typeof left === 'object' && Object.keys(left).length === 0) settings.set(['hooks'], undefined);
 }
 
-function withLtmHooks(settings: Json, platform: NodeJS.Platform): Json {
-  const base = withoutLtmHooks(settings);
-  const hooks: Json = { ...((base.hooks as Json | undefined) ?? {}) };
+function addLtmHooks(settings: JsonFileEdit, platform: NodeJS.Platform): void {
   for (const { event, endpoint, matcher, timeout } of HOOK_EVENTS) {
     const group: Json = {};
     if (matcher) group.matcher = matcher;
     group.hooks = [{ type: 'command', command: hookCommand(endpoint, platform), timeout }];
-    hooks[event] = [...((hooks[event] as unknown[] | undefined) ?? []), group];
+    const hooks = settings.value().hooks as Json | undefined;
+    if (!hooks || typeof hooks !== 'object') settings.set(['hooks'], { [event]: [group] });
+    else if (!Array.isArray(hooks[event])) settings.set(['hooks', event], [group]);
+    else settings.set(['hooks', event, -1], group);
   }
-  return { ...base, hooks };
 }
 
-function jsonText(value: unknown): string {
-  return `${JSON.stringify(value, null, 2)}\n`;
-}
-
+/**
+ * Adds the CLAUDE.md block (or replaces an older one) so that uninit can take
+ * away exactly what was added: after a text ending in a newline, a blank line,
+ * the block and a newline; after one that does not, a blank line and the block.
+ */
 function withClaudeMdBlock(text: string | null): string {
-  if (text === null || !text.trim()) return `${CLAUDE_MD_BLOCK}\n`;
-  const replaced = replaceBlock(text, CLAUDE_MD_BLOCK);
-  if (replaced !== null) return replaced;
-  return `${text.replace(/\s*$/, '')}\n\n${CLAUDE_MD_BLOCK}\n`;
+  if (!text) return `${CLAUDE_MD_BLOCK}\n`;
+  const span = blockSpan(text);
+  if (span) return text.slice(0, span.start) + CLAUDE_MD_BLOCK + text.slice(span.end);
+  return text.endsWith('\n') ? `${text}\n${CLAUDE_MD_BLOCK}\n` : `${text}\n\n${CLAUDE_MD_BLOCK}`;
 }
 
-function replaceBlock(text: string, replacement: string): string | null {
+/** The text without the block and the separators init put around it; null when nothing else is left. */
+function withoutClaudeMdBlock(text: string): string | null {
+  const span = blockSpan(text);
+  if (!span) return text;
+  const before = text.slice(0, span.start);
+  const after = text.slice(span.end);
+  let rest: string;
+  if (after === '') rest = before.replace(/\n\n$/, '');
+  else if (after === '\n') rest = before.replace(/\n$/, '');
+  else rest = before.replace(/\n$/, '') + after.replace(/^\n/, '');
+  return rest === '' ? null : rest;
+}
+
+function blockSpan(text: string): { start: number; end: number } | null {
   const start = text.indexOf(CLAUDE_MD_BEGIN);
-  if (start < 0) return null;
-  const end = text.indexOf(CLAUDE_MD_END, start);
-  if (end < 0) return null;
-  return text.slice(0, start) + replacement + text.slice(end + CLAUDE_MD_END.length);
+  const end = start < 0 ? -1 : text.indexOf(CLAUDE_MD_END, start);
+  return end < 0 ? null : { start, end: end + CLAUDE_MD_END.length };
 }
 
 export interface InitOptions {
@@ -173,10 +239,12 @@ export function initProject(projectDir: string, options: InitOptions = {}): Chan
   const p = setupPaths(projectDir);
   const platform = options.platform ?? process.platform;
   // Read (and so validate) everything first: a malformed file stops init before any change.
-  const settings = readJsonObject(p.settings) ?? {};
-  const mcp = readJsonObject(p.mcp) ?? {};
-  const servers = mcp.mcpServers ?? {};
-  if (typeof servers !== 'object' || Array.isArray(servers)) throw invalidInput(`${p.mcp}: "mcpServers" is not an object; nothing was changed`);
+  const settings = JsonFileEdit.read(p.settings);
+  const mcp = JsonFileEdit.read(p.mcp);
+  const servers = mcp.value().mcpServers;
+  if (servers !== undefined && (typeof servers !== 'object' || servers === null || Array.isArray(servers))) {
+    throw invalidInput(`${p.mcp}: "mcpServers" is not an object; nothing was changed`);
+  }
   const scripts = options.hookScriptsDir ?? findHookScripts();
 
   const changes: Change[] = [];
@@ -185,8 +253,12 @@ export function initProject(projectDir: string, options: InitOptions = {}): Chan
     writeIfChanged(path.join(p.hooksDir, name), fs.readFileSync(path.join(scripts, name), 'utf8'), changes);
     if (name.endsWith('.sh')) fs.chmodSync(path.join(p.hooksDir, name), 0o755);
   }
-  writeIfChanged(p.settings, jsonText(withLtmHooks(settings, platform)), changes);
-  writeIfChanged(p.mcp, jsonText({ ...mcp, mcpServers: { ...(servers as Json), ltm: MCP_ENTRY } }), changes);
+  removeLtmHooks(settings);
+  addLtmHooks(settings, platform);
+  writeIfChanged(p.settings, settings.resultKeepingEquivalent(), changes);
+  if (servers === undefined) mcp.set(['mcpServers'], { ltm: MCP_ENTRY });
+  else mcp.set(['mcpServers', 'ltm'], MCP_ENTRY);
+  writeIfChanged(p.mcp, mcp.resultKeepingEquivalent(), changes);
   for (const [name, text] of Object.entries(SLASH_COMMANDS)) {
     const file = path.join(p.commandsDir, name);
     const existing = readTextIfExists(file);
@@ -204,22 +276,22 @@ export function initProject(projectDir: string, options: InitOptions = {}): Chan
 /** Removes exactly what init added. Memories in .claude/ltm/ are never touched. */
 export function uninitProject(projectDir: string): Change[] {
   const p = setupPaths(projectDir);
-  const settings = readJsonObject(p.settings);
-  const mcp = readJsonObject(p.mcp);
+  const settings = fs.existsSync(p.settings) ? JsonFileEdit.read(p.settings) : null;
+  const mcp = fs.existsSync(p.mcp) ? JsonFileEdit.read(p.mcp) : null;
   const changes: Change[] = [];
 
   for (const name of HOOK_SCRIPT_NAMES) writeIfChanged(path.join(p.hooksDir, name), null, changes);
   if (fs.existsSync(p.hooksDir) && fs.readdirSync(p.hooksDir).length === 0) fs.rmdirSync(p.hooksDir);
 
   if (settings) {
-    const cleaned = withoutLtmHooks(settings);
-    writeIfChanged(p.settings, Object.keys(cleaned).length === 0 ? null : jsonText(cleaned), changes);
+    removeLtmHooks(settings);
+    writeIfChanged(p.settings, settings.resultKeepingEquivalent(), changes);
   }
-  if (mcp && mcp.mcpServers && typeof mcp.mcpServers === 'object' && 'ltm' in (mcp.mcpServers as Json)) {
-    const { ltm: _removed, ...others } = mcp.mcpServers as Json;
-    const rest = { ...mcp, mcpServers: others };
-    if (Object.keys(others).length === 0) delete (rest as Json).mcpServers;
-    writeIfChanged(p.mcp, Object.keys(rest).length === 0 ? null : jsonText(rest), changes);
+  const servers = mcp?.value().mcpServers as Json | undefined;
+  if (mcp && servers && typeof servers === 'object' && 'ltm' in servers) {
+    mcp.set(['mcpServers', 'ltm'], undefined);
+    if (Object.keys(mcp.value().mcpServers as Json).length === 0) mcp.set(['mcpServers'], undefined);
+    writeIfChanged(p.mcp, mcp.result(), changes);
   }
   for (const name of Object.keys(SLASH_COMMANDS)) {
     const file = path.join(p.commandsDir, name);
@@ -228,14 +300,6 @@ export function uninitProject(projectDir: string): Change[] {
   if (fs.existsSync(p.commandsDir) && fs.readdirSync(p.commandsDir).length === 0) fs.rmdirSync(p.commandsDir);
 
   const claudeMd = readTextIfExists(p.claudeMd);
-  const start = claudeMd?.indexOf(CLAUDE_MD_BEGIN) ?? -1;
-  const end = start >= 0 ? claudeMd!.indexOf(CLAUDE_MD_END, start) : -1;
-  if (claudeMd !== null && start >= 0 && end >= 0) {
-    // Undo exactly what init did: the block and the blank line init put before it.
-    const before = claudeMd.slice(0, start).replace(/\n\n$/, '\n');
-    const after = claudeMd.slice(end + CLAUDE_MD_END.length).replace(/^\r?\n/, '');
-    const rest = before + after;
-    writeIfChanged(p.claudeMd, rest.trim() ? rest : null, changes);
-  }
+  if (claudeMd !== null && blockSpan(claudeMd)) writeIfChanged(p.claudeMd, withoutClaudeMdBlock(claudeMd), changes);
   return changes;
 }

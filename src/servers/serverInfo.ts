@@ -60,7 +60,7 @@ export function loadOrCreateIdentity(paths: StorePaths): ServerIdentity {
 }
 
 export function writeIdentity(paths: StorePaths, identity: ServerIdentity): void {
-  writeFileAtomic(identityPath(paths), `${JSON.stringify(identity, null, 2)}\n`, 0o600);
+  writeFileAtomic(identityPath(paths), `${JSON.stringify(identity, null, 2)}\n`, { mode: 0o600 });
   fs.chmodSync(identityPath(paths), 0o600);
 }
 
@@ -74,7 +74,7 @@ export function readServerInfo(paths: StorePaths): ServerInfo | null {
 }
 
 export function writeServerInfo(paths: StorePaths, info: ServerInfo): void {
-  writeFileAtomic(paths.server, `${JSON.stringify(info, null, 2)}\n`, 0o600);
+  writeFileAtomic(paths.server, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600, durable: false });
   fs.chmodSync(paths.server, 0o600);
 }
 
@@ -93,8 +93,23 @@ export function processIsAlive(pid: number): boolean {
   }
 }
 
-/** A server.json whose process is gone is stale: hooks would only waste a connection attempt. */
-export function liveServerInfo(paths: StorePaths): ServerInfo | null {
+/**
+ * The running server of a project, or null. A server.json is stale when its
+ * process is gone, or when its pid now belongs to something else (pids are
+ * reused after a reboot): only a server that answers with its token counts.
+ */
+export async function runningServerInfo(paths: StorePaths, timeoutMs = 1000): Promise<ServerInfo | null> {
   const info = readServerInfo(paths);
-  return info && processIsAlive(info.pid) ? info : null;
+  if (!info || !processIsAlive(info.pid)) return null;
+  try {
+    const response = await fetch(`http://127.0.0.1:${info.port}/health`, {
+      headers: { Authorization: `Bearer ${info.token}` },
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    if (!response.ok) return null;
+    const body = (await response.json()) as { project?: unknown };
+    return body.project === info.project ? info : null;
+  } catch {
+    return null;
+  }
 }

@@ -1,0 +1,84 @@
+/** What the numbers were measured on. */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { writeFileAtomic } from '../../src/core/files';
+import { summarise } from './stats';
+
+export interface MachineInfo {
+  cpuModel: string;
+  cores: number;
+  totalMemoryBytes: number;
+  node: string;
+  os: string;
+  tmpdir: string;
+  tmpFilesystem: string;
+  /** Median time of an fsync'd atomic write of 1 KB in the temp directory: the floor under every store write. */
+  smallWriteMs: number | null;
+  /** 1-minute load average when the run started and ended: other work on the machine skews every number. */
+  loadAverage: { start: number; end: number | null };
+}
+
+function readOr(file: string, fallback: string): string {
+  try {
+    return fs.readFileSync(file, 'utf8');
+  } catch {
+    return fallback;
+  }
+}
+
+function cpuModel(): string {
+  const match = /^model name\s*:\s*(.+)$/m.exec(readOr('/proc/cpuinfo', ''));
+  return match?.[1]?.trim() ?? os.cpus()[0]?.model ?? 'unknown';
+}
+
+function osName(): string {
+  const pretty = /^PRETTY_NAME="?([^"\n]+)"?$/m.exec(readOr('/etc/os-release', ''))?.[1];
+  return `${pretty ?? os.type()} (kernel ${os.release()}, ${os.arch()})`;
+}
+
+/** The filesystem type of the mount that holds `dir`, from /proc/mounts. */
+function filesystemOf(dir: string): string {
+  let best: { mount: string; type: string; device: string } | null = null;
+  for (const line of readOr('/proc/mounts', '').split('\n')) {
+    const [device, mount, type] = line.split(' ');
+    if (!device || !mount || !type) continue;
+    if ((dir === mount || dir.startsWith(mount.endsWith('/') ? mount : `${mount}/`)) && (!best || mount.length > best.mount.length)) {
+      best = { mount, type, device };
+    }
+  }
+  return best ? `${best.type} on ${best.device}, mounted at ${best.mount}` : 'unknown filesystem';
+}
+
+function smallWriteMs(tmpRoot: string): number | null {
+  const dir = fs.mkdtempSync(path.join(tmpRoot, 'fsync-'));
+  try {
+    const data = 'x'.repeat(1024);
+    const samples: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const t0 = performance.now();
+      writeFileAtomic(path.join(dir, 'probe.json'), data);
+      samples.push(performance.now() - t0);
+    }
+    return summarise(samples.slice(5)).median;
+  } catch {
+    return null;
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export function machineInfo(tmpRoot: string): MachineInfo {
+  const tmp = fs.realpathSync(os.tmpdir());
+  return {
+    cpuModel: cpuModel(),
+    cores: os.cpus().length,
+    totalMemoryBytes: os.totalmem(),
+    node: process.version,
+    os: osName(),
+    tmpdir: tmp,
+    tmpFilesystem: filesystemOf(tmp),
+    smallWriteMs: smallWriteMs(tmpRoot),
+    loadAverage: { start: os.loadavg()[0]!, end: null },
+  };
+}

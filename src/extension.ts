@@ -1,0 +1,94 @@
+/**
+ * The composition root: builds the services once and hands them down.
+ * Activation is cheap; stores are opened and servers started right after it,
+ * without holding up VS Code.
+ */
+import * as vscode from 'vscode';
+import { ContextKey } from './vscode/commandIds';
+import { registerCommands } from './vscode/commands';
+import { LtmMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
+import { MemoryTreeProvider } from './vscode/memoryTree';
+import { LtmSettings, type GroupBy } from './vscode/settings';
+import { MemoryStatusBar } from './vscode/statusBar';
+import { Panels } from './vscode/webviewPanels';
+import { WorkspaceMemories } from './vscode/workspaceMemories';
+
+/** What the extension exports: used by its integration tests and open to other extensions. */
+export interface LtmApi {
+  /** Resolves once every folder's store is open and its server started. */
+  ready: Promise<void>;
+  folders(): { name: string; path: string; memories: number; port: number | null; token: string | null; mcpUrl: string | null }[];
+}
+
+let running: WorkspaceMemories | undefined;
+
+export function activate(context: vscode.ExtensionContext): LtmApi {
+  const log = vscode.window.createOutputChannel('LTM', { log: true });
+  context.subscriptions.push(log);
+  const version = String((context.extension.packageJSON as { version?: string }).version ?? '0.0.0');
+  const settings = new LtmSettings();
+
+  const memories = new WorkspaceMemories({ log, settings, environment: context.environmentVariableCollection, version });
+  running = memories;
+  context.subscriptions.push(memories);
+
+  const groupBy = context.workspaceState.get<GroupBy>('ltm.groupBy') ?? settings.groupBy;
+  const tree = new MemoryTreeProvider(memories, groupBy);
+  const treeView = vscode.window.createTreeView('ltm.memories', { treeDataProvider: tree, showCollapseAll: true });
+  const statusBar = new MemoryStatusBar(memories);
+  const mcp = new LtmMcpProvider(memories, version);
+  const panels = new Panels(context.extensionUri, log, memories);
+  context.subscriptions.push(tree, treeView, statusBar, mcp, panels);
+  if (typeof vscode.lm?.registerMcpServerDefinitionProvider === 'function') {
+    context.subscriptions.push(vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcp));
+  }
+
+  const serversChanged = () => {
+    mcp.serversChanged();
+    statusBar.update();
+  };
+  context.subscriptions.push(...registerCommands({ context, log, memories, tree, panels, serversChanged }));
+
+  const updateContext = () => {
+    void vscode.commands.executeCommand('setContext', ContextKey.NoStore, memories.withStores().length === 0);
+    treeView.message = undefined;
+  };
+  void vscode.commands.executeCommand('setContext', ContextKey.GroupBy, groupBy);
+  context.subscriptions.push(memories.onDidChange(updateContext));
+  context.subscriptions.push(
+    settings.onDidChange(async (e) => {
+      for (const folder of memories.withStores()) {
+        await folder.applyExplicitSettings();
+        if (e.affectsConfiguration('ltm.preferredPort', folder.folder)) await folder.restartServer();
+      }
+      serversChanged();
+    }),
+  );
+
+  const ready = memories.start().then(
+    () => {
+      updateContext();
+      serversChanged();
+    },
+    (error: unknown) => log.error(`starting failed: ${(error as Error).stack ?? String(error)}`),
+  );
+
+  return {
+    ready,
+    folders: () =>
+      memories.all().map((f) => ({
+        name: f.name,
+        path: f.folder.uri.fsPath,
+        memories: f.store?.status().total_memories ?? 0,
+        port: f.server?.port ?? null,
+        token: f.server?.token ?? null,
+        mcpUrl: f.server?.mcpUrl ?? null,
+      })),
+  };
+}
+
+/** Stops every server (removing its server.json) before the host goes away. */
+export async function deactivate(): Promise<void> {
+  await running?.shutdown();
+  running = undefined;
+}

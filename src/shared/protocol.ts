@@ -1,0 +1,133 @@
+/**
+ * The messages between the extension and its webview, typed in both
+ * directions. Imported by src/vscode (extension side) and webview/ (browser
+ * side); it depends on neither.
+ */
+
+export type WebviewView = 'memory' | 'integrity' | 'archives';
+
+export interface PriorityView {
+  total: number;
+  difficulty: number;
+  recency: number;
+  frequency: number;
+  importance: 'critical' | 'important' | 'normal' | 'low';
+  importanceBoost: number;
+}
+
+export interface PhaseEventView {
+  phase: number;
+  at: string;
+  event: string;
+}
+
+export interface MemoryDetails {
+  id: string;
+  topic: string;
+  tags: string[];
+  /** 0 full, 1 hint, 2 abstract, 3 archived */
+  phase: number;
+  summary: string;
+  content: string;
+  difficulty: number;
+  accessCount: number;
+  createdAt: string;
+  accessedAt: string;
+  createdSession: number | null;
+  /** Absent for archived memories, which have no live priority. */
+  priority: PriorityView | null;
+  history: PhaseEventView[];
+  /** The full original text kept in archives/, when the memory was reduced or archived. */
+  archivedContent: string | null;
+  /** Why and when it left memories/, for archived memories. */
+  archivedReason: string | null;
+  archivedAt: string | null;
+  /** The folder the memory belongs to (multi-root). */
+  folder: string;
+}
+
+export interface ProblemView {
+  kind: string;
+  title: string;
+  detail: string;
+}
+
+export interface IntegrityView {
+  healthy: boolean;
+  problems: ProblemView[];
+  counts: Record<string, number>;
+  folder: string;
+}
+
+export interface FixView {
+  actions: string[];
+  healthy: boolean;
+}
+
+export interface ArchivedItemView {
+  id: string;
+  topic: string;
+  summary: string;
+  tags: string[];
+  archivedAt: string;
+  folder: string;
+}
+
+/** Extension → webview. */
+export type ToWebview =
+  | { type: 'memory'; memory: MemoryDetails }
+  | { type: 'memoryGone'; id: string; message: string }
+  | { type: 'integrity'; report: IntegrityView; fix: FixView | null }
+  | { type: 'archives'; query: string; items: ArchivedItemView[] }
+  | { type: 'busy'; busy: boolean }
+  | { type: 'notice'; level: 'info' | 'error'; message: string };
+
+/** Webview → extension. */
+export type FromWebview =
+  | { type: 'ready' }
+  | { type: 'saveSummary'; id: string; summary: string }
+  | { type: 'restore'; id: string }
+  | { type: 'openFile'; id: string }
+  | { type: 'openMemory'; id: string; folder: string }
+  | { type: 'runCheck' }
+  | { type: 'runFix'; cleanArchives: boolean }
+  | { type: 'searchArchives'; query: string };
+
+/** What the page is told when it loads (a data attribute of its body). */
+export interface WebviewBoot {
+  view: WebviewView;
+}
+
+const FROM_WEBVIEW_TYPES = new Set<FromWebview['type']>([
+  'ready',
+  'saveSummary',
+  'restore',
+  'openFile',
+  'openMemory',
+  'runCheck',
+  'runFix',
+  'searchArchives',
+]);
+
+/** The extension trusts nothing from the page: a message is checked before it is used. */
+export function parseFromWebview(value: unknown): FromWebview | null {
+  if (!value || typeof value !== 'object') return null;
+  const m = value as Record<string, unknown>;
+  if (typeof m.type !== 'string' || !FROM_WEBVIEW_TYPES.has(m.type as FromWebview['type'])) return null;
+  const str = (k: string) => typeof m[k] === 'string';
+  switch (m.type) {
+    case 'saveSummary':
+      return str('id') && str('summary') ? (m as FromWebview) : null;
+    case 'restore':
+    case 'openFile':
+      return str('id') ? (m as FromWebview) : null;
+    case 'openMemory':
+      return str('id') && str('folder') ? (m as FromWebview) : null;
+    case 'runFix':
+      return typeof m.cleanArchives === 'boolean' ? (m as FromWebview) : null;
+    case 'searchArchives':
+      return str('query') ? (m as FromWebview) : null;
+    default:
+      return m as FromWebview;
+  }
+}

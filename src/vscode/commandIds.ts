@@ -1,0 +1,28 @@
+/** Every command the extension contributes (package.json lists the same IDs). */
+export const enum CommandId {
+  Initialize = 'ltm.initialize',
+  SetUpClaude = 'ltm.setUpClaude',
+  RemoveClaudeSetup = 'ltm.removeClaudeSetup',
+  Remember = 'ltm.remember',
+  NewMemory = 'ltm.newMemory',
+  Search = 'ltm.search',
+  OpenMemory = 'ltm.openMemory',
+  EditSummary = 'ltm.editSummary',
+  Forget = 'ltm.forget',
+  Restore = 'ltm.restore',
+  CopyId = 'ltm.copyId',
+  OpenFile = 'ltm.openFile',
+  CheckIntegrity = 'ltm.checkIntegrity',
+  FixIntegrity = 'ltm.fixIntegrity',
+  ShowArchives = 'ltm.showArchives',
+  ShowStatus = 'ltm.showStatus',
+  Refresh = 'ltm.refresh',
+  GroupByPhase = 'ltm.groupByPhase',
+  GroupByTag = 'ltm.groupByTag',
+}
+
+/** Context keys that gate views and menus. */
+export const enum ContextKey {
+  NoStore = 'ltm.noStore',
+  GroupBy = 'ltm.groupBy',
+}

@@ -1,0 +1,305 @@
+/**
+ * The commands (category "LTM"). Each resolves its target (a tree item, the
+ * selection, or a question to the person), does its work with progress where
+ * it can take time, and reports errors as a clear message and in the log.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { LtmError } from '../core/errors';
+import { PHASE_NAMES, type Phase } from '../core/model';
+import type { MemoryView } from '../core/store';
+import { initProject, uninitProject } from '../servers/claudeSetup';
+import { CommandId, ContextKey } from './commandIds';
+import type { FolderMemory } from './folderMemory';
+import type { MemoryTreeNode, MemoryTreeProvider } from './memoryTree';
+import type { Panels } from './webviewPanels';
+import type { WorkspaceMemories } from './workspaceMemories';
+import type { GroupBy } from './settings';
+
+export interface CommandDeps {
+  context: vscode.ExtensionContext;
+  log: vscode.LogOutputChannel;
+  memories: WorkspaceMemories;
+  tree: MemoryTreeProvider;
+  panels: Panels;
+  /** Called after servers started or stopped (MCP definitions, status bar). */
+  serversChanged: () => void;
+}
+
+interface MemoryTarget {
+  folder: FolderMemory;
+  memory: MemoryView;
+}
+
+function isMemoryNode(value: unknown): value is Extract<MemoryTreeNode, { kind: 'memory' }> {
+  return Boolean(value && typeof value === 'object' && (value as MemoryTreeNode).kind === 'memory');
+}
+
+export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
+  const { log, memories, tree, panels } = deps;
+
+  /** Runs a command body; any error becomes one clear message and a log line. */
+  const command = (id: CommandId, body: (...args: unknown[]) => unknown): vscode.Disposable =>
+    vscode.commands.registerCommand(id, async (...args: unknown[]) => {
+      try {
+        return await body(...args);
+      } catch (error) {
+        const message = error instanceof LtmError ? error.message : `unexpected error: ${(error as Error).message}`;
+        log.error(`${id}: ${error instanceof LtmError ? message : ((error as Error).stack ?? message)}`);
+        void vscode.window.showErrorMessage(`LTM: ${message}`);
+        return undefined;
+      }
+    });
+
+  const folderWithStore = async (action: string): Promise<FolderMemory | undefined> => {
+    const folder = await memories.pick(`Folder whose memories to ${action}`, true);
+    if (!folder) void vscode.window.showInformationMessage('LTM: no folder has a memory store yet. Run "LTM: Initialize memory" first.');
+    return folder;
+  };
+
+  /** All memories of all folders, for quick picks. */
+  const pickMemory = async (placeHolder: string, phase?: number): Promise<MemoryTarget | undefined> => {
+    const items = memories.withStores().flatMap((folder) =>
+      folder.store!.list({ phase, limit: Number.MAX_SAFE_INTEGER }).memories.map((memory) => ({
+        label: memory.topic.replace(/\s+/g, ' '),
+        description: `${memory.id}${memories.withStores().length > 1 ? ` · ${folder.name}` : ''}`,
+        detail: memory.summary.replace(/\s+/g, ' '),
+        target: { folder, memory },
+      })),
+    );
+    if (items.length === 0) {
+      void vscode.window.showInformationMessage(phase === 3 ? 'LTM: there are no archived memories.' : 'LTM: there are no memories yet.');
+      return undefined;
+    }
+    const picked = await vscode.window.showQuickPick(items, { placeHolder, matchOnDescription: true, matchOnDetail: true });
+    return picked?.target;
+  };
+
+  const targetOf = async (arg: unknown, placeHolder: string, phase?: number): Promise<MemoryTarget | undefined> =>
+    isMemoryNode(arg) ? { folder: arg.folder, memory: arg.memory } : pickMemory(placeHolder, phase);
+
+  const remember = async (fromSelection: boolean) => {
+    const editor = vscode.window.activeTextEditor;
+    const selected = fromSelection && editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : '';
+    const folder =
+      (editor && memories.withStores().find((f) => editor.document.uri.fsPath.startsWith(f.folder.uri.fsPath + path.sep))) ??
+      (await folderWithStore('add to'));
+    if (!folder?.store) return;
+    const content =
+      selected ||
+      (await vscode.window.showInputBox({
+        title: 'Remember (1/3): content',
+        prompt: 'What should Claude Code remember? The problem, the cause, the fix.',
+        ignoreFocusOut: true,
+        validateInput: (v) => (v.trim() ? null : 'Content must not be empty'),
+      }));
+    if (!content) return;
+    const firstLine = content.split('\n').find((l) => l.trim())?.trim().slice(0, 80) ?? '';
+    const topic = await vscode.window.showInputBox({
+      title: 'Remember (2/3): topic',
+      prompt: 'A short topic',
+      value: firstLine,
+      ignoreFocusOut: true,
+      validateInput: (v) => (v.trim() ? null : 'Topic must not be empty'),
+    });
+    if (!topic) return;
+    const tags = await vscode.window.showInputBox({
+      title: 'Remember (3/3): tags',
+      prompt: 'Tags, comma-separated (empty: suggested from the text; importance:critical keeps it forever)',
+      ignoreFocusOut: true,
+    });
+    if (tags === undefined) return;
+    const tagList = tags.split(',').map((t) => t.trim()).filter(Boolean);
+    const result = await folder.store.store({ topic, content, tags: tagList, autoTag: tagList.length === 0 });
+    folder.refresh();
+    log.info(`${folder.name}: stored ${result.memory.id} "${result.memory.topic}"`);
+    const redacted = result.redactions.length > 0 ? ` Secrets were removed: ${result.redactions.map((r) => r.kind).join(', ')}.` : '';
+    const open = await vscode.window.showInformationMessage(`LTM: remembered "${result.memory.topic}" (${result.memory.id}).${redacted}`, 'Open');
+    if (open) panels.showMemory(folder, result.memory.id);
+  };
+
+  const setGroupBy = async (groupBy: GroupBy) => {
+    tree.setGroupBy(groupBy);
+    await vscode.commands.executeCommand('setContext', ContextKey.GroupBy, groupBy);
+    await deps.context.workspaceState.update('ltm.groupBy', groupBy);
+  };
+
+  const fix = async (folder: FolderMemory) => {
+    const store = folder.store!;
+    const result = await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title: `LTM: fixing ${folder.name}…` },
+      () => store.fix({}),
+    );
+    folder.refresh();
+    log.info(`${folder.name}: fix: ${result.actions.length} action(s)${result.actions.map((a) => `\n  ${a}`).join('')}`);
+    const summary =
+      result.actions.length === 0
+        ? `LTM: ${folder.name} had nothing to repair.`
+        : `LTM: repaired ${result.actions.length} problem(s) in ${folder.name}; ${result.report.healthy ? 'the store is healthy' : `${result.report.problems.length} remain`}.`;
+    const more = await vscode.window.showInformationMessage(summary, 'Show Details');
+    if (more) panels.showIntegrity(folder);
+  };
+
+  return [
+    command(CommandId.Initialize, async () => {
+      const folder = await memories.pick('Folder to give a memory', false);
+      if (!folder) return;
+      await vscode.window.withProgress({ location: vscode.ProgressLocation.Notification, title: 'LTM: initializing memory…' }, () =>
+        folder.initialize(),
+      );
+      deps.serversChanged();
+      const next = await vscode.window.showInformationMessage(`LTM: memory initialized in ${folder.name}.`, 'Set up Claude Code');
+      if (next) await vscode.commands.executeCommand(CommandId.SetUpClaude, folder);
+    }),
+    command(CommandId.SetUpClaude, async (arg) => {
+      const folder = (arg && typeof arg === 'object' && 'folder' in arg ? (arg as FolderMemory) : undefined) ?? (await memories.pick('Folder to set up for Claude Code', false));
+      if (!folder) return;
+      const changes = initProject(folder.folder.uri.fsPath);
+      await folder.initialize();
+      deps.serversChanged();
+      const changed = changes.filter((c) => c.action !== 'unchanged');
+      log.info(`${folder.name}: set up Claude Code${changed.map((c) => `\n  ${c.action} ${path.relative(folder.folder.uri.fsPath, c.file)}`).join('')}`);
+      const open = await vscode.window.showInformationMessage(
+        changed.length === 0
+          ? `LTM: Claude Code was already set up in ${folder.name}.`
+          : `LTM: Claude Code set up in ${folder.name} (${changed.length} file(s)). Start claude in a new terminal to use its memory.`,
+        'Open Terminal',
+      );
+      if (open) vscode.window.createTerminal({ name: 'Claude Code', cwd: folder.folder.uri }).show();
+    }),
+    command(CommandId.RemoveClaudeSetup, async () => {
+      const folder = await memories.pick('Folder to remove the Claude Code setup from', false);
+      if (!folder) return;
+      const confirmed = await vscode.window.showWarningMessage(
+        `Remove LTM's hooks, MCP entry, slash commands and CLAUDE.md block from ${folder.name}? Memories are kept.`,
+        { modal: true },
+        'Remove',
+      );
+      if (confirmed !== 'Remove') return;
+      const changes = uninitProject(folder.folder.uri.fsPath).filter((c) => c.action !== 'unchanged');
+      log.info(`${folder.name}: removed Claude Code setup${changes.map((c) => `\n  ${c.action} ${path.relative(folder.folder.uri.fsPath, c.file)}`).join('')}`);
+      void vscode.window.showInformationMessage(`LTM: removed the Claude Code setup from ${folder.name} (${changes.length} file(s)); memories were kept.`);
+    }),
+    command(CommandId.Remember, () => remember(true)),
+    command(CommandId.NewMemory, () => remember(false)),
+    command(CommandId.Search, () => searchMemories(memories, panels)),
+    command(CommandId.OpenMemory, async (arg) => {
+      const target = await targetOf(arg, 'Memory to open');
+      if (target) panels.showMemory(target.folder, target.memory.id);
+    }),
+    command(CommandId.EditSummary, async (arg) => {
+      const target = await targetOf(arg, 'Memory whose summary to edit');
+      if (!target || target.memory.phase === 3) return;
+      const summary = await vscode.window.showInputBox({
+        title: `Summary of "${target.memory.topic}"`,
+        value: target.memory.summary,
+        ignoreFocusOut: true,
+        validateInput: (v) => (v.trim() ? null : 'The summary must not be empty'),
+      });
+      if (summary === undefined || summary === target.memory.summary) return;
+      await target.folder.store!.updateSummary(target.memory.id, summary);
+      target.folder.refresh();
+    }),
+    command(CommandId.Forget, async (arg) => {
+      const target = await targetOf(arg, 'Memory to forget');
+      if (!target || target.memory.phase === 3) return;
+      const choice = await vscode.window.showWarningMessage(
+        `Forget "${target.memory.topic}"? Its text stays in the archive and can be restored.`,
+        { modal: true },
+        'Forget',
+      );
+      if (choice !== 'Forget') return;
+      await target.folder.store!.forget(target.memory.id);
+      target.folder.refresh();
+      log.info(`${target.folder.name}: forgot ${target.memory.id}`);
+    }),
+    command(CommandId.Restore, async (arg) => {
+      const target = await targetOf(arg, 'Archived memory to restore', 3);
+      if (!target) return;
+      const restored = await target.folder.store!.restore(target.memory.id);
+      target.folder.refresh();
+      log.info(`${target.folder.name}: restored ${restored.id}`);
+      void vscode.window.showInformationMessage(`LTM: restored "${restored.topic}" with its full text.`);
+    }),
+    command(CommandId.CopyId, async (arg) => {
+      const target = await targetOf(arg, 'Memory whose ID to copy');
+      if (target) await vscode.env.clipboard.writeText(target.memory.id);
+    }),
+    command(CommandId.OpenFile, async (arg) => {
+      const target = await targetOf(arg, 'Memory file to open');
+      if (target) await target.folder.openFile(target.memory.id);
+    }),
+    command(CommandId.CheckIntegrity, async () => {
+      const folder = await folderWithStore('check');
+      if (folder) panels.showIntegrity(folder);
+    }),
+    command(CommandId.FixIntegrity, async () => {
+      const folder = await folderWithStore('repair');
+      if (folder) await fix(folder);
+    }),
+    command(CommandId.ShowArchives, () => panels.showArchives()),
+    command(CommandId.ShowStatus, async () => {
+      const folders = memories.withStores();
+      if (folders.length === 0) {
+        void vscode.window.showInformationMessage('LTM: no folder has a memory store yet.', 'Initialize Memory').then((c) => c && vscode.commands.executeCommand(CommandId.Initialize));
+        return;
+      }
+      const lines = folders.map((f) => {
+        const s = f.store!.status();
+        const server = f.server ? `server 127.0.0.1:${f.server.port}` : `server not running${f.serverProblem ? ` (${f.serverProblem})` : ''}`;
+        return `${f.name}: ${s.total_memories} memories (Full ${s.by_phase.full}, Hint ${s.by_phase.hint}, Abstract ${s.by_phase.abstract}), ${s.total_archived} archived, ${s.session_count} sessions, ${server}`;
+      });
+      for (const line of lines) log.info(line);
+      const choice = await vscode.window.showInformationMessage(`LTM: ${lines.join(' | ')}`, 'Check Integrity', 'Show Log');
+      if (choice === 'Check Integrity') await vscode.commands.executeCommand(CommandId.CheckIntegrity);
+      if (choice === 'Show Log') log.show();
+    }),
+    command(CommandId.Refresh, () => {
+      for (const f of memories.all()) f.refresh();
+      tree.refresh();
+    }),
+    command(CommandId.GroupByPhase, () => setGroupBy('phase')),
+    command(CommandId.GroupByTag, () => setGroupBy('tag')),
+  ];
+}
+
+/** A quick pick whose items are the live, ranked results of what is typed. */
+async function searchMemories(memories: WorkspaceMemories, panels: Panels): Promise<void> {
+  const quickPick = vscode.window.createQuickPick<vscode.QuickPickItem & { target?: { folder: FolderMemory; id: string } }>();
+  quickPick.placeholder = 'Search memories (typos and prefixes are fine)';
+  quickPick.matchOnDescription = false;
+  quickPick.matchOnDetail = false;
+  const update = (query: string) => {
+    if (!query.trim()) {
+      quickPick.items = [];
+      return;
+    }
+    const several = memories.withStores().length > 1;
+    const results = memories
+      .withStores()
+      .flatMap((folder) => folder.store!.search(query, { scope: 'all', limit: 20 }).map((r) => ({ r, folder })))
+      .sort((a, b) => b.r.score - a.r.score)
+      .slice(0, 30);
+    // alwaysShow: the results are already ranked; the quick pick must not filter them again.
+    quickPick.items = results.map(({ r, folder }) => ({
+      label: r.topic.replace(/\s+/g, ' '),
+      description: `${PHASE_NAMES[r.phase as Phase]}${r.tags.length ? ` · ${r.tags.join(', ')}` : ''}${several ? ` · ${folder.name}` : ''}`,
+      detail: r.summary.replace(/\s+/g, ' '),
+      alwaysShow: true,
+      target: { folder, id: r.id },
+    }));
+  };
+  const disposables = [
+    quickPick.onDidChangeValue(update),
+    quickPick.onDidAccept(() => {
+      const target = quickPick.selectedItems[0]?.target;
+      if (target) panels.showMemory(target.folder, target.id);
+      quickPick.hide();
+    }),
+    quickPick.onDidHide(() => {
+      for (const d of disposables) d.dispose();
+      quickPick.dispose();
+    }),
+  ];
+  quickPick.show();
+}

@@ -1,0 +1,104 @@
+/**
+ * Turns what the store holds into the plain views the webview shows.
+ */
+import { PROBLEM_TITLES, type IntegrityReport } from '../core/integrity';
+import type { FixResult, MemoryStore, SearchResultItem } from '../core/store';
+import type { ArchivedItemView, FixView, IntegrityView, MemoryDetails } from '../shared/protocol';
+
+/** Details of an active memory, or of an archived one; null when the ID is unknown. */
+export function memoryDetails(store: MemoryStore, id: string, folder: string): MemoryDetails | null {
+  let active;
+  try {
+    active = store.peek(id);
+  } catch {
+    active = null;
+  }
+  if (active) {
+    const p = store.priorityOf(id);
+    let archivedContent: string | null = null;
+    if (active.phase > 0) {
+      try {
+        archivedContent = store.getArchived(id).content;
+      } catch {
+        archivedContent = null;
+      }
+    }
+    return {
+      id,
+      topic: active.topic,
+      tags: active.tags,
+      phase: active.phase,
+      summary: active.summary,
+      content: active.content,
+      difficulty: active.difficulty,
+      accessCount: active.access_count,
+      createdAt: active.created_at,
+      accessedAt: active.accessed_at,
+      createdSession: active.created_session,
+      priority: {
+        total: p.priority,
+        difficulty: p.difficulty,
+        recency: p.recency,
+        frequency: p.frequency,
+        importance: p.importance,
+        importanceBoost: p.importanceBoost,
+      },
+      history: active.phase_history,
+      archivedContent,
+      archivedReason: null,
+      archivedAt: null,
+      folder,
+    };
+  }
+  let archived;
+  try {
+    archived = store.getArchived(id);
+  } catch {
+    return null;
+  }
+  return {
+    id,
+    topic: archived.topic,
+    tags: archived.tags,
+    phase: 3,
+    summary: archived.summary,
+    content: archived.content,
+    difficulty: archived.difficulty,
+    accessCount: 0,
+    createdAt: archived.created_at,
+    accessedAt: '',
+    createdSession: archived.created_session,
+    priority: null,
+    history: [
+      ...archived.phase_history,
+      ...(archived.entry ? [{ phase: 3, at: archived.entry.archived_at, event: archived.entry.reason }] : []),
+    ],
+    archivedContent: archived.content,
+    archivedReason: archived.entry?.reason ?? null,
+    archivedAt: archived.entry?.archived_at ?? null,
+    folder,
+  };
+}
+
+export function integrityView(report: IntegrityReport, folder: string): IntegrityView {
+  return {
+    healthy: report.healthy,
+    problems: report.problems.map((p) => ({ kind: p.kind, title: PROBLEM_TITLES[p.kind], detail: p.detail })),
+    counts: { ...report.counts },
+    folder,
+  };
+}
+
+export function fixView(result: FixResult): FixView {
+  return { actions: result.actions, healthy: result.report.healthy };
+}
+
+export function archivedItemView(store: MemoryStore, item: SearchResultItem, folder: string): ArchivedItemView {
+  let archivedAt = '';
+  try {
+    archivedAt = store.getArchived(item.id).entry?.archived_at ?? '';
+  } catch {
+    archivedAt = '';
+  }
+  return { id: item.id, topic: item.topic, summary: item.summary, tags: item.tags, archivedAt, folder };
+}

@@ -1,0 +1,162 @@
+/**
+ * The "Memories" tree: folders (multi-root), then groups by phase or by tag,
+ * then memories by priority.
+ */
+import * as vscode from 'vscode';
+import { importanceOf, type Importance } from '../core/priority';
+import type { MemoryView } from '../core/store';
+import { CommandId } from './commandIds';
+import type { FolderMemory } from './folderMemory';
+import { DisposableOwner } from './lifecycle';
+import type { GroupBy } from './settings';
+import type { WorkspaceMemories } from './workspaceMemories';
+
+export type MemoryTreeNode =
+  | { kind: 'folder'; folder: FolderMemory }
+  | { kind: 'group'; folder: FolderMemory; label: string; phase?: number; tag?: string | null; memories: MemoryView[] }
+  | { kind: 'memory'; folder: FolderMemory; memory: MemoryView };
+
+const PHASES: { phase: number; label: string; icon: string }[] = [
+  { phase: 0, label: 'Full', icon: 'note' },
+  { phase: 1, label: 'Hint', icon: 'lightbulb' },
+  { phase: 2, label: 'Abstract', icon: 'symbol-text' },
+  { phase: 3, label: 'Archived', icon: 'archive' },
+];
+
+const IMPORTANCE_COLOR: Partial<Record<Importance, string>> = {
+  critical: 'charts.red',
+  important: 'charts.orange',
+  low: 'disabledForeground',
+};
+
+/** Memories of a folder, active ones by priority and then archived ones, newest first. */
+function memoriesOf(folder: FolderMemory): MemoryView[] {
+  const store = folder.store;
+  if (!store) return [];
+  const active = store.list({ limit: Number.MAX_SAFE_INTEGER }).memories;
+  const archived = store.list({ phase: 3, limit: Number.MAX_SAFE_INTEGER }).memories;
+  return [...active, ...archived];
+}
+
+export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDataProvider<MemoryTreeNode> {
+  private readonly changed = this.own(new vscode.EventEmitter<MemoryTreeNode | undefined>());
+  readonly onDidChangeTreeData = this.changed.event;
+
+  constructor(
+    private readonly memories: WorkspaceMemories,
+    private groupByValue: GroupBy,
+  ) {
+    super();
+    this.own(memories.onDidChange(() => this.changed.fire(undefined)));
+  }
+
+  get groupBy(): GroupBy {
+    return this.groupByValue;
+  }
+
+  setGroupBy(groupBy: GroupBy): void {
+    this.groupByValue = groupBy;
+    this.changed.fire(undefined);
+  }
+
+  refresh(): void {
+    this.changed.fire(undefined);
+  }
+
+  getChildren(node?: MemoryTreeNode): MemoryTreeNode[] {
+    if (!node) {
+      const folders = this.memories.withStores();
+      // One folder: its groups are the roots; several: each folder is a root.
+      if (folders.length === 1) return this.groups(folders[0]!);
+      return folders.map((folder) => ({ kind: 'folder', folder }));
+    }
+    if (node.kind === 'folder') return this.groups(node.folder);
+    if (node.kind === 'group') return node.memories.map((memory) => ({ kind: 'memory', folder: node.folder, memory }));
+    return [];
+  }
+
+  private groups(folder: FolderMemory): MemoryTreeNode[] {
+    const all = memoriesOf(folder);
+    if (this.groupByValue === 'phase') {
+      return PHASES.map(({ phase, label }) => ({ kind: 'group' as const, folder, label, phase, memories: all.filter((m) => m.phase === phase) })).filter(
+        (g) => g.memories.length > 0,
+      );
+    }
+    const byTag = new Map<string, MemoryView[]>();
+    const untagged: MemoryView[] = [];
+    for (const m of all) {
+      if (m.tags.length === 0) untagged.push(m);
+      for (const tag of m.tags) byTag.set(tag, [...(byTag.get(tag) ?? []), m]);
+    }
+    const groups: MemoryTreeNode[] = [...byTag]
+      .sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1))
+      .map(([tag, memories]) => ({ kind: 'group', folder, label: tag, tag, memories }));
+    if (untagged.length > 0) groups.push({ kind: 'group', folder, label: '(untagged)', tag: null, memories: untagged });
+    return groups;
+  }
+
+  getTreeItem(node: MemoryTreeNode): vscode.TreeItem {
+    if (node.kind === 'folder') {
+      const item = new vscode.TreeItem(node.folder.name, vscode.TreeItemCollapsibleState.Expanded);
+      item.iconPath = new vscode.ThemeIcon('root-folder');
+      item.description = `${node.folder.store?.status().total_memories ?? 0} memories`;
+      item.id = `folder:${node.folder.folder.uri.toString()}`;
+      item.contextValue = 'folder';
+      return item;
+    }
+    if (node.kind === 'group') {
+      const phase = PHASES.find((p) => p.phase === node.phase);
+      const collapsed = node.phase === 3 || (node.phase === undefined && node.memories.length > 20);
+      const item = new vscode.TreeItem(node.label, collapsed ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
+      item.description = String(node.memories.length);
+      item.iconPath = new vscode.ThemeIcon(phase ? phase.icon : 'tag');
+      item.id = `group:${node.folder.folder.uri.toString()}:${this.groupByValue}:${node.label}`;
+      item.contextValue = 'group';
+      return item;
+    }
+    return this.memoryItem(node.folder, node.memory);
+  }
+
+  private memoryItem(folder: FolderMemory, m: MemoryView): vscode.TreeItem {
+    const archived = m.phase === 3;
+    const importance = importanceOf(m.tags);
+    const item = new vscode.TreeItem(m.topic.replace(/\s+/g, ' ').slice(0, 200), vscode.TreeItemCollapsibleState.None);
+    item.id = `memory:${folder.folder.uri.toString()}:${m.id}`;
+    const tags = m.tags.filter((t) => !t.startsWith('importance:'));
+    const parts = [
+      ...(importance !== 'normal' ? [`★ ${importance}`] : []),
+      archived ? 'archived' : m.priority.toFixed(2),
+      ...(tags.length > 0 ? [tags.join(', ')] : []),
+    ];
+    item.description = parts.join(' · ');
+    const phase = PHASES[m.phase]!;
+    const color = IMPORTANCE_COLOR[importance];
+    item.iconPath = new vscode.ThemeIcon(phase.icon, color ? new vscode.ThemeColor(color) : undefined);
+    item.tooltip = tooltipFor(m, phase.label, importance);
+    item.contextValue = archived ? 'memory.archived' : m.phase > 0 ? 'memory.reduced' : 'memory.full';
+    item.command = { command: CommandId.OpenMemory, title: 'Open', arguments: [{ kind: 'memory', folder, memory: m }] };
+    item.accessibilityInformation = { label: `${m.topic}, ${phase.label}${archived ? '' : `, priority ${m.priority.toFixed(2)}`}` };
+    return item;
+  }
+}
+
+/** Memory text goes in with appendText, which escapes Markdown: a topic cannot inject links or HTML. */
+function tooltipFor(m: MemoryView, phaseLabel: string, importance: Importance): vscode.MarkdownString {
+  const md = new vscode.MarkdownString(undefined, false);
+  md.isTrusted = false;
+  md.supportHtml = false;
+  md.appendMarkdown('**');
+  md.appendText(m.topic);
+  md.appendMarkdown('**\n\n');
+  md.appendText(m.summary || '(no summary)');
+  md.appendMarkdown('\n\n---\n\n');
+  const facts =
+    m.phase === 3
+      ? `${phaseLabel} · archived ${m.accessed_at.slice(0, 10)}`
+      : `${phaseLabel} · priority ${m.priority.toFixed(2)} · difficulty ${m.difficulty.toFixed(2)} · ${m.access_count} access${m.access_count === 1 ? '' : 'es'} · created ${m.created_at.slice(0, 10)}`;
+  md.appendText(facts);
+  if (importance !== 'normal') md.appendText(` · importance: ${importance}`);
+  md.appendMarkdown('\n\n');
+  md.appendText(m.id);
+  return md;
+}

@@ -1,0 +1,53 @@
+/**
+ * The extension's settings (package.json `contributes.configuration`), read
+ * in one place. Store limits live in state.json so that the CLI and hooks use
+ * the same values; a setting the person has set explicitly is copied there.
+ */
+import * as vscode from 'vscode';
+import type { StoreConfig } from '../core/model';
+
+export type GroupBy = 'phase' | 'tag';
+
+const SECTION = 'ltm';
+
+export class LtmSettings {
+  private get config(): vscode.WorkspaceConfiguration {
+    return vscode.workspace.getConfiguration(SECTION);
+  }
+
+  get groupBy(): GroupBy {
+    return this.config.get<string>('groupBy') === 'tag' ? 'tag' : 'phase';
+  }
+
+  injectionTokenBudget(folder: vscode.WorkspaceFolder): number {
+    return vscode.workspace.getConfiguration(SECTION, folder).get<number>('injectionTokenBudget') ?? 2000;
+  }
+
+  preferredPort(folder: vscode.WorkspaceFolder): number | undefined {
+    const port = vscode.workspace.getConfiguration(SECTION, folder).get<number>('preferredPort') ?? 0;
+    return port > 0 ? port : undefined;
+  }
+
+  /** Only the limits a person set (user, workspace or folder): defaults never override state.json. */
+  explicitStoreConfig(folder: vscode.WorkspaceFolder): Partial<StoreConfig> {
+    const config = vscode.workspace.getConfiguration(SECTION, folder);
+    const explicit = (key: string): number | undefined => {
+      const i = config.inspect<number>(key);
+      return i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
+    };
+    const result: Partial<StoreConfig> = {};
+    const max = explicit('maxMemories');
+    const load = explicit('memoriesToLoad');
+    const batch = explicit('evictionBatchSize');
+    if (max !== undefined) result.max_memories = max;
+    if (load !== undefined) result.memories_to_load = load;
+    if (batch !== undefined) result.eviction_batch_size = batch;
+    return result;
+  }
+
+  onDidChange(listener: (e: vscode.ConfigurationChangeEvent) => void): vscode.Disposable {
+    return vscode.workspace.onDidChangeConfiguration((e) => {
+      if (e.affectsConfiguration(SECTION)) listener(e);
+    });
+  }
+}

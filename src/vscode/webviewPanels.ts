@@ -1,0 +1,300 @@
+/**
+ * The webview panels: one per open memory, one integrity panel, one archives
+ * panel. They share one browser bundle (dist/webview.js) and the typed
+ * protocol in src/shared/protocol.ts. Every piece of memory text reaches the
+ * page as data and is rendered as text there.
+ */
+import { randomBytes } from 'node:crypto';
+import * as vscode from 'vscode';
+import { LtmError } from '../core/errors';
+import { parseFromWebview, type FromWebview, type ToWebview, type WebviewView } from '../shared/protocol';
+import type { FolderMemory } from './folderMemory';
+import { DisposableOwner } from './lifecycle';
+import { archivedItemView, fixView, integrityView, memoryDetails } from './memoryDetails';
+import type { WorkspaceMemories } from './workspaceMemories';
+
+export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, view: WebviewView, title: string): string {
+  const nonce = randomBytes(16).toString('base64');
+  const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', name)).toString();
+  const csp = [
+    "default-src 'none'",
+    `style-src ${webview.cspSource} 'nonce-${nonce}'`,
+    `font-src ${webview.cspSource}`,
+    `img-src ${webview.cspSource} data:`,
+    `script-src 'nonce-${nonce}'`,
+  ].join('; ');
+  const escapedTitle = title.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${csp}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<link rel="stylesheet" href="${asset('codicon.css')}" id="vscode-codicon-stylesheet" nonce="${nonce}">
+<link rel="stylesheet" href="${asset('webview.css')}" nonce="${nonce}">
+<title>${escapedTitle}</title>
+</head>
+<body data-view="${view}">
+<main id="app" aria-live="polite"></main>
+<script nonce="${nonce}" src="${asset('webview.js')}"></script>
+</body>
+</html>`;
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof LtmError ? error.message : `unexpected error: ${(error as Error).message}`;
+}
+
+/** A webview panel speaking the typed protocol. */
+abstract class LtmPanel extends DisposableOwner {
+  protected readonly panel: vscode.WebviewPanel;
+
+  constructor(
+    extensionUri: vscode.Uri,
+    viewType: string,
+    title: string,
+    view: WebviewView,
+    protected readonly log: vscode.LogOutputChannel,
+  ) {
+    super();
+    this.panel = vscode.window.createWebviewPanel(viewType, title, vscode.ViewColumn.Active, {
+      enableScripts: true,
+      retainContextWhenHidden: false,
+      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist')],
+    });
+    this.panel.iconPath = new vscode.ThemeIcon(view === 'memory' ? 'note' : view === 'integrity' ? 'shield' : 'archive');
+    this.panel.webview.html = webviewHtml(this.panel.webview, extensionUri, view, title);
+    this.own(this.panel.onDidDispose(() => this.dispose()));
+    this.own(
+      this.panel.webview.onDidReceiveMessage(async (raw: unknown) => {
+        const message = parseFromWebview(raw);
+        if (!message) {
+          this.log.warn(`ignored a malformed message from the ${view} webview`);
+          return;
+        }
+        try {
+          await this.onMessage(message);
+        } catch (error) {
+          this.log.error(`${view} webview: ${errorMessage(error)}`);
+          this.post({ type: 'notice', level: 'error', message: errorMessage(error) });
+        }
+      }),
+    );
+  }
+
+  protected post(message: ToWebview): void {
+    void this.panel.webview.postMessage(message);
+  }
+
+  reveal(): void {
+    this.panel.reveal();
+  }
+
+  onDidDispose(listener: () => void): vscode.Disposable {
+    return this.panel.onDidDispose(listener);
+  }
+
+  override dispose(): void {
+    if (this.isDisposed) return;
+    super.dispose();
+    this.panel.dispose();
+  }
+
+  protected abstract onMessage(message: FromWebview): Promise<void>;
+}
+
+export class MemoryPanel extends LtmPanel {
+  constructor(
+    extensionUri: vscode.Uri,
+    log: vscode.LogOutputChannel,
+    readonly folder: FolderMemory,
+    readonly memoryId: string,
+  ) {
+    super(extensionUri, 'ltm.memory', 'Memory', 'memory', log);
+    this.own(folder.onDidChange(() => this.update()));
+  }
+
+  update(): void {
+    const store = this.folder.store;
+    const details = store ? memoryDetails(store, this.memoryId, this.folder.name) : null;
+    if (!details) {
+      this.panel.title = `${this.memoryId} (gone)`;
+      this.post({ type: 'memoryGone', id: this.memoryId, message: `${this.memoryId} no longer exists in ${this.folder.name}.` });
+      return;
+    }
+    this.panel.title = details.topic.length > 40 ? `${details.topic.slice(0, 39)}…` : details.topic;
+    this.post({ type: 'memory', memory: details });
+  }
+
+  protected async onMessage(message: FromWebview): Promise<void> {
+    const store = this.folder.store;
+    if (!store) return;
+    switch (message.type) {
+      case 'ready':
+        this.update();
+        return;
+      case 'saveSummary':
+        await store.updateSummary(message.id, message.summary);
+        this.log.info(`${this.folder.name}: summary of ${message.id} saved`);
+        this.post({ type: 'notice', level: 'info', message: 'Summary saved.' });
+        this.folder.refresh();
+        return;
+      case 'restore':
+        await store.restore(message.id);
+        this.log.info(`${this.folder.name}: restored ${message.id}`);
+        this.post({ type: 'notice', level: 'info', message: 'Restored with its full text at phase 0.' });
+        this.folder.refresh();
+        return;
+      case 'openFile':
+        await this.folder.openFile(message.id);
+        return;
+      default:
+        return;
+    }
+  }
+}
+
+export class IntegrityPanel extends LtmPanel {
+  private folder: FolderMemory;
+
+  constructor(extensionUri: vscode.Uri, log: vscode.LogOutputChannel, folder: FolderMemory) {
+    super(extensionUri, 'ltm.integrity', `Integrity: ${folder.name}`, 'integrity', log);
+    this.folder = folder;
+  }
+
+  setFolder(folder: FolderMemory): void {
+    this.folder = folder;
+    this.panel.title = `Integrity: ${folder.name}`;
+    this.runCheck();
+  }
+
+  runCheck(): void {
+    const store = this.folder.store;
+    if (!store) return;
+    this.post({ type: 'integrity', report: integrityView(store.check(), this.folder.name), fix: null });
+  }
+
+  async runFix(cleanArchives: boolean): Promise<void> {
+    const store = this.folder.store;
+    if (!store) return;
+    this.post({ type: 'busy', busy: true });
+    try {
+      const result = await store.fix({ cleanArchives });
+      this.log.info(`${this.folder.name}: fix: ${result.actions.length} action(s)${result.actions.map((a) => `\n  ${a}`).join('')}`);
+      this.post({ type: 'integrity', report: integrityView(result.report, this.folder.name), fix: fixView(result) });
+      this.folder.refresh();
+    } finally {
+      this.post({ type: 'busy', busy: false });
+    }
+  }
+
+  protected async onMessage(message: FromWebview): Promise<void> {
+    if (message.type === 'ready' || message.type === 'runCheck') this.runCheck();
+    else if (message.type === 'runFix') await this.runFix(message.cleanArchives);
+  }
+}
+
+export class ArchivesPanel extends LtmPanel {
+  private query = '';
+
+  constructor(
+    extensionUri: vscode.Uri,
+    log: vscode.LogOutputChannel,
+    private readonly memories: WorkspaceMemories,
+    private readonly openMemory: (folder: FolderMemory, id: string) => void,
+  ) {
+    super(extensionUri, 'ltm.archives', 'Memory archives', 'archives', log);
+    this.own(memories.onDidChange(() => this.search(this.query)));
+  }
+
+  search(query: string): void {
+    this.query = query;
+    const items = this.memories.withStores().flatMap((folder) => {
+      const store = folder.store!;
+      const found = query.trim()
+        ? store.search(query, { scope: 'archives', limit: 100 })
+        : store.list({ phase: 3, limit: 200 }).memories.map((m) => ({ ...m, score: 0, archived: true }));
+      return found.map((item) => archivedItemView(store, item, folder.name));
+    });
+    this.post({ type: 'archives', query, items });
+  }
+
+  protected async onMessage(message: FromWebview): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        this.search(this.query);
+        return;
+      case 'searchArchives':
+        this.search(message.query);
+        return;
+      case 'restore': {
+        const folder = this.memories.holding(message.id);
+        if (!folder?.store) throw new LtmError('not_found', `no archive for ${message.id}`);
+        await folder.store.restore(message.id);
+        this.post({ type: 'notice', level: 'info', message: `Restored ${message.id}.` });
+        folder.refresh();
+        return;
+      }
+      case 'openMemory': {
+        const folder = this.memories.all().find((f) => f.name === message.folder) ?? this.memories.holding(message.id);
+        if (folder) this.openMemory(folder, message.id);
+        return;
+      }
+      default:
+        return;
+    }
+  }
+}
+
+/** Opens at most one panel per memory, one integrity panel and one archives panel. */
+export class Panels extends DisposableOwner {
+  private readonly memoryPanels = new Map<string, MemoryPanel>();
+  private integrity: IntegrityPanel | null = null;
+  private archives: ArchivesPanel | null = null;
+
+  constructor(
+    private readonly extensionUri: vscode.Uri,
+    private readonly log: vscode.LogOutputChannel,
+    private readonly memories: WorkspaceMemories,
+  ) {
+    super();
+    this.own({
+      dispose: () => {
+        for (const p of this.memoryPanels.values()) p.dispose();
+        this.integrity?.dispose();
+        this.archives?.dispose();
+      },
+    });
+  }
+
+  showMemory(folder: FolderMemory, id: string): void {
+    const key = `${folder.folder.uri.toString()}#${id}`;
+    const existing = this.memoryPanels.get(key);
+    if (existing && !existing.isDisposed) {
+      existing.reveal();
+      existing.update();
+      return;
+    }
+    const panel = new MemoryPanel(this.extensionUri, this.log, folder, id);
+    this.memoryPanels.set(key, panel);
+    panel.onDidDispose(() => this.memoryPanels.delete(key));
+  }
+
+  showIntegrity(folder: FolderMemory): IntegrityPanel {
+    if (this.integrity && !this.integrity.isDisposed) {
+      this.integrity.reveal();
+      this.integrity.setFolder(folder);
+      return this.integrity;
+    }
+    this.integrity = new IntegrityPanel(this.extensionUri, this.log, folder);
+    return this.integrity;
+  }
+
+  showArchives(): void {
+    if (this.archives && !this.archives.isDisposed) {
+      this.archives.reveal();
+      return;
+    }
+    this.archives = new ArchivesPanel(this.extensionUri, this.log, this.memories, (folder, id) => this.showMemory(folder, id));
+  }
+}

@@ -1,0 +1,556 @@
+/**
+ * The hook endpoints with Claude Code's real payload shapes, and the real
+ * hook script (`sh hooks/ltm-hook.sh`, and the copy `ltm init` installs)
+ * talking to a real server, or to none.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { MemoryStore } from '../../src/core/store';
+import { ensureCliBuilt, ltmRoot, makeTempProject, readJson, removeDir, snapshotDiff, snapshotFiles } from '../unit/storeTestKit';
+import {
+  CLI,
+  HOOK_SCRIPT,
+  closedPort,
+  deadPid,
+  hookInfo,
+  postHook,
+  postToolUsePayload,
+  readState,
+  readStats,
+  replaceFile,
+  runHookScript,
+  sessionStartPayload,
+  setConfig,
+  startTestServer,
+  type HttpAnswer,
+  type Json,
+  type TestServer,
+} from './serverKit';
+
+const estimateTokens = (text: string) => Math.ceil(text.length / 4);
+
+/** The one answer a SessionStart hook may give, as Claude Code reads it. */
+function sessionStartContext(answer: HttpAnswer): string {
+  assert.equal(answer.status, 200, answer.text);
+  const body = answer.json();
+  assert.deepEqual(Object.keys(body), ['hookSpecificOutput']);
+  const out = body.hookSpecificOutput as Json;
+  assert.deepEqual(Object.keys(out).sort(), ['additionalContext', 'hookEventName']);
+  assert.equal(out.hookEventName, 'SessionStart');
+  assert.equal(typeof out.additionalContext, 'string');
+  assert.equal(answer.text, JSON.stringify({ hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: out.additionalContext } }));
+  return out.additionalContext as string;
+}
+
+/** The `### topic` blocks of an injection, in order, with their IDs. */
+function injectedIds(context: string): string[] {
+  return [...context.matchAll(/^_(?:memory|hint|abstract) · (mem_[0-9a-f]{8})/gm)].map((m) => m[1]!);
+}
+
+describe('hook endpoints', function () {
+  this.timeout(20_000);
+
+  describe('session_start', () => {
+    it('counts sessions: the first is 1; a known session_id or source "compact" does not count again', async () => {
+      const t = await startTestServer();
+      try {
+        const start = async (id: string, source: string) => {
+          const answer = await postHook(t.port, t.token, 'session_start', sessionStartPayload(id, source));
+          sessionStartContext(answer);
+          return { info: hookInfo(answer), count: readState(t.project).session_count };
+        };
+        const first = await start('s-1', 'startup');
+        assert.deepEqual([first.info.session, first.info.counted, first.count], [1, true, 1]);
+        const resumed = await start('s-1', 'resume');
+        assert.deepEqual([resumed.info.session, resumed.info.counted, resumed.count], [1, false, 1]);
+        const compacted = await start('s-1', 'compact');
+        assert.deepEqual([compacted.info.session, compacted.info.counted, compacted.count], [1, false, 1]);
+        const unknownCompact = await start('s-other', 'compact');
+        assert.deepEqual([unknownCompact.info.counted, unknownCompact.count], [false, 1]);
+        const second = await start('s-2', 'startup');
+        assert.deepEqual([second.info.session, second.info.counted, second.count], [2, true, 2]);
+        const sessions = readState(t.project).sessions;
+        assert.deepEqual(Object.keys(sessions).sort(), ['s-1', 's-2', 's-other']);
+        assert.equal(sessions['s-1']!.number, 1);
+        assert.equal(sessions['s-2']!.number, 2);
+      } finally {
+        await t.stop();
+      }
+    });
+
+    it('says so when there are no memories yet', async () => {
+      const t = await startTestServer();
+      try {
+        const context = sessionStartContext(await postHook(t.port, t.token, 'session_start', sessionStartPayload('empty')));
+        assert.match(context, /^## Long-term memory \(LTM\)\n/);
+        assert.match(context, /No memories yet\./);
+        assert.match(context, /store_memory/);
+      } finally {
+        await t.stop();
+      }
+    });
+
+    describe('with memories in every phase', () => {
+      let t: TestServer;
+      const ids: Record<string, string> = {};
+      const longContent = Array.from({ length: 40 }, (_, i) => `Step ${i + 1}: run the migration check before the deploy script.`).join(' ');
+
+      before(async () => {
+        t = await startTestServer({
+          prepare: async (store: MemoryStore, project) => {
+            setConfig(project, { max_memories: 1, eviction_batch_size: 1, memories_to_load: 10 });
+            const put = async (key: string, input: Parameters<MemoryStore['store']>[0]) => (ids[key] = (await store.store(input)).memory.id);
+            await put('full', { topic: 'Deploy needs migrations first', content: longContent, summary: 'Always run migrations before deploying.', tags: ['importance:critical', 'deploy'], difficulty: 0.9 });
+            await put('full2', { topic: 'Use 127.0.0.1, not localhost', content: 'localhost resolved to ::1 on CI. The server listens on IPv4 only.', tags: ['importance:critical'], difficulty: 0.8 });
+            await put('abstract', { topic: 'Old flaky test', content: 'The date test failed at midnight. The fix was a fixed clock.\n\nUse sinon fake timers in every date test.', summary: 'Date tests need a fixed clock.', difficulty: 0.9 });
+            await store.evict();
+            await store.evict();
+            await put('hint', { topic: 'Cache key includes the node version', content: 'The CI cache was reused across Node versions. Adding the version to the key fixed odd failures.', summary: 'Put the Node version in CI cache keys.', difficulty: 0 });
+            await store.evict();
+          },
+        });
+        const phases = Object.fromEntries(Object.entries(ids).map(([k, id]) => [k, t.store.peek(id).phase]));
+        assert.deepEqual(phases, { full: 0, full2: 0, abstract: 2, hint: 1 }, 'test setup: one memory per phase');
+      });
+      after(async () => t?.stop());
+
+      it('answers exactly {"hookSpecificOutput":{...}} with the memories rendered by phase, by priority, within the budget', async () => {
+        const statsBefore = readStats(t.project);
+        const answer = await postHook(t.port, t.token, 'session_start', sessionStartPayload('render'));
+        const context = sessionStartContext(answer);
+        assert.match(context, /^## Long-term memory \(LTM\)\n/);
+        assert.ok(estimateTokens(context) <= 2000, `${estimateTokens(context)} tokens`);
+
+        // Full: header, Summary, then the Content, bounded.
+        const full = context.split('\n\n').find((b) => b.includes(ids.full!))!;
+        assert.match(full, new RegExp(`^### Deploy needs migrations first\\n_memory · ${ids.full} · tags: importance:critical, deploy · priority \\d\\.\\d\\d_\\nAlways run migrations before deploying\\.\\nStep 1: run the migration check`));
+        assert.ok(longContent.length > 2000);
+        assert.ok(full.length < 1000, `full memory content not bounded (${full.length} chars)`);
+        assert.ok(!full.includes('Step 40:'), 'the end of a long content is left out');
+        assert.ok(full.endsWith('…'));
+        // Hint: header, Summary and the key point.
+        const hint = context.split('\n\n').find((b) => b.includes(ids.hint!))!;
+        assert.match(hint, new RegExp(`^### Cache key includes the node version\\n_hint · ${ids.hint} · priority \\d\\.\\d\\d_\\nPut the Node version in CI cache keys\\.\\nKey point: `));
+        // Abstract: header and the one-line summary.
+        const abstract = context.split('\n\n').find((b) => b.includes(ids.abstract!))!;
+        assert.match(abstract, new RegExp(`^### Old flaky test\\n_abstract · ${ids.abstract} · priority \\d\\.\\d\\d_\\nDate tests need a fixed clock\\.`));
+        assert.ok(!abstract.includes('sinon'), 'an abstract carries no detail');
+
+        // Highest priority first; all four fit, so the closing line says how to add more.
+        const ranked = injectedIds(context);
+        assert.deepEqual([...ranked].sort(), Object.values(ids).sort());
+        assert.deepEqual(hookInfo(answer).injected, ranked);
+        const shown = [...context.matchAll(/ · priority (\d\.\d\d)_$/gm)].map((m) => Number(m[1]));
+        assert.equal(shown.length, 4);
+        assert.deepEqual(shown, [...shown].sort((a, b) => b - a), `not by priority: ${shown.join(', ')}`);
+        assert.deepEqual(ranked.slice(2), [ids.abstract, ids.hint], 'the critical memories come first, then by difficulty');
+        assert.match(context, /store_memory/);
+        assert.doesNotMatch(context, /more memor(y is|ies are) stored/);
+
+        // Injected memories count as accessed.
+        const statsAfter = readStats(t.project);
+        const session = hookInfo(answer).session as number;
+        for (const id of ranked) {
+          assert.equal(statsAfter[id]!.access_count, statsBefore[id]!.access_count + 1, `${id} access_count`);
+          assert.equal(statsAfter[id]!.last_session, session);
+          assert.ok(statsAfter[id]!.accessed_at > statsBefore[id]!.accessed_at);
+        }
+      });
+    });
+
+    it('injects the top memories_to_load memories and says how many more exist and how to recall them', async () => {
+      const t = await startTestServer({
+        prepare: async (store, project) => {
+          setConfig(project, { memories_to_load: 5 });
+          for (let i = 0; i < 14; i++) await store.store({ topic: `Lesson ${i}`, content: `Lesson number ${i} about the build.`, difficulty: i / 20 });
+        },
+      });
+      try {
+        const before = readStats(t.project);
+        const answer = await postHook(t.port, t.token, 'session_start', sessionStartPayload('top'));
+        const context = sessionStartContext(answer);
+        const injected = injectedIds(context);
+        const expected = t.store.list({ limit: 100 }).memories.filter((m) => /^Lesson (13|12|11|10|9)$/.test(m.topic)).map((m) => m.id);
+        assert.deepEqual([...injected].sort(), [...expected].sort(), 'the five highest-priority memories');
+        assert.match(context, /\n\n9 more memories are stored\. Search them with the recall tool \(mcp__ltm__recall\) or \/recall <query>/);
+        const after = readStats(t.project);
+        for (const id of Object.keys(before)) {
+          assert.equal(after[id]!.access_count, before[id]!.access_count + (injected.includes(id) ? 1 : 0), `${id}: only injected memories count as accessed`);
+        }
+      } finally {
+        await t.stop();
+      }
+    });
+
+    it('keeps a tiny token budget (200) with many memories, and says how many more exist', async () => {
+      const t = await startTestServer({
+        injectionBudgetTokens: () => 200,
+        prepare: async (store) => {
+          for (let i = 0; i < 30; i++) {
+            await store.store({
+              topic: `Build lesson ${i} with a fairly long topic line`,
+              content: `Lesson ${i}: ${'the build failed because of a stale lockfile and a cache mismatch; '.repeat(8)}`,
+              difficulty: (i % 10) / 10,
+            });
+          }
+        },
+      });
+      try {
+        const context = sessionStartContext(await postHook(t.port, t.token, 'session_start', sessionStartPayload('tiny')));
+        assert.ok(estimateTokens(context) <= 200, `${estimateTokens(context)} tokens > 200:\n${context}`);
+        const injected = injectedIds(context);
+        assert.ok(injected.length >= 1 && injected.length < 10, `${injected.length} injected`);
+        assert.match(context, new RegExp(`\\n\\n${30 - injected.length} more memories are stored\\. Search them with the recall tool`));
+      } finally {
+        await t.stop();
+      }
+    });
+  });
+
+  describe('post_tool_use', () => {
+    let t: TestServer;
+    before(async () => (t = await startTestServer()));
+    after(async () => t?.stop());
+
+    const cases: { what: string; payload: (sessionId: string) => Json; failed: boolean }[] = [
+      { what: 'an object with an error', payload: (s) => postToolUsePayload(s, { error: 'Command failed with exit code 1' }), failed: true },
+      { what: 'an object with success:false', payload: (s) => postToolUsePayload(s, { success: false, filePath: '/tmp/x' }), failed: true },
+      { what: 'an object with stdout', payload: (s) => postToolUsePayload(s, { stdout: 'ok', stderr: '', interrupted: false, isImage: false }), failed: false },
+      { what: 'an object with success:true', payload: (s) => postToolUsePayload(s, { success: true, filePath: '/tmp/x' }), failed: false },
+      { what: 'a string starting with "Error:"', payload: (s) => postToolUsePayload(s, 'Error: ENOENT: no such file or directory'), failed: true },
+      { what: 'a normal string', payload: (s) => postToolUsePayload(s, 'No errors found. All 12 tests passed.'), failed: false },
+      { what: 'content blocks with is_error', payload: (s) => postToolUsePayload(s, [{ type: 'text', text: 'could not connect', is_error: true }]), failed: true },
+      { what: 'content blocks with "Error:" text', payload: (s) => postToolUsePayload(s, [{ type: 'text', text: 'Error: no memory with ID mem_00000000' }]), failed: true },
+      {
+        what: 'normal content blocks (an MCP tool)',
+        payload: (s) => postToolUsePayload(s, [{ type: 'text', text: 'Stored memory **x** (ID: `mem_12345678`)' }], { tool_name: 'mcp__ltm__store_memory', mcp_server: { name: 'ltm', source: 'project' } }),
+        failed: false,
+      },
+      {
+        what: 'a PostToolUseFailure event',
+        payload: (s) => ({ session_id: s, transcript_path: '/tmp/t.jsonl', cwd: '/tmp', hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: 'false' }, tool_use_id: 'toolu_f', error: 'Exit code 1' }),
+        failed: true,
+      },
+    ];
+    for (const c of cases) {
+      it(`counts tool_response as ${c.what} as a ${c.failed ? 'failure' : 'success'}`, async () => {
+        const session = `post-${cases.indexOf(c)}`;
+        const answer = await postHook(t.port, t.token, 'post_tool_use', c.payload(session));
+        assert.equal(answer.status, 200, answer.text);
+        assert.deepEqual(answer.json(), {});
+        assert.equal(hookInfo(answer).recorded, c.failed ? 'failure' : 'success');
+        const counters = readState(t.project).sessions[session]!;
+        assert.deepEqual([counters.tool_failures, counters.tool_successes], c.failed ? [1, 0] : [0, 1]);
+      });
+    }
+
+    it('never mixes the counters of two concurrent sessions', async () => {
+      const requests: Promise<HttpAnswer>[] = [];
+      for (let i = 0; i < 12; i++) {
+        requests.push(postHook(t.port, t.token, 'post_tool_use', postToolUsePayload('conc-S', i % 3 === 0 ? { stdout: 'ok' } : { error: 'boom' })));
+        requests.push(postHook(t.port, t.token, 'post_tool_use', postToolUsePayload('conc-T', [{ type: 'text', text: 'fine' }])));
+      }
+      const answers = await Promise.all(requests);
+      for (const a of answers) assert.equal(a.status, 200, a.text);
+      const { sessions } = readState(t.project);
+      assert.deepEqual([sessions['conc-S']!.tool_failures, sessions['conc-S']!.tool_successes], [8, 4]);
+      assert.deepEqual([sessions['conc-T']!.tool_failures, sessions['conc-T']!.tool_successes], [0, 12]);
+    });
+  });
+
+  it('pre_compact marks the session compacted and counts the compaction', async () => {
+    const t = await startTestServer();
+    try {
+      await postHook(t.port, t.token, 'session_start', sessionStartPayload('pc'));
+      await postHook(t.port, t.token, 'session_start', sessionStartPayload('other'));
+      const before = readState(t.project);
+      assert.equal(before.compaction_count, 0);
+      const answer = await postHook(t.port, t.token, 'pre_compact', { session_id: 'pc', transcript_path: '/tmp/pc.jsonl', cwd: '/tmp', hook_event_name: 'PreCompact', trigger: 'manual', custom_instructions: 'keep it short' });
+      assert.equal(answer.status, 200, answer.text);
+      assert.deepEqual(answer.json(), {});
+      const after = readState(t.project);
+      assert.equal(after.sessions.pc!.compacted, true);
+      assert.equal(after.sessions.other!.compacted, false);
+      assert.equal(after.compaction_count, 1);
+      assert.equal(after.session_count, before.session_count);
+      await postHook(t.port, t.token, 'pre_compact', { session_id: 'pc', hook_event_name: 'PreCompact', trigger: 'auto', custom_instructions: null });
+      assert.equal(readState(t.project).compaction_count, 2);
+    } finally {
+      await t.stop();
+    }
+  });
+
+  describe('session_end', () => {
+    let t: TestServer;
+    const ids: string[] = [];
+    before(async () => {
+      t = await startTestServer({
+        prepare: async (store) => {
+          for (let i = 1; i <= 5; i++) ids.push((await store.store({ topic: `Memory ${i}`, content: `Content of memory ${i}. It has two sentences.`, difficulty: i / 10 })).memory.id);
+        },
+      });
+    });
+    after(async () => t?.stop());
+
+    const endPayload = (sessionId: string) => ({ session_id: sessionId, transcript_path: `/tmp/${sessionId}.jsonl`, cwd: '/tmp', hook_event_name: 'SessionEnd', reason: 'other' });
+
+    it('removes the session counters and runs no eviction when the store is within max_memories', async () => {
+      await postHook(t.port, t.token, 'session_start', sessionStartPayload('calm'));
+      await postHook(t.port, t.token, 'post_tool_use', postToolUsePayload('calm', { stdout: 'ok' }));
+      const answer = await postHook(t.port, t.token, 'session_end', endPayload('calm'));
+      assert.equal(answer.status, 200, answer.text);
+      assert.deepEqual(answer.json(), {});
+      assert.deepEqual(hookInfo(answer), { session: 1, session_difficulty: 0.006, eviction_ran: false, evicted: 0 });
+      const state = readState(t.project);
+      assert.equal(state.sessions.calm, undefined);
+      assert.equal(state.last_eviction, null);
+      assert.equal(fs.readdirSync(path.join(ltmRoot(t.project), 'archives')).length, 0);
+    });
+
+    it('recomputes priorities, runs one eviction cycle over max_memories, records last_eviction, removes the counters', async () => {
+      setConfig(t.project, { max_memories: 3, eviction_batch_size: 2 });
+      await postHook(t.port, t.token, 'session_start', sessionStartPayload('busy'));
+      await postHook(t.port, t.token, 'post_tool_use', postToolUsePayload('busy', { error: 'x' }));
+      // Another session starts (injecting nothing): the stored priorities of busy's memories are now stale,
+      // because recency counts sessions.
+      setConfig(t.project, { memories_to_load: 0 });
+      const later = await postHook(t.port, t.token, 'session_start', sessionStartPayload('later'));
+      assert.deepEqual(hookInfo(later).injected, []);
+      const stale = readStats(t.project);
+      const startedAt = new Date().toISOString();
+
+      const answer = await postHook(t.port, t.token, 'session_end', endPayload('busy'));
+      assert.equal(answer.status, 200, answer.text);
+      const info = hookInfo(answer);
+      assert.equal(info.session, 2);
+      assert.equal(info.eviction_ran, true);
+      assert.equal(info.evicted, 2, 'one cycle: one batch of eviction_batch_size');
+
+      const state = readState(t.project);
+      assert.equal(state.sessions.busy, undefined, 'the ended session’s counters are removed');
+      assert.ok(state.sessions.later, 'another session’s counters stay');
+      assert.equal(typeof state.last_eviction, 'string');
+      assert.ok((state.last_eviction as string) >= startedAt, `last_eviction ${String(state.last_eviction)}`);
+
+      // The two lowest-priority memories advanced one phase, their full text archived; nothing left memories/.
+      const memoriesDir = path.join(ltmRoot(t.project), 'memories');
+      const phaseOf = (id: string) => Number(/^phase: (\d)$/m.exec(fs.readFileSync(path.join(memoriesDir, `${id}.md`), 'utf8'))![1]);
+      assert.deepEqual(ids.map(phaseOf), [1, 1, 0, 0, 0]);
+      assert.deepEqual(fs.readdirSync(path.join(ltmRoot(t.project), 'archives')).sort(), [`${ids[0]}.md`, `${ids[1]}.md`].sort());
+      assert.match(fs.readFileSync(path.join(ltmRoot(t.project), 'archives', `${ids[0]}.md`), 'utf8'), /Content of memory 1\. It has two sentences\./);
+
+      const after = readStats(t.project);
+      const computed = new Map(t.store.list({ limit: 10 }).memories.map((m) => [m.id, m.priority]));
+      for (const id of ids) {
+        assert.ok(after[id]!.priority < stale[id]!.priority, `${id}: priority not recomputed (${stale[id]!.priority} → ${after[id]!.priority})`);
+        assert.equal(after[id]!.priority, computed.get(id), `${id}: stored priority is the computed one`);
+      }
+    });
+
+    it('recomputes priorities also when stats.json was rewritten on disk since the server last wrote it', async () => {
+      const s = await startTestServer({
+        prepare: async (store) => {
+          await store.store({ topic: 'One', content: 'First memory.', difficulty: 0.2 });
+          await store.store({ topic: 'Two', content: 'Second memory.', difficulty: 0.7 });
+        },
+      });
+      try {
+        await postHook(s.port, s.token, 'session_start', sessionStartPayload('edited'));
+        // Someone else (a hand edit, a backup, another tool) leaves wrong stored priorities.
+        const statsFile = path.join(ltmRoot(s.project), 'stats.json');
+        const stats = readJson<{ memories: Record<string, { priority: number }> }>(statsFile);
+        for (const entry of Object.values(stats.memories)) entry.priority = 0.001;
+        replaceFile(statsFile, `${JSON.stringify(stats, null, 2)}\n`);
+        const answer = await postHook(s.port, s.token, 'session_end', endPayload('edited'));
+        assert.equal(answer.status, 200, answer.text);
+        const computed = new Map(s.store.list({ limit: 10 }).memories.map((m) => [m.id, m.priority]));
+        const after = readStats(s.project);
+        for (const [id, priority] of computed) assert.equal(after[id]!.priority, priority, `${id}: stats.json priority after session_end`);
+      } finally {
+        await s.stop();
+      }
+    });
+  });
+
+  describe('X-LTM-Project', () => {
+    let t: TestServer;
+    let other: string;
+    before(async () => {
+      t = await startTestServer();
+      other = makeTempProject('ltm-other-');
+    });
+    after(async () => {
+      await t?.stop();
+      removeDir(other);
+    });
+
+    for (const event of ['session_start', 'post_tool_use', 'pre_compact', 'session_end']) {
+      it(`refuses ${event} from another project with 409 and changes nothing`, async () => {
+        const before = snapshotFiles(ltmRoot(t.project));
+        const answer = await postHook(t.port, t.token, event, postToolUsePayload('foreign', { error: 'x' }), { 'X-LTM-Project': other });
+        assert.equal(answer.status, 409, answer.text);
+        assert.ok((answer.json().error as string).includes(other));
+        assert.deepEqual(snapshotDiff(before, snapshotFiles(ltmRoot(t.project))), []);
+      });
+    }
+
+    it('accepts the project itself, also through a symbolic link', async () => {
+      const link = path.join(other, 'link-to-project');
+      fs.symlinkSync(t.project, link);
+      for (const claimed of [t.project, link]) {
+        const answer = await postHook(t.port, t.token, 'post_tool_use', postToolUsePayload('mine', { stdout: 'ok' }), { 'X-LTM-Project': claimed });
+        assert.equal(answer.status, 200, answer.text);
+      }
+      assert.equal(readState(t.project).sessions.mine!.tool_successes, 2);
+    });
+  });
+});
+
+describe('hook script (sh hooks/ltm-hook.sh)', function () {
+  this.timeout(30_000);
+  let t: TestServer;
+  let empty: TestServer;
+
+  before(async function () {
+    assert.equal(spawnSync('sh', ['-c', 'command -v curl']).status, 0, 'curl is needed by the hook script');
+    t = await startTestServer({
+      prepare: async (store) => {
+        await store.store({ topic: 'Hook script memory', content: 'Injected through the hook script.', tags: ['hooks'] });
+      },
+    });
+    empty = await startTestServer();
+  });
+  after(async () => {
+    await t?.stop();
+    await empty?.stop();
+  });
+
+  const envFor = (s: TestServer) => ({ CLAUDE_PROJECT_DIR: s.project, LTM_PORT: String(s.port), LTM_TOKEN: s.token });
+
+  it("session_start prints exactly the server's JSON (with LTM_PORT/LTM_TOKEN)", async () => {
+    // An empty store answers the same text every time, so the script's output can be compared byte for byte.
+    const direct = await postHook(empty.port, empty.token, 'session_start', sessionStartPayload('direct'));
+    assert.equal(direct.status, 200);
+    const run = await runHookScript(HOOK_SCRIPT, 'session_start', sessionStartPayload('via-script'), envFor(empty));
+    assert.deepEqual([run.status, run.stderr], [0, '']);
+    assert.equal(run.stdout, `${direct.text}\n`);
+    assert.equal(readState(empty.project).sessions['via-script']?.number, 2, 'the script reached the server');
+  });
+
+  it('session_start with memories prints the SessionStart JSON and nothing else', async () => {
+    const run = await runHookScript(HOOK_SCRIPT, 'session_start', sessionStartPayload('with-memories'), envFor(t));
+    assert.deepEqual([run.status, run.stderr], [0, '']);
+    assert.ok(run.stdout.endsWith('}\n') && run.stdout.indexOf('\n') === run.stdout.length - 1, 'one line of JSON');
+    const parsed = JSON.parse(run.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    assert.equal(run.stdout, `${JSON.stringify(parsed)}\n`);
+    assert.deepEqual(Object.keys(parsed), ['hookSpecificOutput']);
+    assert.equal(parsed.hookSpecificOutput.hookEventName, 'SessionStart');
+    assert.match(parsed.hookSpecificOutput.additionalContext, /### Hook script memory\n/);
+  });
+
+  it('finds the server through server.json alone (no LTM_PORT/LTM_TOKEN)', async () => {
+    const run = await runHookScript(HOOK_SCRIPT, 'session_start', sessionStartPayload('by-file'), { CLAUDE_PROJECT_DIR: t.project });
+    assert.deepEqual([run.status, run.stderr], [0, '']);
+    assert.match(JSON.parse(run.stdout).hookSpecificOutput.additionalContext as string, /Hook script memory/);
+    const post = await runHookScript(HOOK_SCRIPT, 'post_tool_use', postToolUsePayload('by-file', 'Error: x'), { CLAUDE_PROJECT_DIR: t.project });
+    assert.deepEqual([post.status, post.stdout, post.stderr], [0, '', '']);
+    assert.equal(readState(t.project).sessions['by-file']!.tool_failures, 1);
+  });
+
+  it('finds the project from the working directory when CLAUDE_PROJECT_DIR is not set (even with a stale PWD)', async () => {
+    const run = await runHookScript(HOOK_SCRIPT, 'post_tool_use', postToolUsePayload('by-cwd', { stdout: 'ok' }), { PWD: '/' }, t.project);
+    assert.deepEqual([run.status, run.stdout, run.stderr], [0, '', '']);
+    assert.equal(readState(t.project).sessions['by-cwd']!.tool_successes, 1);
+  });
+
+  it('other events print nothing, and reach the server', async () => {
+    const env = envFor(t);
+    const runs = [
+      await runHookScript(HOOK_SCRIPT, 'session_start', sessionStartPayload('quiet'), env),
+      await runHookScript(HOOK_SCRIPT, 'pre_tool_use', { session_id: 'quiet', hook_event_name: 'PreToolUse', tool_name: 'mcp__ltm__store_memory', tool_input: {}, tool_use_id: 'toolu_q' }, env),
+      await runHookScript(HOOK_SCRIPT, 'post_tool_use', postToolUsePayload('quiet', [{ type: 'text', text: 'Error: nope' }]), env),
+      await runHookScript(HOOK_SCRIPT, 'pre_compact', { session_id: 'quiet', hook_event_name: 'PreCompact', trigger: 'manual', custom_instructions: '' }, env),
+    ];
+    for (const run of runs.slice(1)) assert.deepEqual([run.status, run.stdout, run.stderr], [0, '', '']);
+    const counters = readState(t.project).sessions.quiet!;
+    assert.deepEqual([counters.tool_failures, counters.compacted], [1, true]);
+    const end = await runHookScript(HOOK_SCRIPT, 'session_end', { session_id: 'quiet', hook_event_name: 'SessionEnd', reason: 'other' }, env);
+    assert.deepEqual([end.status, end.stdout, end.stderr], [0, '', '']);
+    assert.equal(readState(t.project).sessions.quiet, undefined);
+  });
+
+  it('prints nothing and changes nothing when the server serves another project (409)', async () => {
+    const elsewhere = makeTempProject('ltm-elsewhere-');
+    try {
+      const before = snapshotFiles(ltmRoot(t.project));
+      const run = await runHookScript(HOOK_SCRIPT, 'session_start', sessionStartPayload('lost'), { CLAUDE_PROJECT_DIR: elsewhere, LTM_PORT: String(t.port), LTM_TOKEN: t.token });
+      assert.deepEqual([run.status, run.stdout, run.stderr], [0, '', '']);
+      assert.deepEqual(snapshotDiff(before, snapshotFiles(ltmRoot(t.project))), []);
+    } finally {
+      removeDir(elsewhere);
+    }
+  });
+
+  it('the copy `ltm init` installs works when run as the command written in settings.local.json', async () => {
+    ensureCliBuilt();
+    const project = makeTempProject('ltm-hook-init-');
+    let s: TestServer | undefined;
+    try {
+      const init = spawnSync(process.execPath, [CLI, 'init', '--project', project], { encoding: 'utf8' });
+      assert.equal(init.status, 0, init.stderr);
+      const installed = path.join(ltmRoot(project), 'hooks', 'ltm-hook.sh');
+      assert.ok(fs.readFileSync(installed).equals(fs.readFileSync(HOOK_SCRIPT)));
+      s = await startTestServer({ project, prepare: (store) => store.store({ topic: 'Installed hook memory', content: 'Seen through the installed script.' }).then(() => undefined) });
+      const settings = readJson<{ hooks: Record<string, { hooks: { command: string }[] }[]> }>(path.join(project, '.claude', 'settings.local.json'));
+      const command = (event: string) => settings.hooks[event]!.flatMap((g) => g.hooks).find((h) => h.command.includes('ltm-hook.sh'))!.command;
+      const run = (event: string, payload: Json) => runHookScript('-c', command(event), payload, { CLAUDE_PROJECT_DIR: project });
+      const start = await run('SessionStart', sessionStartPayload('installed'));
+      assert.deepEqual([start.status, start.stderr], [0, '']);
+      assert.match(JSON.parse(start.stdout).hookSpecificOutput.additionalContext as string, /### Installed hook memory/);
+      const fail = await run('PostToolUseFailure', { session_id: 'installed', hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: {}, tool_use_id: 'toolu_1', error: 'exit 1' });
+      assert.deepEqual([fail.status, fail.stdout, fail.stderr], [0, '', '']);
+      assert.equal(readState(project).sessions.installed!.tool_failures, 1);
+    } finally {
+      await s?.stop();
+      removeDir(project);
+    }
+  });
+
+  describe('with no server it exits 0 at once and prints nothing', () => {
+    let project: string;
+    beforeEach(() => {
+      project = makeTempProject('ltm-noserver-');
+      fs.mkdirSync(ltmRoot(project), { recursive: true });
+    });
+    afterEach(() => removeDir(project));
+
+    async function assertSilentAndQuick(env: Record<string, string>): Promise<void> {
+      for (const [event, payload] of [
+        ['session_start', sessionStartPayload('nobody')],
+        ['post_tool_use', postToolUsePayload('nobody', { error: 'x' })],
+        ['session_end', { session_id: 'nobody', hook_event_name: 'SessionEnd', reason: 'other' }],
+      ] as const) {
+        const run = await runHookScript(HOOK_SCRIPT, event, payload, env);
+        assert.deepEqual([run.status, run.stdout, run.stderr], [0, '', ''], `${event}`);
+        assert.ok(run.ms < 300, `${event} took ${run.ms.toFixed(0)} ms`);
+      }
+    }
+
+    it('a stale server.json (dead pid, closed port)', async () => {
+      const port = await closedPort();
+      const info = { port, token: 'stale-token-stale-token-stale-token', pid: deadPid(), version: '0.1.0', started_at: new Date().toISOString(), url: `http://127.0.0.1:${port}`, project };
+      fs.writeFileSync(path.join(ltmRoot(project), 'server.json'), `${JSON.stringify(info, null, 2)}\n`);
+      await assertSilentAndQuick({ CLAUDE_PROJECT_DIR: project });
+    });
+
+    it('no server.json', async () => {
+      await assertSilentAndQuick({ CLAUDE_PROJECT_DIR: project });
+    });
+
+    it('LTM_PORT pointing to a closed port', async () => {
+      await assertSilentAndQuick({ CLAUDE_PROJECT_DIR: project, LTM_PORT: String(await closedPort()), LTM_TOKEN: 'whatever-token' });
+    });
+  });
+});

@@ -1,0 +1,246 @@
+/**
+ * `ltm init` and `ltm uninit` (the built CLI) on projects that already have
+ * Claude Code settings, MCP servers, CLAUDE.md text and commands of their own.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, readJson, removeDir, snapshotDiff, snapshotFiles } from '../unit/storeTestKit';
+import { CLI, HOOK_SCRIPT, startTestServer, type Json } from './serverKit';
+
+const HOOK_ENDPOINTS: Record<string, string> = {
+  SessionStart: 'session_start',
+  PreToolUse: 'pre_tool_use',
+  PostToolUse: 'post_tool_use',
+  PostToolUseFailure: 'post_tool_use',
+  PreCompact: 'pre_compact',
+  SessionEnd: 'session_end',
+};
+const COMMANDS = ['forget.md', 'ltm.md', 'recall.md', 'remember.md'];
+const MARKER = 'ltm:managed';
+
+const SETTINGS = {
+  permissions: { allow: ['Bash(npm test:*)'], deny: ['Read(./.env)'] },
+  env: { FOO: 'bar' },
+  hooks: {
+    PostToolUse: [{ matcher: 'Bash', hooks: [{ type: 'command', command: 'echo mine >> /tmp/hook.log' }] }],
+    Stop: [{ hooks: [{ type: 'command', command: 'notify-send done', timeout: 10 }] }],
+  },
+  model: 'sonnet',
+};
+const MCP = { mcpServers: { other: { type: 'stdio', command: 'other-server', args: ['--flag'], env: { X: '1' } } } };
+const CLAUDE_MD = '# My project\n\nUse pnpm, not npm.\n';
+
+function ltm(...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function write(project: string, rel: string, text: string): void {
+  fs.mkdirSync(path.dirname(path.join(project, rel)), { recursive: true });
+  fs.writeFileSync(path.join(project, rel), text);
+}
+
+/** Every file of the project outside .claude/ltm/ (the memory store), with its bytes. */
+function projectFiles(project: string): Map<string, Buffer> {
+  const all = snapshotFiles(project);
+  for (const name of [...all.keys()]) if (name.startsWith(`.claude${path.sep}ltm${path.sep}`)) all.delete(name);
+  return all;
+}
+
+function isLtmHook(hook: Json): boolean {
+  return String(hook.command ?? '').includes('.claude/ltm/hooks/ltm-hook.');
+}
+
+/** Settings with LTM's hook groups taken out (and hook events left empty dropped). */
+function withoutLtm(settings: Json): Json {
+  const hooks: Json = {};
+  for (const [event, groups] of Object.entries((settings.hooks ?? {}) as Record<string, { hooks: Json[] }[]>)) {
+    const kept = groups.filter((g) => !g.hooks.every(isLtmHook));
+    if (kept.length > 0) hooks[event] = kept;
+  }
+  return { ...settings, hooks };
+}
+
+function initOk(project: string): string {
+  const r = ltm('init', '--project', project);
+  assert.equal(r.status, 0, `ltm init failed: ${r.stderr}`);
+  assert.equal(r.stderr, '');
+  return r.stdout;
+}
+
+function uninitOk(project: string): string {
+  const r = ltm('uninit', '--project', project);
+  assert.equal(r.status, 0, `ltm uninit failed: ${r.stderr}`);
+  assert.equal(r.stderr, '');
+  return r.stdout;
+}
+
+describe('ltm init / uninit', function () {
+  this.timeout(30_000);
+  let project: string;
+
+  before(() => ensureCliBuilt());
+  beforeEach(() => (project = makeTempProject('ltm-setup-')));
+  afterEach(() => removeDir(project));
+
+  function withExistingFiles(): void {
+    write(project, '.claude/settings.local.json', `${JSON.stringify(SETTINGS, null, 2)}\n`);
+    write(project, '.mcp.json', `${JSON.stringify(MCP, null, 2)}\n`);
+    write(project, 'CLAUDE.md', CLAUDE_MD);
+  }
+
+  it('merges hooks, the MCP entry, slash commands and a CLAUDE.md block without touching what was there', async () => {
+    withExistingFiles();
+    initOk(project);
+
+    const settings = readJson(path.join(project, '.claude', 'settings.local.json'));
+    assert.deepEqual(withoutLtm(settings), SETTINGS, 'the other settings and hooks are as they were');
+    const hooks = settings.hooks as Record<string, { matcher?: string; hooks: Json[] }[]>;
+    for (const [event, endpoint] of Object.entries(HOOK_ENDPOINTS)) {
+      const ltmHooks = (hooks[event] ?? []).flatMap((g) => g.hooks).filter(isLtmHook);
+      assert.equal(ltmHooks.length, 1, `${event}: one LTM hook`);
+      assert.equal(ltmHooks[0]!.type, 'command', event);
+      assert.equal(ltmHooks[0]!.command, `sh "$CLAUDE_PROJECT_DIR/.claude/ltm/hooks/ltm-hook.sh" ${endpoint}`, event);
+      assert.equal(typeof ltmHooks[0]!.timeout, 'number', event);
+    }
+    assert.deepEqual(hooks.PostToolUse![0], SETTINGS.hooks.PostToolUse[0], "the user's own PostToolUse hook stays first and unchanged");
+    assert.deepEqual(hooks.Stop, SETTINGS.hooks.Stop);
+
+    const installed = path.join(ltmRoot(project), 'hooks', 'ltm-hook.sh');
+    assert.ok(fs.readFileSync(installed).equals(fs.readFileSync(HOOK_SCRIPT)), 'the installed script is the shipped one');
+    assert.ok(fs.statSync(installed).mode & 0o100, 'the installed script is executable');
+
+    const mcp = readJson<{ mcpServers: Record<string, Json> }>(path.join(project, '.mcp.json'));
+    assert.deepEqual(Object.keys(mcp), ['mcpServers']);
+    assert.deepEqual(mcp.mcpServers.other, MCP.mcpServers.other);
+    const entry = mcp.mcpServers.ltm!;
+    assert.equal(entry.type, 'http');
+    assert.ok((entry.url as string).includes('${LTM_PORT}'), String(entry.url));
+    assert.doesNotMatch(entry.url as string, /:\d+/, 'no port number in the url');
+    assert.deepEqual(Object.keys(entry.headers as Json), ['Authorization']);
+    assert.equal((entry.headers as Json).Authorization, 'Bearer ${LTM_TOKEN}');
+
+    const commandsDir = path.join(project, '.claude', 'commands');
+    assert.deepEqual(fs.readdirSync(commandsDir).sort(), COMMANDS);
+    for (const name of COMMANDS) {
+      const text = fs.readFileSync(path.join(commandsDir, name), 'utf8');
+      assert.match(text, /^---\ndescription: .+\n/, `${name} has a description`);
+      assert.ok(text.includes(MARKER), `${name} carries the marker`);
+      assert.ok(text.includes('mcp__ltm__'), `${name} uses the ltm tools`);
+    }
+
+    const claudeMd = fs.readFileSync(path.join(project, 'CLAUDE.md'), 'utf8');
+    assert.ok(claudeMd.startsWith(CLAUDE_MD), 'the existing CLAUDE.md text comes first, unchanged');
+    const begin = claudeMd.indexOf('<!-- LTM:BEGIN');
+    const end = claudeMd.indexOf('<!-- LTM:END -->');
+    assert.ok(begin > CLAUDE_MD.length - 1 && end > begin, 'one marked block after the text');
+    assert.equal(claudeMd.lastIndexOf('<!-- LTM:BEGIN'), begin);
+    assert.match(claudeMd.slice(begin, end), /mcp__ltm__recall/);
+  });
+
+  it('never writes the port or the token into project files, even while a server runs', async () => {
+    withExistingFiles();
+    const t = await startTestServer({ project });
+    try {
+      initOk(project);
+      for (const [name, bytes] of projectFiles(project)) {
+        const text = bytes.toString('utf8');
+        assert.ok(!text.includes(t.token), `${name} contains the token`);
+        assert.ok(!text.includes(`:${t.port}`), `${name} contains the port`);
+      }
+    } finally {
+      await t.stop();
+    }
+  });
+
+  it('changes nothing when run twice (every file byte-identical)', () => {
+    withExistingFiles();
+    initOk(project);
+    const once = snapshotFiles(project);
+    const out = initOk(project);
+    assert.deepEqual(snapshotDiff(once, snapshotFiles(project)), []);
+    assert.match(out, /^Nothing to change: LTM is already set up/);
+  });
+
+  it('uninit restores every file that was there byte for byte, removes what init created and keeps the memories', () => {
+    withExistingFiles();
+    const before = projectFiles(project);
+    initOk(project);
+    const stored = ltm('store', '--project', project, '--topic', 'Kept after uninit', '--content', 'Memories survive uninit.', '--json');
+    assert.equal(stored.status, 0, stored.stderr);
+    const id = (JSON.parse(stored.stdout) as { id: string }).id;
+
+    uninitOk(project);
+    assert.deepEqual(snapshotDiff(before, projectFiles(project)), [], 'project files differ from before init');
+    assert.equal(fs.existsSync(path.join(project, '.claude', 'commands')), false, 'the commands folder init created is gone');
+    assert.equal(fs.existsSync(path.join(ltmRoot(project), 'hooks')), false, 'the installed hook scripts are gone');
+    assert.deepEqual(memoryFileIds(path.join(ltmRoot(project), 'memories')), [id]);
+    // And once more: nothing left to remove.
+    assert.match(uninitOk(project), /^Nothing to change: LTM is not set up/);
+  });
+
+  it('uninit on a project that had none of these files leaves only the memory store', () => {
+    initOk(project);
+    assert.deepEqual([...projectFiles(project).keys()].sort(), [
+      '.claude/commands/forget.md',
+      '.claude/commands/ltm.md',
+      '.claude/commands/recall.md',
+      '.claude/commands/remember.md',
+      '.claude/settings.local.json',
+      '.mcp.json',
+      'CLAUDE.md',
+    ]);
+    uninitOk(project);
+    assert.deepEqual([...projectFiles(project).keys()], []);
+    assert.deepEqual(fs.readdirSync(path.join(project, '.claude')), ['ltm']);
+    assert.ok(fs.existsSync(path.join(ltmRoot(project), 'memories')));
+  });
+
+  for (const [file, text] of [
+    ['.claude/settings.local.json', '{\n  "permissions": {\n    "allow": ["Bash(ls)"],\n  }\n}\n'],
+    ['.mcp.json', '{"mcpServers": {"other": {"command": "x"}'],
+  ] as const) {
+    it(`fails with a one-line error naming a malformed ${file}, and changes nothing`, () => {
+      withExistingFiles();
+      write(project, file, text);
+      const before = snapshotFiles(project);
+      const r = ltm('init', '--project', project);
+      assert.notEqual(r.status, 0);
+      assert.equal(r.stdout, '');
+      assert.match(r.stderr, /^ltm: [^\n]+\n$/, `one line: ${JSON.stringify(r.stderr)}`);
+      assert.ok(r.stderr.includes(path.join(project, file)), `names the file: ${r.stderr}`);
+      assert.deepEqual(snapshotDiff(before, snapshotFiles(project)), []);
+      assert.equal(fs.existsSync(ltmRoot(project)), false, 'not even the store was created');
+    });
+  }
+
+  it("leaves a user's own .claude/commands/remember.md alone, in init and in uninit", () => {
+    const mine = '---\ndescription: my own remember command\n---\nWrite it down in NOTES.md: $ARGUMENTS\n';
+    write(project, '.claude/commands/remember.md', mine);
+    initOk(project);
+    assert.equal(fs.readFileSync(path.join(project, '.claude', 'commands', 'remember.md'), 'utf8'), mine);
+    assert.deepEqual(fs.readdirSync(path.join(project, '.claude', 'commands')).sort(), COMMANDS);
+    uninitOk(project);
+    assert.deepEqual(fs.readdirSync(path.join(project, '.claude', 'commands')), ['remember.md']);
+    assert.equal(fs.readFileSync(path.join(project, '.claude', 'commands', 'remember.md'), 'utf8'), mine);
+  });
+
+  describe('uninit restores files written in other styles byte for byte', () => {
+    const variants: { what: string; file: string; text: string }[] = [
+      { what: 'settings.local.json indented with 4 spaces (as VS Code formats JSON)', file: '.claude/settings.local.json', text: `${JSON.stringify(SETTINGS, null, 4)}\n` },
+      { what: '.mcp.json without a final newline', file: '.mcp.json', text: JSON.stringify(MCP, null, 2) },
+      { what: 'CLAUDE.md without a final newline', file: 'CLAUDE.md', text: '# My project\n\nUse pnpm, not npm.' },
+    ];
+    for (const v of variants) {
+      it(v.what, () => {
+        write(project, v.file, v.text);
+        initOk(project);
+        assert.notEqual(fs.readFileSync(path.join(project, v.file), 'utf8'), v.text, 'init changed the file');
+        uninitOk(project);
+        assert.equal(fs.readFileSync(path.join(project, v.file), 'utf8'), v.text);
+      });
+    }
+  });
+});
