@@ -4,6 +4,7 @@ import * as esbuild from 'esbuild';
 import * as fs from 'node:fs';
 
 const production = process.argv.includes('--production');
+const withTests = process.argv.includes('--tests');
 const watch = process.argv.includes('--watch');
 
 /** @type {import('esbuild').BuildOptions[]} */
@@ -32,6 +33,18 @@ const builds = [
     target: 'chrome120',
   },
 ];
+
+if (withTests) {
+  // The extension-host suite: mocha and vscode come from the host at run time.
+  builds.push({
+    entryPoints: ['test/vscode/suite/index.ts', 'test/vscode/suite/extension.test.ts'],
+    outdir: 'out/test/vscode/suite',
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    external: ['vscode', 'mocha'],
+  });
+}
 
 /** Static files the webview loads next to its bundle. */
 const assets = [

@@ -18,6 +18,8 @@ export interface LtmApi {
   /** Resolves once every folder's store is open and its server started. */
   ready: Promise<void>;
   folders(): { name: string; path: string; memories: number; port: number | null; token: string | null; mcpUrl: string | null }[];
+  /** Fires when a folder's memories changed on disk, whoever changed them (the UI refreshes on it). */
+  onDidChangeMemories: vscode.Event<string | undefined>;
 }
 
 let running: WorkspaceMemories | undefined;
@@ -75,6 +77,7 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
 
   return {
     ready,
+    onDidChangeMemories: (listener, thisArg, disposables) => memories.onDidChange((f) => listener.call(thisArg, f?.folder.uri.fsPath), undefined, disposables),
     folders: () =>
       memories.all().map((f) => ({
         name: f.name,

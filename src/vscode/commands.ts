@@ -114,8 +114,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     folder.refresh();
     log.info(`${folder.name}: stored ${result.memory.id} "${result.memory.topic}"`);
     const redacted = result.redactions.length > 0 ? ` Secrets were removed: ${result.redactions.map((r) => r.kind).join(', ')}.` : '';
-    const open = await vscode.window.showInformationMessage(`LTM: remembered "${result.memory.topic}" (${result.memory.id}).${redacted}`, 'Open');
-    if (open) panels.showMemory(folder, result.memory.id);
+    // Notifications are not awaited: the command is done when the work is.
+    void vscode.window.showInformationMessage(`LTM: remembered "${result.memory.topic}" (${result.memory.id}).${redacted}`, 'Open').then((open) => {
+      if (open) panels.showMemory(folder, result.memory.id);
+    });
   };
 
   const setGroupBy = async (groupBy: GroupBy) => {
@@ -136,8 +138,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       result.actions.length === 0
         ? `LTM: ${folder.name} had nothing to repair.`
         : `LTM: repaired ${result.actions.length} problem(s) in ${folder.name}; ${result.report.healthy ? 'the store is healthy' : `${result.report.problems.length} remain`}.`;
-    const more = await vscode.window.showInformationMessage(summary, 'Show Details');
-    if (more) panels.showIntegrity(folder);
+    void vscode.window.showInformationMessage(summary, 'Show Details').then((more) => {
+      if (more) panels.showIntegrity(folder);
+    });
+    return result;
   };
 
   return [
@@ -148,8 +152,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         folder.initialize(),
       );
       deps.serversChanged();
-      const next = await vscode.window.showInformationMessage(`LTM: memory initialized in ${folder.name}.`, 'Set up Claude Code');
-      if (next) await vscode.commands.executeCommand(CommandId.SetUpClaude, folder);
+      void vscode.window.showInformationMessage(`LTM: memory initialized in ${folder.name}.`, 'Set up Claude Code').then((next) => {
+        if (next) void vscode.commands.executeCommand(CommandId.SetUpClaude, folder);
+      });
     }),
     command(CommandId.SetUpClaude, async (arg) => {
       const folder = (arg && typeof arg === 'object' && 'folder' in arg ? (arg as FolderMemory) : undefined) ?? (await memories.pick('Folder to set up for Claude Code', false));
@@ -159,13 +164,15 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       deps.serversChanged();
       const changed = changes.filter((c) => c.action !== 'unchanged');
       log.info(`${folder.name}: set up Claude Code${changed.map((c) => `\n  ${c.action} ${path.relative(folder.folder.uri.fsPath, c.file)}`).join('')}`);
-      const open = await vscode.window.showInformationMessage(
+      void vscode.window.showInformationMessage(
         changed.length === 0
           ? `LTM: Claude Code was already set up in ${folder.name}.`
           : `LTM: Claude Code set up in ${folder.name} (${changed.length} file(s)). Start claude in a new terminal to use its memory.`,
         'Open Terminal',
-      );
-      if (open) vscode.window.createTerminal({ name: 'Claude Code', cwd: folder.folder.uri }).show();
+      ).then((open) => {
+        if (open) vscode.window.createTerminal({ name: 'Claude Code', cwd: folder.folder.uri }).show();
+      });
+      return changes;
     }),
     command(CommandId.RemoveClaudeSetup, async () => {
       const folder = await memories.pick('Folder to remove the Claude Code setup from', false);
@@ -235,7 +242,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }),
     command(CommandId.FixIntegrity, async () => {
       const folder = await folderWithStore('repair');
-      if (folder) await fix(folder);
+      return folder ? fix(folder) : undefined;
     }),
     command(CommandId.ShowArchives, () => panels.showArchives()),
     command(CommandId.ShowStatus, async () => {
@@ -250,9 +257,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         return `${f.name}: ${s.total_memories} memories (Full ${s.by_phase.full}, Hint ${s.by_phase.hint}, Abstract ${s.by_phase.abstract}), ${s.total_archived} archived, ${s.session_count} sessions, ${server}`;
       });
       for (const line of lines) log.info(line);
-      const choice = await vscode.window.showInformationMessage(`LTM: ${lines.join(' | ')}`, 'Check Integrity', 'Show Log');
-      if (choice === 'Check Integrity') await vscode.commands.executeCommand(CommandId.CheckIntegrity);
-      if (choice === 'Show Log') log.show();
+      void vscode.window.showInformationMessage(`LTM: ${lines.join(' | ')}`, 'Check Integrity', 'Show Log').then((choice) => {
+        if (choice === 'Check Integrity') void vscode.commands.executeCommand(CommandId.CheckIntegrity);
+        if (choice === 'Show Log') log.show();
+      });
+      return lines;
     }),
     command(CommandId.Refresh, () => {
       for (const f of memories.all()) f.refresh();
