@@ -24,9 +24,10 @@ import type { BenchContext, BenchOptions, BenchSection } from './lib/context';
 import { machineInfo } from './lib/machine';
 import { printTargets, writeReport, type BenchReport, type SectionResult } from './lib/report';
 import { engineSection } from './sections/engine';
+import { hooksSection } from './sections/hooks';
 
 /** Every section, in the order they run. */
-export const SECTIONS: readonly BenchSection[] = [engineSection];
+export const SECTIONS: readonly BenchSection[] = [engineSection, hooksSection];
 
 function intList(value: string | undefined, fallback: number[]): number[] {
   if (!value) return fallback;

@@ -95,10 +95,13 @@ export function fixView(result: FixResult): FixView {
 
 export function archivedItemView(store: MemoryStore, item: SearchResultItem, folder: string): ArchivedItemView {
   let archivedAt = '';
+  let summary = item.summary;
   try {
-    archivedAt = store.getArchived(item.id).entry?.archived_at ?? '';
+    const archived = store.getArchived(item.id);
+    archivedAt = archived.entry?.archived_at ?? '';
+    summary ||= archived.summary;
   } catch {
     archivedAt = '';
   }
-  return { id: item.id, topic: item.topic, summary: item.summary, tags: item.tags, archivedAt, folder };
+  return { id: item.id, topic: item.topic, summary, tags: item.tags, archivedAt, folder };
 }
