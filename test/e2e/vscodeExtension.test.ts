@@ -9,11 +9,10 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { claudeBinary } from '../support/claudeCode';
-import { REPO_ROOT, ltm, requireBuiltCli } from '../support/ltmProcess';
+import { REPO_ROOT, requireBuiltCli } from '../support/ltmProcess';
 import { requireVsCodeTools } from '../vscode/codeServer';
 import { runExtensionTests } from '../vscode/runExtensionTests';
-
-const INTEROP_STORE = path.join(REPO_ROOT, 'test', 'fixtures', 'claude-ltm-0.2.5', '.claude');
+import { prepareSuiteWorkspace } from '../vscode/workspace';
 
 describe('the extension in a real VS Code (mocha inside the extension host)', function () {
   this.timeout(600_000);
@@ -33,10 +32,7 @@ describe('the extension in a real VS Code (mocha inside the extension host)', fu
 
   it('passes the extension-host suite', async () => {
     const workspace = path.join(root, 'project');
-    fs.mkdirSync(workspace);
-    fs.cpSync(INTEROP_STORE, path.join(workspace, '.claude'), { recursive: true });
-    const init = ltm(['init', '--project', workspace]);
-    assert.equal(init.status, 0, init.stderr);
+    prepareSuiteWorkspace(workspace);
     const run = await runExtensionTests({
       extensionDevelopmentPath: REPO_ROOT,
       extensionTestsPath: path.join(REPO_ROOT, 'out', 'test', 'vscode', 'suite', 'index.js'),

@@ -62,6 +62,10 @@ export interface CodeServerOptions {
   vsix?: string;
   userSettings?: Record<string, unknown>;
   env?: Record<string, string>;
+  /** Default: a free port. */
+  port?: number;
+  /** code-server is killed after this long whatever happens (default 20 minutes). */
+  lifetimeSeconds?: number;
 }
 
 export class CodeServer {
@@ -107,7 +111,7 @@ export class CodeServer {
   static async start(options: CodeServerOptions = {}): Promise<CodeServer> {
     requireVsCodeTools();
     const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ltm-code-server-'));
-    const server = new CodeServer(root, await freePort());
+    const server = new CodeServer(root, options.port ?? (await freePort()));
     fs.mkdirSync(path.join(server.userDataDir, 'User'), { recursive: true });
     fs.writeFileSync(path.join(server.userDataDir, 'User', 'settings.json'), JSON.stringify({ ...USER_SETTINGS, ...options.userSettings }, null, 2));
     if (options.vsix) server.installExtension(options.vsix);
@@ -133,7 +137,7 @@ export class CodeServer {
       ...(options.smokeTestDriver ? ['--vscode-option', 'enable-smoke-test-driver'] : []),
     ];
     // `timeout` makes sure code-server never outlives the test run, whatever happens to this process.
-    const child = spawn('timeout', ['-k', '10', '1200', CODE_SERVER, ...args], { env: server.env(options.env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn('timeout', ['-k', '10', String(options.lifetimeSeconds ?? 1200), CODE_SERVER, ...args], { env: server.env(options.env), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
     server.process = child;
     child.stdout!.on('data', (d: Buffer) => (server.output += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (server.output += d.toString()));
