@@ -40,7 +40,7 @@ describe('the extension in a real VS Code (mocha inside the extension host)', fu
       extensionEnvironment: { LTM_TEST_CLAUDE: claudeBinary() },
     });
     const report = run.log.join('\n');
-    for (const line of run.log.filter((l) => /✔|passing|failing|\d+\)/.test(l))) process.stdout.write(`      [host] ${line}\n`);
+    for (const line of run.log.filter((l) => /✔|^\s*\d+ (passing|failing)|^\s+\d+\) /.test(l))) process.stdout.write(`      [host] ${line}\n`);
     assert.equal(run.exitCode, 0, `the extension-host suite failed:\n${report}`);
     assert.match(report, /passing/, 'mocha ran and reported');
     assert.doesNotMatch(report, /failing/);

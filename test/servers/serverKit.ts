@@ -4,6 +4,7 @@
  * real MCP SDK client, and the real hook script run by `sh`.
  */
 import { strict as assert } from 'node:assert';
+import type { ServerInfo } from '../../src/servers/serverInfo';
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
@@ -290,15 +291,8 @@ export async function waitFor<T>(probe: () => T | null | undefined, timeoutMs: n
   }
 }
 
-export interface ServerJson {
-  port: number;
-  token: string;
-  pid: number;
-  version: string;
-  started_at: string;
-  url: string;
-  project: string;
-}
+/** What server.json holds: the server's own type. */
+export type ServerJson = ServerInfo;
 
 export function serverJsonPath(project: string): string {
   return path.join(ltmRoot(project), 'server.json');
