@@ -11,6 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { storePaths } from '../../src/core/storeFiles';
 import { setupPaths } from '../../src/servers/claudeSetup';
+import type { HookRunnerJob, HookRunnerRun } from '../child/hookRunner';
 import { runNode } from '../lib/child';
 import type { BenchContext, BenchSection } from '../lib/context';
 import { ms, target, timingTable, type SectionResult, type Table, type Target, type TimingRow } from '../lib/report';
@@ -305,12 +306,6 @@ function toolUseId(): string {
 // ---------------------------------------------------------------------------------------------
 // One size
 
-interface ScriptRun {
-  ms: number;
-  status: number | null;
-  stdoutChars: number;
-}
-
 interface SizeResult {
   size: number;
   rounds: number;
@@ -323,10 +318,12 @@ interface SizeResult {
   connections: number;
   requests: number;
   context: { chars: number[]; injected: number[]; omitted: number[]; scriptStdoutChars: number[] };
-  eviction: { warmupRan: number; timedRan: number; timedCalls: number; evicted: number; activeBefore: number; activeAfter: number; maxMemories: number };
+  eviction: { warmupRan: number; timedRan: number; timedCalls: number; evicted: number; activeBefore: number; activeAfter: number; maxMemories: number; batchSize: number };
   sessionsLeft: number;
-  load: { start: number; end: number };
+  /** 1-minute load average: at the start, at the end, and the highest seen after any round or script batch. */
+  load: { start: number; end: number; peak: number };
   hookCommand: string;
+  build: string;
 }
 
 const DESCRIBE: Record<string, string> = {
@@ -335,6 +332,8 @@ const DESCRIBE: Record<string, string> = {
   post_tool_use: `POST /hook/post_tool_use, all ${POST_SHAPES.length} payload shapes below: a success or failure counter in state.json`,
   pre_compact: 'POST /hook/pre_compact (trigger "auto"): marks the session compacted in state.json',
   session_end: 'POST /hook/session_end (reason "other"): drops the session, refreshes priorities of the memories it accessed, one eviction cycle when over max_memories',
+  'session_start:afterEviction': 'the session_start calls that followed a session_end in which an eviction cycle ran',
+  'session_start:other': 'the other session_start calls',
   'session_end:evicted': 'the session_end calls in which an eviction cycle ran',
   'session_end:quiet': 'the session_end calls in which no eviction ran (store at or under max_memories)',
   health: 'GET /health on the same connection: the floor of a request (HTTP, guard, JSON), no store work',
@@ -342,7 +341,7 @@ const DESCRIBE: Record<string, string> = {
   scriptFile: '(b) the same without LTM_PORT/LTM_TOKEN: the script reads port and token from .claude/ltm/server.json (sed)',
   scriptNoServerFile: '(c) no server running, no server.json, no LTM_* variables: must exit 0 at once and print nothing',
   scriptNoServerEnv: '(c) no server running, LTM_PORT/LTM_TOKEN still set (a terminal that outlived its server): curl is refused, exit 0, nothing printed',
-  spawnFloor: '/bin/sh -c true spawned the same way: the cost of spawning alone, for comparison',
+  spawnFloor: "/bin/sh -c 'cat >/dev/null' run the same way (same process, environment and payload): spawning a shell that reads stdin, for comparison",
 };
 
 function shapeKey(shape: PostShape): string {
@@ -350,11 +349,7 @@ function shapeKey(shape: PostShape): string {
 }
 
 class HooksBench {
-  private readonly engine: EngineBench;
-
-  constructor(private readonly ctx: BenchContext) {
-    this.engine = new EngineBench(ctx);
-  }
+  constructor(private readonly ctx: BenchContext) {}
 
   private get rounds(): number {
     return Math.round(1.5 * this.ctx.options.reps);
@@ -364,16 +359,52 @@ class HooksBench {
     return 5 * this.ctx.options.processReps;
   }
 
+  /**
+   * Runs a hook command `count` times from a small child process (bench/child/hookRunner.ts), each
+   * with a new SessionStart payload on stdin and CLAUDE_PROJECT_DIR set, in the project directory.
+   */
+  private runHookScript(
+    command: string,
+    projectDir: string,
+    env: NodeJS.ProcessEnv,
+    count: number,
+    endSessions?: HookRunnerJob['endSessions'],
+  ): HookRunnerRun[] {
+    const job: HookRunnerJob = {
+      command,
+      cwd: projectDir,
+      env: { ...(env as Record<string, string>), CLAUDE_PROJECT_DIR: projectDir },
+      runs: Array.from({ length: count }, () => {
+        const s = session(projectDir);
+        return { sessionId: s.id, stdin: JSON.stringify(sessionStartPayload(s)) };
+      }),
+      endSessions,
+    };
+    const result = spawnSync(process.execPath, [this.ctx.childScript('bench/child/hookRunner.ts')], {
+      input: JSON.stringify(job),
+      encoding: 'utf8',
+      timeout: 120_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
+    if (result.error) throw result.error;
+    if (result.status !== 0) throw new Error(`hook runner failed (exit ${result.status}): ${result.stderr}`);
+    const runs = JSON.parse(result.stdout.trim().split('\n').pop() ?? '[]') as HookRunnerRun[];
+    if (runs.length !== count) throw new Error(`hook runner returned ${runs.length} runs, expected ${count}`);
+    return runs;
+  }
+
   async measureSize(size: number): Promise<SizeResult> {
-    const { projectDir } = await this.engine.build(size);
+    // A builder per size: without a store() cost fitted on a smaller build, it builds large stores from
+    // generated files + fix() (minutes quicker at 10,000), which is all the hooks need.
+    const { projectDir, build } = await new EngineBench(this.ctx).build(size);
     try {
-      return await this.measureStore(size, projectDir);
+      return await this.measureStore(size, projectDir, `${build.method === 'store' ? 'store() for every memory' : 'generated files + fix()'}, ${build.totalSeconds.toFixed(1)} s`);
     } finally {
       fs.rmSync(projectDir, { recursive: true, force: true });
     }
   }
 
-  private async measureStore(size: number, projectDir: string): Promise<SizeResult> {
+  private async measureStore(size: number, projectDir: string, buildDescription: string): Promise<SizeResult> {
     const { ctx } = this;
     const init = runNode([ctx.cliPath, 'init', '--project', projectDir]);
     if (init.status !== 0) throw new Error(`ltm init failed: ${init.stderr}`);
@@ -382,10 +413,12 @@ class HooksBench {
     if (!fs.existsSync(script)) throw new Error(`ltm init did not install ${script}`);
 
     const loadStart = os.loadavg()[0]!;
+    let loadPeak = loadStart;
+    const sampleLoad = () => (loadPeak = Math.max(loadPeak, os.loadavg()[0]!));
     const samples: Record<string, number[]> = {};
     const add = (key: string, value: number) => (samples[key] ??= []).push(value);
     const context: SizeResult['context'] = { chars: [], injected: [], omitted: [], scriptStdoutChars: [] };
-    const eviction: SizeResult['eviction'] = { warmupRan: 0, timedRan: 0, timedCalls: 0, evicted: 0, activeBefore: 0, activeAfter: 0, maxMemories: 0 };
+    const eviction: SizeResult['eviction'] = { warmupRan: 0, timedRan: 0, timedCalls: 0, evicted: 0, activeBefore: 0, activeAfter: 0, maxMemories: 0, batchSize: 0 };
 
     ctx.log(`  ltm serve in a child process`);
     const server = await startServer(ctx.cliPath, projectDir);
@@ -398,10 +431,15 @@ class HooksBench {
       const warmupRounds = ctx.options.warmup;
       const rounds = this.rounds;
       ctx.log(`  HTTP: ${warmupRounds} + ${rounds} session rounds (session_start, pre_tool_use, ${POST_SHAPES.length} × post_tool_use, pre_compact, session_end, /health)`);
-      const statusBefore = JSON.parse(runNode([ctx.cliPath, 'status', '--json', '--project', projectDir]).stdout) as { total_memories: number; config: { max_memories: number } };
+      const statusBefore = JSON.parse(runNode([ctx.cliPath, 'status', '--json', '--project', projectDir]).stdout) as {
+        total_memories: number;
+        config: { max_memories: number; eviction_batch_size: number };
+      };
       eviction.activeBefore = statusBefore.total_memories;
       eviction.maxMemories = statusBefore.config.max_memories;
+      eviction.batchSize = statusBefore.config.eviction_batch_size;
 
+      let previousEvicted = false;
       for (let round = 0; round < warmupRounds + rounds; round++) {
         const timed = round >= warmupRounds;
         const record = (key: string, reply: Reply) => {
@@ -416,6 +454,7 @@ class HooksBench {
 
         const start = await client.hook('session_start', sessionStartPayload(s));
         record('session_start', start);
+        if (timed) add(previousEvicted ? 'session_start:afterEviction' : 'session_start:other', start.ms);
         if (round === 0) firstSessionStartMs = start.ms;
         const additional = sessionStartContext(start.body);
         const startInfo = start.info as { session: number; counted: boolean; injected: string[]; omitted: number };
@@ -454,66 +493,57 @@ class HooksBench {
         const endInfo = end.info as { session: number | null; eviction_ran: boolean; evicted: number };
         if (endInfo.session !== startInfo.session) throw new Error(`session_end closed session ${endInfo.session}, expected ${startInfo.session}`);
         record('session_end', end);
+        previousEvicted = endInfo.eviction_ran;
         if (timed) {
           add(endInfo.eviction_ran ? 'session_end:evicted' : 'session_end:quiet', end.ms);
           eviction.timedCalls++;
           if (endInfo.eviction_ran) eviction.timedRan++;
           eviction.evicted += endInfo.evicted;
         } else if (endInfo.eviction_ran) eviction.warmupRan++;
+        sampleLoad();
       }
 
+      client.close();
+
       // --- the SessionStart hook script, as Claude Code runs it -------------------------------
-      ctx.log(`  hook script: ${this.scriptRuns} runs per case`);
+      ctx.log(`  hook script: 1 + ${this.scriptRuns} runs per case`);
       const runs = this.scriptRuns;
       const baseEnv = envWithout(['LTM_PORT', 'LTM_TOKEN', 'LTM_MCP_URL']);
-      const live = { ...baseEnv, LTM_PORT: String(server.port), LTM_TOKEN: server.token };
-      const cases: [key: string, env: NodeJS.ProcessEnv][] = [
-        ['scriptEnv', live],
-        ['scriptFile', baseEnv],
-      ];
-      for (const [key, env] of cases) {
-        for (let i = 0; i <= runs; i++) {
-          const s = session(projectDir);
-          const run = runHookCommand(hookCommand, projectDir, env, s.id, JSON.stringify(sessionStartPayload(s)));
+      const withServer = { ...baseEnv, LTM_PORT: String(server.port), LTM_TOKEN: server.token };
+      const endSessions = { port: server.port, token: server.token, project: projectDir };
+      for (const [key, env] of [['scriptEnv', withServer], ['scriptFile', baseEnv]] as const) {
+        const results = this.runHookScript(hookCommand, projectDir, env, runs + 1, endSessions);
+        results.forEach((run, i) => {
           if (run.status !== 0) throw new Error(`hook script (${key}) exited ${run.status}: ${run.stderr}`);
           if (run.stderr !== '') throw new Error(`hook script (${key}) wrote to stderr: ${run.stderr}`);
-          const text = sessionStartContext(run.stdout.trimEnd());
           if (!run.stdout.endsWith('}\n')) throw new Error(`hook script (${key}) printed ${JSON.stringify(run.stdout.slice(-40))}`);
-          // End the session (untimed), so state.json holds no more open sessions than a real one would.
-          await client.hook('session_end', { ...s.common, hook_event_name: 'SessionEnd', reason: 'other' });
-          requests++;
-          if (i === 0) continue; // warm-up
+          const text = sessionStartContext(run.stdout.trimEnd());
+          if (i === 0) return; // warm-up
           add(key, run.ms);
           if (key === 'scriptEnv') context.scriptStdoutChars.push(text.length);
-        }
+        });
+        requests += results.length;
+        sampleLoad();
       }
       const status = JSON.parse(runNode([ctx.cliPath, 'status', '--json', '--project', projectDir]).stdout) as { total_memories: number };
       eviction.activeAfter = status.total_memories;
 
-      client.close();
       serverStopMs = await stopServer(server, projectDir);
       stopped = true;
 
-      const stale = { ...baseEnv, LTM_PORT: String(server.port), LTM_TOKEN: server.token };
-      const noServerCases: [key: string, env: NodeJS.ProcessEnv][] = [
-        ['scriptNoServerFile', baseEnv],
-        ['scriptNoServerEnv', stale],
-      ];
-      for (const [key, env] of noServerCases) {
-        for (let i = 0; i <= runs; i++) {
-          const s = session(projectDir);
-          const run = runHookCommand(hookCommand, projectDir, env, s.id, JSON.stringify(sessionStartPayload(s)));
+      // A terminal that outlived its server still has LTM_PORT/LTM_TOKEN set: curl is refused.
+      for (const [key, env] of [['scriptNoServerFile', baseEnv], ['scriptNoServerEnv', withServer]] as const) {
+        this.runHookScript(hookCommand, projectDir, env, runs + 1).forEach((run, i) => {
           if (run.status !== 0 || run.stdout !== '' || run.stderr !== '') {
             throw new Error(`hook script (${key}) without a server: exit ${run.status}, stdout ${JSON.stringify(run.stdout)}, stderr ${JSON.stringify(run.stderr)}`);
           }
           if (i > 0) add(key, run.ms);
-        }
+        });
       }
-      for (let i = 0; i <= runs; i++) {
-        const run = runHookCommand('true', projectDir, baseEnv, 'x', '');
-        if (run.status !== 0) throw new Error('/bin/sh -c true failed');
+      this.runHookScript('cat >/dev/null', projectDir, baseEnv, runs + 1).forEach((run, i) => {
+        if (run.status !== 0) throw new Error(`/bin/sh -c 'cat >/dev/null' failed: ${run.stderr}`);
         if (i > 0) add('spawnFloor', run.ms);
-      }
+      });
 
       const finalState = JSON.parse(fs.readFileSync(storePaths(projectDir).state, 'utf8')) as { sessions?: Record<string, unknown> };
       const rows: SizeResult['rows'] = {};
@@ -532,8 +562,9 @@ class HooksBench {
         context,
         eviction,
         sessionsLeft: Object.keys(finalState.sessions ?? {}).length,
-        load: { start: loadStart, end: os.loadavg()[0]! },
+        load: { start: loadStart, end: sampleLoad(), peak: loadPeak },
         hookCommand,
+        build: buildDescription,
       };
     } finally {
       client.close();
@@ -568,26 +599,13 @@ function envWithout(names: readonly string[]): NodeJS.ProcessEnv {
   return env;
 }
 
-/** Runs a hook command as Claude Code does: through a shell, payload on stdin, CLAUDE_PROJECT_DIR set, in the project. */
-function runHookCommand(command: string, projectDir: string, env: NodeJS.ProcessEnv, sessionId: string, stdin: string): ScriptRun & { stdout: string; stderr: string } {
-  const t0 = performance.now();
-  const result = spawnSync('/bin/sh', ['-c', command], {
-    cwd: projectDir,
-    env: { ...env, CLAUDE_PROJECT_DIR: projectDir, CLAUDE_CODE_SESSION_ID: sessionId },
-    input: stdin,
-    encoding: 'utf8',
-    timeout: 10_000,
-  });
-  const elapsed = performance.now() - t0;
-  if (result.error) throw result.error;
-  return { ms: elapsed, status: result.status, stdoutChars: result.stdout.length, stdout: result.stdout, stderr: result.stderr };
-}
-
 // ---------------------------------------------------------------------------------------------
 // Report
 
 const ENDPOINT_ROWS: [key: string, label: string][] = [
   ['session_start', 'session_start'],
+  ['session_start:afterEviction', '  session_start: after an evicting session_end'],
+  ['session_start:other', '  session_start: otherwise'],
   ['pre_tool_use', 'pre_tool_use'],
   ['post_tool_use', 'post_tool_use'],
   ...POST_SHAPES.map((s): [string, string] => [shapeKey(s), `  post_tool_use: ${s.label}`]),
@@ -603,7 +621,7 @@ const SCRIPT_ROWS: [key: string, label: string][] = [
   ['scriptFile', '(b) script, via server.json'],
   ['scriptNoServerFile', '(c) script, no server, no server.json'],
   ['scriptNoServerEnv', '(c) script, no server, stale LTM_PORT'],
-  ['spawnFloor', '/bin/sh -c true (spawn floor)'],
+  ['spawnFloor', 'sh -c \'cat >/dev/null\' (spawn floor)'],
 ];
 
 function describe(key: string): string {
@@ -634,6 +652,7 @@ function sizeTables(r: SizeResult): Table[] {
     columns: ['Item', 'Value', 'What it is'],
     align: ['l', 'r', 'l'],
     rows: [
+      ['store', r.build, 'built as in the engine section (state.json: max_memories = size − 100)'],
       ['server start', `${ms(r.serverStartMs)} ms`, '`node dist/cli.js serve`: spawn → listening and server.json written (node startup, bundle load, MemoryStore.open)'],
       ['first session_start', `${ms(r.firstSessionStartMs)} ms`, 'the first request after the server started (cold JIT, first connection), not in the rows above'],
       ['server stop', `${ms(r.serverStopMs)} ms`, 'SIGTERM → exit 0, server.json removed'],
@@ -643,7 +662,7 @@ function sizeTables(r: SizeResult): Table[] {
       ['memories injected', range(r.context.injected), `of the active memories (memories_to_load = 10); ${range(r.context.omitted)} more are mentioned as omitted`],
       ['eviction', `ran in ${e.timedRan} of ${e.timedCalls} timed session_end (and ${e.warmupRan} of ${r.warmupRounds} warm-up)`, `${fmtInt(e.activeBefore)} → ${fmtInt(e.activeAfter)} active memories, max_memories ${fmtInt(e.maxMemories)}; ${e.evicted} phase steps in the timed calls`],
       ['open sessions left', String(r.sessionsLeft), 'sessions in state.json after the run (every session was ended)'],
-      ['load average (1 min)', `${r.load.start.toFixed(2)} → ${r.load.end.toFixed(2)}`, 'at the start and end of this size\'s measurements (the server is a second busy process)'],
+      ['load average (1 min)', `${r.load.start.toFixed(2)} → ${r.load.end.toFixed(2)} (peak ${r.load.peak.toFixed(2)})`, 'at the start and end of this size\'s measurements, and the highest seen between rounds'],
     ],
   };
   return [
@@ -655,7 +674,7 @@ function sizeTables(r: SizeResult): Table[] {
     timingTable(
       `${label} memories: the SessionStart hook script, end to end`,
       rowsFor(r, SCRIPT_ROWS),
-      `\`${r.hookCommand}\` via /bin/sh -c, payload on stdin, CLAUDE_PROJECT_DIR set; 1 untimed then ${r.scriptRuns} timed runs each, wall time from the parent. Every run's exit code and output are checked.`,
+      `\`${r.hookCommand}\` (from .claude/settings.local.json, as \`ltm init\` wrote it) via /bin/sh -c in the project directory, payload on stdin, CLAUDE_PROJECT_DIR set; 1 untimed then ${r.scriptRuns} timed runs each, wall time from spawn to exit. Every run's exit code, stdout and stderr are checked.`,
     ),
     facts,
   ];
@@ -663,8 +682,12 @@ function sizeTables(r: SizeResult): Table[] {
 
 function summaryTable(results: readonly SizeResult[]): Table {
   const keys: [string, string][] = [
-    ...ENDPOINTS.map((k): [string, string] => [k, k]),
+    ['session_start', 'session_start'],
+    ['session_start:afterEviction', '  session_start: after an evicting session_end'],
+    ['session_start:other', '  session_start: otherwise'],
+    ...ENDPOINTS.slice(1).map((k): [string, string] => [k, k]),
     ['session_end:evicted', '  session_end: eviction ran'],
+    ['session_end:quiet', '  session_end: no eviction'],
     ['health', 'GET /health (floor)'],
     ...SCRIPT_ROWS.slice(0, 4),
   ];
@@ -706,21 +729,26 @@ export const hooksSection: BenchSection = {
     }
     const targetRun = results.find((r) => r.size === 10_000) ?? results[results.length - 1]!;
     const cores = os.cpus().length;
-    const busy = results.filter((r) => Math.max(r.load.start, r.load.end) > Math.max(1.5, cores * 0.75));
+    // The bench and the server keep about one core busy between them (fsync waits count too).
+    const highLoad = Math.max(1.5, 0.75 * cores);
+    const busy = results.filter((r) => r.load.peak > highLoad);
     const notes = [
       'Each round is one Claude Code session as the hooks see it: GET /health, session_start (new session_id), pre_tool_use, ' +
         `one post_tool_use per payload shape (${POST_SHAPES.map((s) => s.label).join('; ')}), pre_compact, session_end. ` +
         'Every answer is checked (the context, the recorded success/failure, the session closed). No memory is stored during the rounds.',
       `The stores are built as in the engine section (max_memories = size − 100), so session_end starts over the limit: ${results
         .map((r) => `at ${fmtInt(r.size)} eviction ran in ${r.eviction.timedRan} of ${r.eviction.timedCalls} timed session_end calls (and ${r.eviction.warmupRan} of ${r.warmupRounds} warm-up ones), ${fmtInt(r.eviction.activeBefore)} → ${fmtInt(r.eviction.activeAfter)} active memories`)
-        .join('; ')}. A cycle moves the ${'10'} lowest-priority memories one phase, so only every third cycle removes any; ` +
+        .join('; ')}. A cycle moves the ${results[0]?.eviction.batchSize ?? 10} lowest-priority memories one phase (full → hint → abstract → removed), so it takes three cycles to remove a batch; ` +
         'once the store is back at max_memories session_end no longer evicts, but still scores every memory to find that out.',
       'Times are from the client (this process): JSON body, request on an open keep-alive connection, the server\'s work, the whole answer read. ' +
         'GET /health is the same path without store work.',
-      'The hook script rows include spawning /bin/sh from this process (see the spawn floor row), dash, sed (b) and curl; Claude Code pays the same to run a command hook.',
-      ...(busy.length > 0
-        ? [`The machine was busy: the 1-minute load average reached ${busy.map((r) => `${Math.max(r.load.start, r.load.end).toFixed(2)} at ${fmtInt(r.size)}`).join(', ')} on ${cores} cores (the bench itself keeps about one busy), so other work competed with these measurements.`]
-        : []),
+      'The hook script rows are timed in a small Node process (bench/child/hookRunner.ts) that spawns each run, so they include spawning /bin/sh ' +
+        '(see the spawn floor row), dash, sed (b) and curl, as Claude Code pays them for a command hook; after each run with a server, that process ends the ' +
+        'session (POST /hook/session_end, untimed), so open sessions do not pile up in state.json.',
+      `1-minute load average at the start → end of each size (highest seen): ${results.map((r) => `${r.load.start.toFixed(2)} → ${r.load.end.toFixed(2)} (${r.load.peak.toFixed(2)}) at ${fmtInt(r.size)}`).join(', ')} on ${cores} cores. ` +
+        (busy.length > 0
+          ? `That is above ${highLoad.toFixed(1)} at ${busy.map((r) => fmtInt(r.size)).join(' and ')}: other work probably competed with these measurements, which makes their tails (p99, max) pessimistic.`
+          : 'The bench and the server keep about one core busy between them; the load does not suggest much other work.'),
     ];
     return {
       id: 'hooks',
@@ -728,7 +756,9 @@ export const hooksSection: BenchSection = {
       intro:
         'The hook endpoints Claude Code reaches through .claude/ltm/hooks/ltm-hook.sh, measured over real HTTP on 127.0.0.1 against ' +
         '`node dist/cli.js serve --project <dir>` running in its own process (client and server share no event loop), on stores ' +
-        `built as in the engine section. The target: every hook endpoint answers within ${HOOK_P99_LIMIT_MS} ms at p99 with 10,000 memories.`,
+        `built as in the engine section. The target: every hook endpoint answers within ${HOOK_P99_LIMIT_MS} ms at p99 with 10,000 memories. ` +
+        `Each size runs ${ctx.options.warmup} untimed then ${Math.round(1.5 * ctx.options.reps)} timed session rounds (1.5 × LTM_BENCH_REPS) and ` +
+        `${5 * ctx.options.processReps} timed runs of each hook-script case (5 × LTM_BENCH_PROCESS_REPS).`,
       tables: [summaryTable(results), ...results.flatMap(sizeTables)],
       targets: targetsFor(targetRun),
       notes,

@@ -12,6 +12,9 @@ const ABANDONED_SESSION_MS = 7 * 24 * 60 * 60 * 1000;
 
 export const DEFAULT_DIFFICULTY = 0.5;
 
+/** Session bookkeeping happens on every hook call; see MemoryStore.updateState. */
+const VOLATILE = { durable: false } as const;
+
 export interface SessionStartResult {
   /** The session's number; the first session of a store is 1. */
   number: number;
@@ -19,10 +22,9 @@ export interface SessionStartResult {
   counted: boolean;
 }
 
-export interface SessionEndResult {
+export interface ClosedSession {
   number: number | null;
   difficulty: number;
-  eviction: EvictionResult;
 }
 
 function nowIso(): string {
@@ -56,7 +58,7 @@ export class SessionTracker {
       if (counted) state.session_count += 1;
       state.sessions[sessionId] = newCounters(Math.max(1, state.session_count), at);
       return { number: state.sessions[sessionId].number, counted };
-    });
+    }, VOLATILE);
   }
 
   async recordToolCall(sessionId: string, failed: boolean): Promise<void> {
@@ -64,34 +66,34 @@ export class SessionTracker {
       const counters = this.countersFor(state.sessions, state.session_count, sessionId);
       if (failed) counters.tool_failures += 1;
       else counters.tool_successes += 1;
-    });
+    }, VOLATILE);
   }
 
   async markCompacted(sessionId: string): Promise<void> {
     await this.store.updateState((state) => {
       this.countersFor(state.sessions, state.session_count, sessionId).compacted = true;
       state.compaction_count += 1;
-    });
+    }, VOLATILE);
+  }
+
+  /** Ends a session's bookkeeping: drops its counters and says what its difficulty was. */
+  async close(sessionId: string): Promise<ClosedSession> {
+    const counters = await this.store.updateState((state) => {
+      const closed = state.sessions[sessionId];
+      delete state.sessions[sessionId];
+      return closed ?? null;
+    }, VOLATILE);
+    return { number: counters?.number ?? null, difficulty: counters ? roundScore(sessionDifficulty(counters)) : 0 };
   }
 
   /**
-   * Closes a session: recomputes the priorities of memories accessed in it,
-   * runs one eviction cycle when the store is over its limit, and drops the
-   * session's counters.
+   * The maintenance a session's end calls for: the priorities of memories
+   * accessed in it are recomputed, and one eviction cycle runs when the store
+   * is over its limit. It may take long; hooks do it after they have answered.
    */
-  async end(sessionId: string): Promise<SessionEndResult> {
-    const closed = await this.store.updateState((state) => {
-      const counters = state.sessions[sessionId];
-      delete state.sessions[sessionId];
-      return counters ?? null;
-    });
-    if (closed) await this.store.refreshPriorities(this.store.accessedInSession(closed.number));
-    const eviction = await this.store.evict();
-    return {
-      number: closed?.number ?? null,
-      difficulty: closed ? roundScore(sessionDifficulty(closed)) : 0,
-      eviction,
-    };
+  async maintain(closed: ClosedSession): Promise<EvictionResult> {
+    if (closed.number !== null) await this.store.refreshPriorities(this.store.accessedInSession(closed.number));
+    return this.store.evict();
   }
 
   /**

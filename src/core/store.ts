@@ -34,6 +34,7 @@ import {
   normaliseTags,
   parseFrontmatter,
   parseMemoryFile,
+  copyMeta,
   reduceToAbstract,
   reduceToHint,
   renderBody,
@@ -712,6 +713,7 @@ export class MemoryStore {
       const active = this.activeIds();
       const config = this.config;
       const result: EvictionResult = { ran: false, before: active.length, after: active.length, max_memories: config.max_memories, steps: [] };
+      if (active.length <= config.max_memories) return result;
       const batch = selectEvictionBatch(
         active.map((id) => {
           const file = this.files.get(id)!;
@@ -881,13 +883,23 @@ export class MemoryStore {
   // Session counters (used by the hook routes)
 
   /** Runs a change to state.json under the lock; `change` may return a value. */
-  async updateState<T>(change: (state: StoreState) => T): Promise<T> {
+  /**
+   * @param options.durable flush state.json to disk (default). Session counters,
+   * written on every tool call, skip it: a power cut can at worst lose the last
+   * counts, while the configuration is always flushed.
+   */
+  async updateState<T>(change: (state: StoreState) => T, options: { durable?: boolean } = {}): Promise<T> {
     this.init();
     return this.mutate(() => {
       const result = change(this.state);
-      this.writeState();
+      this.writeState(options.durable);
       return result;
     });
+  }
+
+  /** Resolves when every write this process queued so far has finished. */
+  settled(): Promise<void> {
+    return this.lock.settled();
   }
 
   get currentState(): Readonly<StoreState> {
@@ -980,6 +992,9 @@ export class MemoryStore {
     try {
       this.watchedIno = dir.ino;
       this.watcher = fs.watch(this.paths.memories, (_event, name) => {
+        // Temporary files are this or another writer's atomic writes; the rename that
+        // follows reports the memory file itself.
+        if (typeof name === 'string' && name.endsWith(TEMP_SUFFIX)) return;
         if (typeof name === 'string' && name.endsWith('.md')) this.dirtyNames.add(name);
         else this.memoriesDirSignature = null;
         this.options.onExternalChange?.();
@@ -1161,11 +1176,11 @@ export class MemoryStore {
 
   private parseFrontmatterCached(frontmatter: string): MemoryMeta {
     const cached = this.parseCache.get(frontmatter);
-    if (cached) return { ...cached, tags: [...cached.tags] };
+    if (cached) return copyMeta(cached);
     const meta = parseFrontmatter(frontmatter);
     this.parseCache.set(frontmatter, meta);
     this.parseCacheMisses++;
-    return { ...meta, tags: [...meta.tags] };
+    return copyMeta(meta);
   }
 
   /**
@@ -1443,8 +1458,8 @@ export class MemoryStore {
     this.statsSignature = statSignature(this.paths.stats);
   }
 
-  private writeState(): void {
-    writeFileAtomic(this.paths.state, toJsonText(stateJson(this.state)));
+  private writeState(durable = true): void {
+    writeFileAtomic(this.paths.state, toJsonText(stateJson(this.state)), { durable });
     this.stateStatus = { kind: 'ok' };
     this.stateSignature = statSignature(this.paths.state);
   }

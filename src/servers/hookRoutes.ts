@@ -47,6 +47,11 @@ export interface HookAnswer {
   /** What the hook script prints for Claude Code: nothing but the documented fields. */
   body: unknown;
   info: Record<string, unknown>;
+  /**
+   * Work that must happen but that Claude Code need not wait for; the server
+   * runs it right after answering. What it returns adds to `info`.
+   */
+  after?: () => Promise<Record<string, unknown>>;
 }
 
 export interface HookRoutesOptions {
@@ -92,14 +97,14 @@ export class HookRoutes {
         await this.sessions.markCompacted(sessionId);
         return { body: {}, info: { compacted: true } };
       case 'session_end': {
-        const ended = await this.sessions.end(sessionId);
+        const closed = await this.sessions.close(sessionId);
         return {
           body: {},
-          info: {
-            session: ended.number,
-            session_difficulty: ended.difficulty,
-            eviction_ran: ended.eviction.ran,
-            evicted: ended.eviction.steps.length,
+          info: { session: closed.number, session_difficulty: closed.difficulty },
+          // Claude Code waits for SessionEnd hooks; an eviction cycle must not hold it.
+          after: async () => {
+            const eviction = await this.sessions.maintain(closed);
+            return { eviction_ran: eviction.ran, evicted: eviction.steps.length };
           },
         };
       }
@@ -114,10 +119,14 @@ export class HookRoutes {
       limit: memories_to_load,
       budgetTokens: this.options.injectionBudgetTokens?.() ?? DEFAULT_INJECTION_BUDGET_TOKENS,
     });
-    await this.store.recordAccesses(injection.injectedIds);
     return {
       body: { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: injection.text } },
       info: { session: started.number, counted: started.counted, injected: injection.injectedIds, omitted: injection.omitted },
+      // Counting the injected memories as accessed rewrites stats.json: after answering.
+      after: async () => {
+        await this.store.recordAccesses(injection.injectedIds);
+        return {};
+      },
     };
   }
 }

@@ -106,7 +106,7 @@ export class LtmServer {
     return `${this.url}/mcp`;
   }
 
-  /** Stops listening, ends open connections and removes server.json if it is still ours. */
+  /** Stops listening, ends open connections, finishes follow-up work and removes server.json if it is still ours. */
   async stop(): Promise<void> {
     if (this.info) removeServerInfo(this.options.store.paths, this.info.pid, this.info.port);
     this.info = null;
@@ -114,6 +114,17 @@ export class LtmServer {
       this.http.close(() => resolve());
       this.http.closeAllConnections();
     });
+    await Promise.allSettled([...this.followUps]);
+  }
+
+  private readonly followUps = new Set<Promise<unknown>>();
+
+  /** Runs work after the answer went out; stop() waits for it, errors go to the log. */
+  private runAfterAnswer(what: string, work: () => Promise<unknown>): void {
+    const running = work()
+      .catch((error: unknown) => this.options.log?.(`${what} failed: ${(error as Error).stack ?? String(error)}`))
+      .finally(() => this.followUps.delete(running));
+    this.followUps.add(running);
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -129,7 +140,14 @@ export class LtmServer {
         const body = await readJsonBody(req);
         this.checkProject(req);
         const answer = await this.hooks.handle(event, body);
-        res.setHeader('X-LTM-Info', JSON.stringify(answer.info));
+        let info = answer.info;
+        // X-LTM-Wait: the caller (a test, a person debugging) waits for the follow-up work too.
+        if (answer.after && req.headers['x-ltm-wait'] !== undefined) {
+          info = { ...info, ...(await answer.after()) };
+        } else if (answer.after) {
+          this.runAfterAnswer(`${event} follow-up`, answer.after);
+        }
+        res.setHeader('X-LTM-Info', JSON.stringify(info));
         return sendJson(res, 200, answer.body);
       }
       if (pathname === '/health') {

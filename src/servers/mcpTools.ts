@@ -76,6 +76,8 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
     safely(async (args, meta) => {
       const toolUseId = typeof meta?.['claudecode/toolUseId'] === 'string' ? (meta['claudecode/toolUseId'] as string) : undefined;
       const sessionId = ctx.sessionForToolUse(toolUseId);
+      // Counters of this session's earlier tool calls may still be queued for writing.
+      await store.settled();
       const stored = await store.store({
         topic: args.topic,
         content: args.content,

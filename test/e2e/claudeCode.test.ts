@@ -167,6 +167,9 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     script(() => ({ text: 'bye' }));
     const run = await claude('short session');
     assert.equal(run.status, 0, run.stderr);
+    // The server answers SessionEnd at once and evicts right after: wait for it.
+    const deadline = Date.now() + 10_000;
+    while (readState().last_eviction === state.last_eviction && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     const after = readState();
     assert.ok(after.last_eviction && after.last_eviction !== state.last_eviction, 'last_eviction recorded');
     const evicted = ltmJson<{ phase: number }>(['get', lowest.id, '--project', project]);

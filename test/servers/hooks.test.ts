@@ -309,6 +309,30 @@ describe('hook endpoints', function () {
       assert.equal(fs.readdirSync(path.join(ltmRoot(t.project), 'archives')).length, 0);
     });
 
+    it('answers before the eviction it triggers, which still runs right after', async () => {
+      const s = await startTestServer({
+        prepare: async (store) => {
+          for (let i = 1; i <= 4; i++) await store.store({ topic: `Deferred ${i}`, content: `Content ${i}.`, difficulty: i / 10 });
+        },
+      });
+      try {
+        setConfig(s.project, { max_memories: 2, eviction_batch_size: 1 });
+        await postHook(s.port, s.token, 'session_start', sessionStartPayload('quick'));
+        const answer = await postHook(s.port, s.token, 'session_end', endPayload('quick'), { 'X-LTM-Wait': undefined });
+        assert.equal(answer.status, 200, answer.text);
+        assert.deepEqual(answer.json(), {});
+        assert.equal(hookInfo(answer).eviction_ran, undefined, 'the answer does not wait for the eviction');
+        const deadline = Date.now() + 5_000;
+        while (readState(s.project).last_eviction === null) {
+          assert.ok(Date.now() < deadline, 'the eviction ran after the answer');
+          await new Promise((r) => setTimeout(r, 20));
+        }
+        assert.equal(fs.readdirSync(path.join(ltmRoot(s.project), 'archives')).length, 1, 'one memory was archived before its reduction');
+      } finally {
+        await s.stop();
+      }
+    });
+
     it('recomputes priorities, runs one eviction cycle over max_memories, records last_eviction, removes the counters', async () => {
       setConfig(t.project, { max_memories: 3, eviction_batch_size: 2 });
       await postHook(t.port, t.token, 'session_start', sessionStartPayload('busy'));

@@ -145,12 +145,20 @@ export async function startTestServer(
 }
 
 /** POSTs a hook payload as the hook script does. */
-export function postHook(port: number, token: string, event: string, payload: unknown, headers: Record<string, string> = {}): Promise<HttpAnswer> {
+/**
+ * Posts a hook payload. By default with `X-LTM-Wait`, so that the work the
+ * server does after answering (stats at session start, eviction at session
+ * end) is done when this resolves; pass `{ 'X-LTM-Wait': undefined }` for the
+ * answer alone, as the hook script gets it.
+ */
+export function postHook(port: number, token: string, event: string, payload: unknown, headers: Record<string, string | undefined> = {}): Promise<HttpAnswer> {
   const body = JSON.stringify(payload);
+  const all: Record<string, string | number | undefined> = { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'X-LTM-Wait': '1', ...headers };
+  for (const key of Object.keys(all)) if (all[key] === undefined) delete all[key];
   return rawRequest(port, {
     method: 'POST',
     path: `/hook/${event}`,
-    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), ...headers },
+    headers: all as Record<string, string | number>,
     body,
   });
 }

@@ -236,6 +236,17 @@ describe('memoryFile', () => {
     });
   });
 
+  describe('long multi-line strings (regression)', () => {
+    it('keeps a line that holds only a space in a long topic and tag', () => {
+      // yaml folds long double-quoted strings over several lines by default, and
+      // "\n \n" then read back as a backslash; found by the property test below.
+      const text = '\u0000\n \n...\n\u2029## summary\u2029\u0000\u0000 and some more words to pass forty characters';
+      const memory = parseMemoryFile(renderNewMemoryFile({ ...BASE, topic: text, tags: [text.toLowerCase()] })).memory;
+      assert.equal(memory.topic, text);
+      assert.deepEqual(memory.tags, [text.toLowerCase()]);
+    });
+  });
+
   describe('tags', () => {
     it('normaliseTags trims, lower-cases, drops empty tags and duplicates, and keeps the order', () => {
       assert.deepEqual(normaliseTags([' Beta ', 'alpha', 'BETA', '', '  ', 'Alpha', 'gamma\t']), ['beta', 'alpha', 'gamma']);
