@@ -120,108 +120,127 @@ export function toJsonText(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
+interface Chunk {
+  /** Sorted; every key of a chunk sorts before every key of the next one. */
+  keys: string[];
+  bytes: Buffer | null;
+}
+
+/** Chunks split above this many members, so one change re-renders few. */
+const MAX_CHUNK = 64;
+
 /**
  * The members of one large JSON map (`"key": value`, indented as in
  * JSON.stringify(value, null, 2) one level down), kept as bytes in chunks of
- * keys that share a prefix. Changing one member re-renders one small chunk; a
- * write reuses the bytes of every other chunk. index.json and stats.json are
- * rewritten on every store at 10,000 memories, so this keeps a store fast.
+ * consecutive keys. Changing one member re-renders one small chunk; a write
+ * reuses the bytes of every other chunk. index.json and stats.json are
+ * rewritten on every store at 10,000 memories, so this keeps a store fast,
+ * whatever the IDs look like.
  */
 export class JsonMapChunks<V> {
-  private readonly keysByChunk = new Map<string, Set<string>>();
-  private readonly chunkBytes = new Map<string, Buffer>();
-  private sortedChunks: string[] | null = null;
+  private chunks: Chunk[] = [];
+  private readonly chunkOfKey = new Map<string, Chunk>();
+  private value: (key: string) => V = () => {
+    throw new Error('JsonMapChunks.sync() or update() must run before rendering');
+  };
 
   constructor(private readonly render: (value: V) => unknown) {}
-
-  private static chunkOf(key: string): string {
-    // Sorting chunks by this prefix, then keys within a chunk, sorts all keys.
-    return key.slice(0, 6);
-  }
 
   /** Makes the map hold exactly `keys`; `value` is asked only for members that must be rendered. */
   sync(keys: ReadonlySet<string>, value: (key: string) => V): void {
     this.value = value;
-    for (const [chunk, members] of this.keysByChunk) {
-      for (const key of members) {
-        if (!keys.has(key)) {
-          members.delete(key);
-          this.chunkBytes.delete(chunk);
-        }
-      }
-      if (members.size === 0) {
-        this.keysByChunk.delete(chunk);
-        this.sortedChunks = null;
-      }
+    const removed = [...this.chunkOfKey.keys()].filter((key) => !keys.has(key));
+    const added = [...keys].filter((key) => !this.chunkOfKey.has(key));
+    // Many changes (the first write, an index replaced by another process): lay the chunks out again.
+    if (removed.length + added.length > keys.size / 4) {
+      this.rebuild([...keys].sort());
+      return;
     }
-    for (const key of keys) {
-      const chunk = JsonMapChunks.chunkOf(key);
-      let members = this.keysByChunk.get(chunk);
-      if (!members) {
-        members = new Set();
-        this.keysByChunk.set(chunk, members);
-        this.sortedChunks = null;
-      }
-      if (!members.has(key)) {
-        members.add(key);
-        this.chunkBytes.delete(chunk);
-      }
-    }
+    for (const key of removed) this.remove(key);
+    for (const key of added) this.add(key);
   }
-
-  private value: (key: string) => V = () => {
-    throw new Error('JsonMapChunks.sync() must run before rendering');
-  };
 
   /** Adds, keeps or removes one member: the incremental form of sync(). */
   update(key: string, present: boolean, value: (key: string) => V): void {
     this.value = value;
-    const chunk = JsonMapChunks.chunkOf(key);
-    let members = this.keysByChunk.get(chunk);
-    if (present) {
-      if (!members) {
-        members = new Set();
-        this.keysByChunk.set(chunk, members);
-        this.sortedChunks = null;
-      }
-      members.add(key);
-      this.chunkBytes.delete(chunk);
-    } else if (members?.delete(key)) {
-      this.chunkBytes.delete(chunk);
-      if (members.size === 0) {
-        this.keysByChunk.delete(chunk);
-        this.sortedChunks = null;
-      }
-    }
+    if (!present) this.remove(key);
+    else if (this.chunkOfKey.has(key)) this.invalidate(key);
+    else this.add(key);
   }
 
   /** The member's value changed: its chunk is rendered again on the next write. */
   invalidate(key: string): void {
-    this.chunkBytes.delete(JsonMapChunks.chunkOf(key));
+    const chunk = this.chunkOfKey.get(key);
+    if (chunk) chunk.bytes = null;
   }
 
   clear(): void {
-    this.keysByChunk.clear();
-    this.chunkBytes.clear();
-    this.sortedChunks = null;
+    this.chunks = [];
+    this.chunkOfKey.clear();
+  }
+
+  private rebuild(sortedKeys: string[]): void {
+    this.clear();
+    for (let i = 0; i < sortedKeys.length; i += MAX_CHUNK / 2) {
+      const chunk: Chunk = { keys: sortedKeys.slice(i, i + MAX_CHUNK / 2), bytes: null };
+      this.chunks.push(chunk);
+      for (const key of chunk.keys) this.chunkOfKey.set(key, chunk);
+    }
+  }
+
+  private add(key: string): void {
+    if (this.chunks.length === 0) this.chunks.push({ keys: [], bytes: null });
+    // The last chunk whose first key sorts before this key (or the first chunk).
+    let lo = 0;
+    let hi = this.chunks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (this.chunks[mid]!.keys[0]! <= key) lo = mid;
+      else hi = mid - 1;
+    }
+    const index = lo;
+    const chunk = this.chunks[index]!;
+    chunk.keys.splice(insertionPoint(chunk.keys, key), 0, key);
+    chunk.bytes = null;
+    this.chunkOfKey.set(key, chunk);
+    if (chunk.keys.length > MAX_CHUNK) {
+      const upper: Chunk = { keys: chunk.keys.splice(MAX_CHUNK / 2), bytes: null };
+      for (const k of upper.keys) this.chunkOfKey.set(k, upper);
+      this.chunks.splice(index + 1, 0, upper);
+    }
+  }
+
+  private remove(key: string): void {
+    const chunk = this.chunkOfKey.get(key);
+    if (!chunk) return;
+    this.chunkOfKey.delete(key);
+    chunk.keys.splice(insertionPoint(chunk.keys, key), 1);
+    chunk.bytes = null;
+    if (chunk.keys.length === 0) this.chunks.splice(this.chunks.indexOf(chunk), 1);
   }
 
   /** The map's members as buffers, in key order, separated as JSON requires. */
   buffers(): Buffer[] {
-    this.sortedChunks ??= [...this.keysByChunk.keys()].sort();
     const out: Buffer[] = [];
-    for (const chunk of this.sortedChunks) {
-      let bytes = this.chunkBytes.get(chunk);
-      if (!bytes) {
-        const members = [...this.keysByChunk.get(chunk)!].sort().map((key) => renderMember(key, this.render(this.value(key))));
-        bytes = Buffer.from(members.join(',\n'), 'utf8');
-        this.chunkBytes.set(chunk, bytes);
-      }
+    for (const chunk of this.chunks) {
+      chunk.bytes ??= Buffer.from(chunk.keys.map((key) => renderMember(key, this.render(this.value(key)))).join(',\n'), 'utf8');
       if (out.length > 0) out.push(MEMBER_SEPARATOR);
-      out.push(bytes);
+      out.push(chunk.bytes);
     }
     return out;
   }
+}
+
+/** Where `key` is, or would go, in a sorted array. */
+function insertionPoint(sorted: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (sorted[mid]! < key) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 const MEMBER_SEPARATOR = Buffer.from(',\n');

@@ -26,6 +26,10 @@ export function importanceOf(tags: readonly string[]): Importance {
   return 'normal';
 }
 
+export function importanceBoost(tags: readonly string[]): number {
+  return IMPORTANCE_BOOST[importanceOf(tags)];
+}
+
 export function clamp01(value: number): number {
   return Math.min(1, Math.max(0, value));
 }
@@ -58,15 +62,15 @@ export function priorityBreakdown(inputs: PriorityInputs): PriorityBreakdown {
   return { difficulty, recency, frequency, importance, importanceBoost, priority: combine(difficulty, recency, frequency, importanceBoost) };
 }
 
-function recencyOf(sessionCount: number, lastSession: number): number {
+export function recencyOf(sessionCount: number, lastSession: number): number {
   return 1 / (1 + Math.max(0, sessionCount - lastSession));
 }
 
-function frequencyOf(accessCount: number): number {
+export function frequencyOf(accessCount: number): number {
   return Math.min(1, accessCount / FREQUENCY_CAP);
 }
 
-function combine(difficulty: number, recency: number, frequency: number, importanceBoost: number): number {
+export function combine(difficulty: number, recency: number, frequency: number, importanceBoost: number): number {
   return clamp01(difficulty * DIFFICULTY_WEIGHT + recency * RECENCY_WEIGHT + frequency * FREQUENCY_WEIGHT + importanceBoost);
 }
 
@@ -79,7 +83,7 @@ export function priorityScore(inputs: PriorityInputs): number {
     clamp01(inputs.difficulty),
     recencyOf(inputs.session_count, inputs.stats?.last_session ?? inputs.created_session ?? 0),
     frequencyOf(inputs.stats?.access_count ?? 0),
-    IMPORTANCE_BOOST[importanceOf(inputs.tags)],
+    importanceBoost(inputs.tags),
   );
 }
 

@@ -35,7 +35,24 @@ function newCounters(number: number, at: string): SessionCounters {
   return { number, started_at: at, last_activity: at, tool_successes: 0, tool_failures: 0, compacted: false };
 }
 
+/** What happened in a session since its counters were last written to state.json. */
+interface PendingCounts {
+  successes: number;
+  failures: number;
+  compactions: number;
+  at: string;
+  ended: boolean;
+}
+
+/** Tool calls come in bursts; their counts are written together, this long after the first. */
+const COUNTER_FLUSH_DELAY_MS = 25;
+
 export class SessionTracker {
+  private pending = new Map<string, PendingCounts>();
+  private flushTimer: NodeJS.Timeout | null = null;
+  private nextFlush: Promise<void> | null = null;
+  private resolveNextFlush: (() => void) | null = null;
+
   constructor(private readonly store: MemoryStore) {}
 
   /**
@@ -43,6 +60,8 @@ export class SessionTracker {
    * follows a compaction (Claude Code starts the same session again then).
    */
   async start(sessionId: string, source: string | undefined): Promise<SessionStartResult> {
+    // A session resumed right after it ended: its end is written first.
+    if (this.pending.get(sessionId)?.ended) await this.flush();
     return this.store.updateState((state) => {
       const at = nowIso();
       const cutoff = Date.now() - ABANDONED_SESSION_MS;
@@ -61,39 +80,105 @@ export class SessionTracker {
     }, VOLATILE);
   }
 
-  async recordToolCall(sessionId: string, failed: boolean): Promise<void> {
-    await this.store.updateState((state) => {
-      const counters = this.countersFor(state.sessions, state.session_count, sessionId);
-      if (failed) counters.tool_failures += 1;
-      else counters.tool_successes += 1;
-    }, VOLATILE);
+  /**
+   * Counts a tool call. The count is kept here at once (difficultyFor sees it)
+   * and written to state.json with the others of the burst shortly after; the
+   * returned promise resolves once it is written.
+   */
+  recordToolCall(sessionId: string, failed: boolean): Promise<void> {
+    const counts = this.pendingFor(sessionId);
+    if (failed) counts.failures += 1;
+    else counts.successes += 1;
+    return this.scheduleFlush();
   }
 
-  async markCompacted(sessionId: string): Promise<void> {
-    await this.store.updateState((state) => {
-      this.countersFor(state.sessions, state.session_count, sessionId).compacted = true;
-      state.compaction_count += 1;
-    }, VOLATILE);
+  markCompacted(sessionId: string): Promise<void> {
+    this.pendingFor(sessionId).compactions += 1;
+    return this.scheduleFlush();
   }
 
-  /** Ends a session's bookkeeping: drops its counters and says what its difficulty was. */
-  async close(sessionId: string): Promise<ClosedSession> {
-    const counters = await this.store.updateState((state) => {
-      const closed = state.sessions[sessionId];
-      delete state.sessions[sessionId];
-      return closed ?? null;
-    }, VOLATILE);
+  /** Ends a session: says what its difficulty was; its counters leave state.json with the next write. */
+  close(sessionId: string): ClosedSession {
+    const counters = this.countersOf(sessionId);
+    this.pendingFor(sessionId).ended = true;
     return { number: counters?.number ?? null, difficulty: counters ? roundScore(sessionDifficulty(counters)) : 0 };
   }
 
   /**
-   * The maintenance a session's end calls for: the priorities of memories
-   * accessed in it are recomputed, and one eviction cycle runs when the store
-   * is over its limit. It may take long; hooks do it after they have answered.
+   * The maintenance a session's end calls for: its counters are written away,
+   * the priorities of memories accessed in it are recomputed, and one eviction
+   * cycle runs when the store is over its limit. It may take long; hooks do it
+   * after they have answered.
    */
   async maintain(closed: ClosedSession): Promise<EvictionResult> {
+    await this.flush();
     if (closed.number !== null) await this.store.refreshPriorities(this.store.accessedInSession(closed.number));
     return this.store.evict();
+  }
+
+  /**
+   * Writes the pending counts under the store's lock, merged into state.json
+   * as it is then: another server of the same project loses nothing.
+   */
+  async flush(): Promise<void> {
+    if (this.flushTimer) clearTimeout(this.flushTimer);
+    this.flushTimer = null;
+    const resolve = this.resolveNextFlush;
+    this.nextFlush = null;
+    this.resolveNextFlush = null;
+    const batch = this.pending;
+    this.pending = new Map();
+    try {
+      if (batch.size > 0) {
+        await this.store.updateState((state) => {
+          for (const [sessionId, counts] of batch) {
+            if (counts.ended) {
+              delete state.sessions[sessionId];
+              continue;
+            }
+            const counters = (state.sessions[sessionId] ??= newCounters(Math.max(1, state.session_count), counts.at));
+            counters.tool_successes += counts.successes;
+            counters.tool_failures += counts.failures;
+            if (counts.compactions > 0) counters.compacted = true;
+            counters.last_activity = counts.at;
+            state.compaction_count += counts.compactions;
+          }
+        }, VOLATILE);
+      }
+    } finally {
+      resolve?.();
+    }
+  }
+
+  private scheduleFlush(): Promise<void> {
+    if (!this.nextFlush) {
+      this.nextFlush = new Promise((resolve) => (this.resolveNextFlush = resolve));
+      this.flushTimer = setTimeout(() => void this.flush().catch(() => undefined), COUNTER_FLUSH_DELAY_MS);
+    }
+    return this.nextFlush;
+  }
+
+  private pendingFor(sessionId: string): PendingCounts {
+    let counts = this.pending.get(sessionId);
+    if (!counts) this.pending.set(sessionId, (counts = { successes: 0, failures: 0, compactions: 0, at: nowIso(), ended: false }));
+    counts.at = nowIso();
+    return counts;
+  }
+
+  /** A session's counters as state.json has them plus what is not written yet. */
+  private countersOf(sessionId: string): SessionCounters | undefined {
+    const written = this.store.currentState.sessions[sessionId];
+    const counts = this.pending.get(sessionId);
+    if (!counts) return written;
+    if (counts.ended) return undefined;
+    const base = written ?? newCounters(Math.max(1, this.store.sessionCount), counts.at);
+    return {
+      ...base,
+      tool_successes: base.tool_successes + counts.successes,
+      tool_failures: base.tool_failures + counts.failures,
+      compacted: base.compacted || counts.compactions > 0,
+      last_activity: counts.at,
+    };
   }
 
   /**
@@ -101,26 +186,19 @@ export class SessionTracker {
    * or the most recently active session's when the session is not known.
    */
   difficultyFor(sessionId: string | undefined): number {
-    const sessions = this.store.currentState.sessions;
-    let counters = sessionId ? sessions[sessionId] : undefined;
+    let counters = sessionId ? this.countersOf(sessionId) : undefined;
     if (!counters) {
-      for (const s of Object.values(sessions)) {
-        if (!counters || s.last_activity > counters.last_activity) counters = s;
+      const ids = new Set([...Object.keys(this.store.currentState.sessions), ...this.pending.keys()]);
+      for (const id of ids) {
+        const s = this.countersOf(id);
+        if (s && (!counters || s.last_activity > counters.last_activity)) counters = s;
       }
     }
     return counters ? roundScore(sessionDifficulty(counters)) : DEFAULT_DIFFICULTY;
   }
 
   sessionNumber(sessionId: string | undefined): number | undefined {
-    return sessionId ? this.store.currentState.sessions[sessionId]?.number : undefined;
-  }
-
-  /** Counters for a session, created when the server first hears of it mid-session. */
-  private countersFor(sessions: Record<string, SessionCounters>, sessionCount: number, sessionId: string): SessionCounters {
-    const at = nowIso();
-    const counters = (sessions[sessionId] ??= newCounters(Math.max(1, sessionCount), at));
-    counters.last_activity = at;
-    return counters;
+    return sessionId ? this.countersOf(sessionId)?.number : undefined;
   }
 }
 

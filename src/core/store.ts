@@ -59,6 +59,7 @@ import {
 import { importanceOf, priorityBreakdown, priorityScore, roundScore, type PriorityBreakdown, type PriorityInputs } from './priority';
 import { redactSecrets, type Redaction } from './secrets';
 import { MemorySearchIndex, RELEVANCE_WEIGHT, blendedScore } from './search';
+import { RankingTable } from './ranking';
 import {
   GITIGNORE_LINES,
   GITIGNORE_TEXT,
@@ -357,18 +358,36 @@ export class MemoryStore {
     const keyword = filter.keyword?.trim().toLowerCase();
     // Rank on numbers first and build full views only for the page: a list of
     // 10,000 memories should not allocate 10,000 copies.
-    const ranked: { id: string; priority: number; created_at: string }[] = [];
-    for (const id of this.activeIds()) {
-      const m = this.files.get(id)!.memory;
+    const keep = offset + limit;
+    if (filter.phase === undefined && !tag && !keyword && keep <= 1000) {
+      // The common case (session start, the first page): from the ranking table.
+      this.syncRanking();
+      const page = this.ranking
+        .top(keep, this.state.session_count)
+        .slice(offset)
+        .map((r) => this.view(r.id));
+      return { memories: page, total: this.ranking.size, has_more: offset + page.length < this.ranking.size };
+    }
+    // Rank on numbers and keep only the best offset + limit.
+    const registered = this.indexUsable() ? this.indexIds : null;
+    const top: Ranked[] = [];
+    let total = 0;
+    for (const [id, file] of this.files) {
+      if (registered && !registered.has(id)) continue;
+      const m = file.memory;
       if (filter.phase !== undefined && m.phase !== filter.phase) continue;
       if (tag && !m.tags.includes(tag)) continue;
       if (keyword && !m.topic.toLowerCase().includes(keyword)) continue;
-      ranked.push({ id, priority: this.score(id, m), created_at: m.created_at });
+      total++;
+      const priority = this.score(id, m);
+      if (top.length >= keep && !ranksBefore(priority, m.created_at, id, top[top.length - 1]!)) continue;
+      let at = top.length;
+      while (at > 0 && ranksBefore(priority, m.created_at, id, top[at - 1]!)) at--;
+      top.splice(at, 0, { id, priority, created_at: m.created_at });
+      if (top.length > keep) top.pop();
     }
-    const page = firstInOrder(ranked, offset + limit, byPriority)
-      .slice(offset)
-      .map((r) => this.view(r.id));
-    return { memories: page, total: ranked.length, has_more: offset + page.length < ranked.length };
+    const page = top.slice(offset).map((r) => this.view(r.id));
+    return { memories: page, total, has_more: offset + page.length < total };
   }
 
   private listArchived(filter: ListFilter, offset: number, limit: number): ListResult {
@@ -710,10 +729,13 @@ export class MemoryStore {
    */
   async evict(): Promise<EvictionResult> {
     return this.mutate(() => {
-      const active = this.activeIds();
       const config = this.config;
-      const result: EvictionResult = { ran: false, before: active.length, after: active.length, max_memories: config.max_memories, steps: [] };
-      if (active.length <= config.max_memories) return result;
+      // The ranking table counts the active memories without walking them all.
+      this.syncRanking();
+      const count = this.ranking.size;
+      const result: EvictionResult = { ran: false, before: count, after: count, max_memories: config.max_memories, steps: [] };
+      if (count <= config.max_memories) return result;
+      const active = this.activeIds();
       const batch = selectEvictionBatch(
         active.map((id) => {
           const file = this.files.get(id)!;
@@ -919,7 +941,11 @@ export class MemoryStore {
   /** Active memories whose last access was in the given session. */
   accessedInSession(sessionNumber: number): string[] {
     this.refresh();
-    return [...this.stats].filter(([id, s]) => s.last_session === sessionNumber && this.isActive(id)).map(([id]) => id);
+    const ids: string[] = [];
+    this.stats.forEach((s, id) => {
+      if (s.last_session === sessionNumber && this.isActive(id)) ids.push(id);
+    });
+    return ids;
   }
 
   /** Recomputes and stores the priority of the given memories. */
@@ -947,7 +973,9 @@ export class MemoryStore {
   private updateStoredPriority(id: string): void {
     const stats = this.stats.get(id);
     if (!stats) return;
-    stats.priority = this.score(id, this.files.get(id)!.memory);
+    const priority = this.score(id, this.files.get(id)!.memory);
+    if (priority === stats.priority) return;
+    stats.priority = priority;
     this.statsMembers.invalidate(id);
     this.statsDirty.add(id);
   }
@@ -1097,6 +1125,7 @@ export class MemoryStore {
   private afterMemoryChange(id: string, previous: LoadedFile | undefined, next: LoadedFile | undefined): void {
     if (previous?.raw === next?.raw) return;
     this.indexDirty.add(id);
+    this.rankingDirty.add(id);
     this.indexMembers.invalidate(id);
     if (next) this.searchIndex?.upsert(next.memory);
     else this.searchIndex?.remove(id);
@@ -1117,6 +1146,7 @@ export class MemoryStore {
       const read = readStats(readTextIfExists(this.paths.stats));
       this.stats = read.value;
       this.statsNeedsFullSync = true;
+      this.rankingStale = true;
       this.statsStatus = read.status;
       this.statsMembers.clear();
     }
@@ -1339,17 +1369,53 @@ export class MemoryStore {
   private register(id: string): void {
     this.indexIds.add(id);
     this.indexDirty.add(id);
+    this.rankingDirty.add(id);
   }
 
   private unregister(id: string): void {
     this.indexIds.delete(id);
     this.indexDirty.add(id);
+    this.rankingDirty.add(id);
   }
 
   private replaceIndexIds(ids: Set<string>): void {
     this.indexIds = ids;
     this.indexNeedsFullSync = true;
+    this.rankingStale = true;
   }
+
+  /** Ranking inputs of active memories (see RankingTable); kept in step lazily. */
+  private readonly ranking = new RankingTable();
+  private readonly rankingDirty = new Set<string>();
+  private rankingStale = true;
+
+  private syncRanking(): void {
+    const set = (id: string) => {
+      const memory = this.files.get(id)!.memory;
+      const stats = this.stats.get(id);
+      this.ranking.set(id, {
+        difficulty: memory.difficulty,
+        tags: memory.tags,
+        created_at: memory.created_at,
+        lastSession: stats?.last_session ?? memory.created_session ?? 0,
+        accessCount: stats?.access_count ?? 0,
+      });
+    };
+    if (this.rankingStale || this.rankingUsable !== this.indexUsable()) {
+      this.ranking.clear();
+      for (const id of this.activeIds()) set(id);
+      this.rankingStale = false;
+      this.rankingUsable = this.indexUsable();
+    } else {
+      for (const id of this.rankingDirty) {
+        if (this.isActive(id)) set(id);
+        else this.ranking.delete(id);
+      }
+    }
+    this.rankingDirty.clear();
+  }
+  /** Whether the index was usable when the table was filled (it decides which memories are active). */
+  private rankingUsable = false;
 
   /**
    * Writes index.json from the active memories. Normally only the memories
@@ -1445,9 +1511,12 @@ export class MemoryStore {
     else this.stats.delete(id);
     this.statsMembers.invalidate(id);
     this.statsDirty.add(id);
+    this.rankingDirty.add(id);
   }
 
   private writeStats(): void {
+    // Nothing changed since this process last wrote it (or read it).
+    if (!this.statsNeedsFullSync && this.statsDirty.size === 0 && this.statsStatus.kind === 'ok' && this.statsSignature) return;
     const value = (id: string) => this.stats.get(id)!;
     if (this.statsNeedsFullSync) this.statsMembers.sync(new Set(this.stats.keys()), value);
     else for (const id of this.statsDirty) this.statsMembers.update(id, this.stats.has(id), value);
@@ -1517,23 +1586,17 @@ export function initStoreFiles(paths: StorePaths): void {
 
 export type CheckSnapshot = ReturnType<MemoryStore['snapshotForCheck']>;
 
-/** The first `k` items in `compare` order; for a small k, without sorting them all. */
-function firstInOrder<T>(items: readonly T[], k: number, compare: (a: T, b: T) => number): T[] {
-  if (k <= 0) return [];
-  if (k * 4 >= items.length) return [...items].sort(compare).slice(0, k);
-  const top: T[] = [];
-  for (const item of items) {
-    if (top.length === k && compare(item, top[k - 1]!) >= 0) continue;
-    let at = top.length;
-    while (at > 0 && compare(item, top[at - 1]!) < 0) at--;
-    top.splice(at, 0, item);
-    if (top.length > k) top.pop();
-  }
-  return top;
+interface Ranked {
+  id: string;
+  priority: number;
+  created_at: string;
 }
 
-function byPriority(a: { id: string; priority: number; created_at: string }, b: { id: string; priority: number; created_at: string }): number {
-  return b.priority - a.priority || (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0) || (a.id < b.id ? -1 : 1);
+/** List order: priority, highest first; then the newest; then by ID, so the order is total. */
+function ranksBefore(priority: number, createdAt: string, id: string, other: Ranked): boolean {
+  if (priority !== other.priority) return priority > other.priority;
+  if (createdAt !== other.created_at) return createdAt > other.created_at;
+  return id < other.id;
 }
 
 function rejectUnpairedSurrogates(name: string, value: string): void {

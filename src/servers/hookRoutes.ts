@@ -90,14 +90,16 @@ export class HookRoutes {
       }
       case 'post_tool_use': {
         const failed = payload.hook_event_name === 'PostToolUseFailure' || isToolFailure(payload.tool_response);
-        await this.sessions.recordToolCall(sessionId, failed);
-        return { body: {}, info: { recorded: failed ? 'failure' : 'success' } };
+        // Counted at once; written to state.json with the rest of the burst.
+        const written = this.sessions.recordToolCall(sessionId, failed);
+        return { body: {}, info: { recorded: failed ? 'failure' : 'success' }, after: async () => (await written, {}) };
       }
-      case 'pre_compact':
-        await this.sessions.markCompacted(sessionId);
-        return { body: {}, info: { compacted: true } };
+      case 'pre_compact': {
+        const written = this.sessions.markCompacted(sessionId);
+        return { body: {}, info: { compacted: true }, after: async () => (await written, {}) };
+      }
       case 'session_end': {
-        const closed = await this.sessions.close(sessionId);
+        const closed = this.sessions.close(sessionId);
         return {
           body: {},
           info: { session: closed.number, session_difficulty: closed.difficulty },

@@ -115,6 +115,14 @@ export class LtmServer {
       this.http.closeAllConnections();
     });
     await Promise.allSettled([...this.followUps]);
+    await this.sessions.flush();
+  }
+
+  /** Resolves once the work done after answering, and the session counts, are written. */
+  async idle(): Promise<void> {
+    while (this.followUps.size > 0) await Promise.allSettled([...this.followUps]);
+    await this.sessions.flush();
+    await this.options.store.settled();
   }
 
   private readonly followUps = new Set<Promise<unknown>>();

@@ -480,12 +480,14 @@ describe('hook script (sh hooks/ltm-hook.sh)', function () {
     assert.match(JSON.parse(run.stdout).hookSpecificOutput.additionalContext as string, /Hook script memory/);
     const post = await runHookScript(HOOK_SCRIPT, 'post_tool_use', postToolUsePayload('by-file', 'Error: x'), { CLAUDE_PROJECT_DIR: t.project });
     assert.deepEqual([post.status, post.stdout, post.stderr], [0, '', '']);
+    await t.idle(); // the server writes counts just after answering
     assert.equal(readState(t.project).sessions['by-file']!.tool_failures, 1);
   });
 
   it('finds the project from the working directory when CLAUDE_PROJECT_DIR is not set (even with a stale PWD)', async () => {
     const run = await runHookScript(HOOK_SCRIPT, 'post_tool_use', postToolUsePayload('by-cwd', { stdout: 'ok' }), { PWD: '/' }, t.project);
     assert.deepEqual([run.status, run.stdout, run.stderr], [0, '', '']);
+    await t.idle(); // the server writes counts just after answering
     assert.equal(readState(t.project).sessions['by-cwd']!.tool_successes, 1);
   });
 
@@ -498,19 +500,23 @@ describe('hook script (sh hooks/ltm-hook.sh)', function () {
       await runHookScript(HOOK_SCRIPT, 'pre_compact', { session_id: 'quiet', hook_event_name: 'PreCompact', trigger: 'manual', custom_instructions: '' }, env),
     ];
     for (const run of runs.slice(1)) assert.deepEqual([run.status, run.stdout, run.stderr], [0, '', '']);
+    await t.idle(); // the server writes counts just after answering
     const counters = readState(t.project).sessions.quiet!;
     assert.deepEqual([counters.tool_failures, counters.compacted], [1, true]);
     const end = await runHookScript(HOOK_SCRIPT, 'session_end', { session_id: 'quiet', hook_event_name: 'SessionEnd', reason: 'other' }, env);
     assert.deepEqual([end.status, end.stdout, end.stderr], [0, '', '']);
+    await t.idle(); // the server writes counts just after answering
     assert.equal(readState(t.project).sessions.quiet, undefined);
   });
 
   it('prints nothing and changes nothing when the server serves another project (409)', async () => {
     const elsewhere = makeTempProject('ltm-elsewhere-');
     try {
+      await t.idle(); // the server writes counts just after answering
       const before = snapshotFiles(ltmRoot(t.project));
       const run = await runHookScript(HOOK_SCRIPT, 'session_start', sessionStartPayload('lost'), { CLAUDE_PROJECT_DIR: elsewhere, LTM_PORT: String(t.port), LTM_TOKEN: t.token });
       assert.deepEqual([run.status, run.stdout, run.stderr], [0, '', '']);
+      await t.idle(); // the server writes counts just after answering
       assert.deepEqual(snapshotDiff(before, snapshotFiles(ltmRoot(t.project))), []);
     } finally {
       removeDir(elsewhere);
@@ -535,6 +541,7 @@ describe('hook script (sh hooks/ltm-hook.sh)', function () {
       assert.match(JSON.parse(start.stdout).hookSpecificOutput.additionalContext as string, /### Installed hook memory/);
       const fail = await run('PostToolUseFailure', { session_id: 'installed', hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: {}, tool_use_id: 'toolu_1', error: 'exit 1' });
       assert.deepEqual([fail.status, fail.stdout, fail.stderr], [0, '', '']);
+      await s.idle(); // the server writes counts just after answering
       assert.equal(readState(project).sessions.installed!.tool_failures, 1);
     } finally {
       await s?.stop();

@@ -116,6 +116,8 @@ export interface TestServer {
   port: number;
   token: string;
   auth: Record<string, string>;
+  /** Waits for what the server writes after answering (see LtmServer.idle). */
+  idle: () => Promise<void>;
   stop: () => Promise<void>;
 }
 
@@ -136,6 +138,7 @@ export async function startTestServer(
     port: server.port,
     token: server.token,
     auth: { Authorization: `Bearer ${server.token}` },
+    idle: () => server.idle(),
     stop: async () => {
       await server.stop();
       store.dispose();

@@ -888,3 +888,54 @@ describe('MemoryStore: changes made outside the store', () => {
     assert.equal(a.check().healthy, true, JSON.stringify(a.check().problems));
   });
 });
+
+describe('MemoryStore: the ranking table agrees with ranking every memory', () => {
+  const ctx = useProject();
+
+  /** The first page as list() serves it fast, and the same page from a full ranking (limit > 1000 takes the slow path). */
+  function bothRankings(store: MemoryStore, size: number): [string[], string[]] {
+    const fast = store.list({ limit: size }).memories.map((m) => `${m.id} ${m.priority}`);
+    const full = store
+      .list({ limit: 1001 })
+      .memories.slice(0, size)
+      .map((m) => `${m.id} ${m.priority}`);
+    return [fast, full];
+  }
+
+  it('serves the same first page through sessions, accesses, edits, forgets and restores', async () => {
+    const store = ctx.open();
+    const ids: string[] = [];
+    const importance = ['', 'importance:critical', 'importance:important', 'importance:low'];
+    for (let i = 0; i < 60; i++) {
+      const tags = [`t${i % 5}`, ...(i % 7 === 0 ? [importance[(i / 7) % 4]!].filter(Boolean) : [])];
+      ids.push((await store.store({ topic: `Memory ${i}`, content: `Content ${i}.`, tags, difficulty: ((i * 37) % 100) / 100 })).memory.id);
+    }
+    const check = (what: string) => {
+      const [fast, full] = bothRankings(store, 15);
+      assert.deepEqual(fast, full, what);
+    };
+    check('after storing');
+    for (let session = 1; session <= 6; session++) {
+      await store.updateState((state) => {
+        state.session_count += 1;
+      });
+      await store.recordAccesses(ids.filter((_, i) => i % (session + 2) === 0));
+      check(`after session ${session}`);
+    }
+    await store.forget(ids[3]!);
+    await store.forget(ids[10]!);
+    check('after forgetting');
+    await store.restore(ids[3]!, { importance: 'critical' });
+    check('after restoring with importance');
+    // A hand edit in place of one memory's difficulty, seen by a full refresh.
+    const file = path.join(ctx.root, 'memories', `${ids[20]}.md`);
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace(/^difficulty: .*$/m, 'difficulty: 1'));
+    store.refresh({ full: true });
+    check('after a hand edit');
+    // Another process (a second store) writes stats.json.
+    const other = ctx.open();
+    await other.recordAccesses(ids.slice(40, 50));
+    check('after another process counted accesses');
+    assert.equal(store.list({ limit: 5 }).total, 59);
+  });
+});
