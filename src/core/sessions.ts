@@ -105,15 +105,14 @@ export class SessionTracker {
   }
 
   /**
-   * The maintenance a session's end calls for: its counters are written away,
-   * the priorities of memories accessed in it are recomputed, and one eviction
-   * cycle runs when the store is over its limit. It may take long; hooks do it
-   * after they have answered.
+   * The maintenance the end of sessions calls for: their counters are written
+   * away, the priorities of memories accessed in them are stored again, and one
+   * eviction cycle per session runs when the store is over its limit. It may
+   * take long; hooks do it after they have answered, several sessions at once.
    */
-  async maintain(closed: ClosedSession): Promise<EvictionResult> {
+  async maintain(closed: readonly ClosedSession[]): Promise<EvictionResult[]> {
     await this.flush();
-    if (closed.number !== null) await this.store.refreshPriorities(this.store.accessedInSession(closed.number));
-    return this.store.evict();
+    return this.store.maintainAfterSessions(closed.map((c) => c.number ?? -1));
   }
 
   /**

@@ -728,58 +728,77 @@ export class MemoryStore {
    * before the first reduction and the Summary is never changed.
    */
   async evict(): Promise<EvictionResult> {
+    return this.mutate(() => this.evictOnce());
+  }
+
+  /**
+   * What the end of sessions calls for, in one write under the lock: the
+   * priorities of memories accessed in those sessions are stored again, and
+   * one eviction cycle runs per ended session while the store is over its limit.
+   */
+  async maintainAfterSessions(sessionNumbers: readonly number[]): Promise<EvictionResult[]> {
     return this.mutate(() => {
-      const config = this.config;
-      // The ranking table counts the active memories without walking them all.
-      this.syncRanking();
-      const count = this.ranking.size;
-      const result: EvictionResult = { ran: false, before: count, after: count, max_memories: config.max_memories, steps: [] };
-      if (count <= config.max_memories) return result;
-      const active = this.activeIds();
-      const batch = selectEvictionBatch(
-        active.map((id) => {
-          const file = this.files.get(id)!;
-          return { id, priority: this.score(id, file.memory), importance: importanceOf(file.memory.tags), created_at: file.memory.created_at };
-        }),
-        config,
-      );
-      if (batch.length === 0) return result;
-      // What is archived must be the file as it is now, hand edits included.
-      for (const c of batch) this.refreshOne(c.id);
-      const files = batch.filter((c) => this.isActive(c.id)).map((c) => ({ id: c.id, file: this.files.get(c.id)! }));
-      // 1. Every full text is safe in archives/ before anything is reduced or removed.
-      for (const { id, file } of files) {
-        if (file.memory.phase === 0) this.writeArchiveFile(id, file.raw);
-        else this.ensureArchived(id, file);
-      }
-      // 2. Memories about to leave memories/ are listed as archived first.
-      const leaving = files.filter(({ file }) => file.memory.phase === 2);
-      for (const { file } of leaving) this.archiveIndex.memories.set(file.memory.id, this.archiveEntryFor(file.memory, 'eviction'));
-      if (leaving.length > 0) this.writeArchiveIndex();
-      // 3. Reduce or remove.
-      for (const { id, file } of files) {
-        const { memory } = file;
-        const from = memory.phase;
-        if (from === 2) {
-          this.deleteMemoryFile(id);
-          this.unregister(id);
-          this.setStats(id, undefined);
-        } else {
-          const content = from === 0 ? reduceToHint(memory.content) : reduceToAbstract(memory.content, memory.summary);
-          const history = [...memory.phase_history, { phase: from + 1, at: nowIso(), event: 'evicted' }];
-          const reduced = replaceBody(updateFrontmatter(file.raw, { phase: from + 1, phase_history: history }), renderBody(memory.summary, content));
-          this.writeMemoryFile(id, reduced);
-        }
-        result.steps.push({ id, topic: memory.topic, from, to: from + 1 });
-      }
-      this.state.last_eviction = nowIso();
-      this.writeIndex();
+      const ended = new Set(sessionNumbers);
+      this.stats.forEach((s, id) => {
+        if (ended.has(s.last_session) && this.isActive(id)) this.updateStoredPriority(id);
+      });
       this.writeStats();
-      this.writeState();
-      result.ran = true;
-      result.after = this.activeIds().length;
-      return result;
+      return sessionNumbers.map(() => this.evictOnce());
     });
+  }
+
+  /** One eviction cycle; the caller holds the lock. */
+  private evictOnce(): EvictionResult {
+    const config = this.config;
+    // The ranking table counts the active memories without walking them all.
+    this.syncRanking();
+    const count = this.ranking.size;
+    const result: EvictionResult = { ran: false, before: count, after: count, max_memories: config.max_memories, steps: [] };
+    if (count <= config.max_memories) return result;
+    const active = this.activeIds();
+    const batch = selectEvictionBatch(
+      active.map((id) => {
+        const file = this.files.get(id)!;
+        return { id, priority: this.score(id, file.memory), importance: importanceOf(file.memory.tags), created_at: file.memory.created_at };
+      }),
+      config,
+    );
+    if (batch.length === 0) return result;
+    // What is archived must be the file as it is now, hand edits included.
+    for (const c of batch) this.refreshOne(c.id);
+    const files = batch.filter((c) => this.isActive(c.id)).map((c) => ({ id: c.id, file: this.files.get(c.id)! }));
+    // 1. Every full text is safe in archives/ before anything is reduced or removed.
+    for (const { id, file } of files) {
+      if (file.memory.phase === 0) this.writeArchiveFile(id, file.raw);
+      else this.ensureArchived(id, file);
+    }
+    // 2. Memories about to leave memories/ are listed as archived first.
+    const leaving = files.filter(({ file }) => file.memory.phase === 2);
+    for (const { file } of leaving) this.archiveIndex.memories.set(file.memory.id, this.archiveEntryFor(file.memory, 'eviction'));
+    if (leaving.length > 0) this.writeArchiveIndex();
+    // 3. Reduce or remove.
+    for (const { id, file } of files) {
+      const { memory } = file;
+      const from = memory.phase;
+      if (from === 2) {
+        this.deleteMemoryFile(id);
+        this.unregister(id);
+        this.setStats(id, undefined);
+      } else {
+        const content = from === 0 ? reduceToHint(memory.content) : reduceToAbstract(memory.content, memory.summary);
+        const history = [...memory.phase_history, { phase: from + 1, at: nowIso(), event: 'evicted' }];
+        const reduced = replaceBody(updateFrontmatter(file.raw, { phase: from + 1, phase_history: history }), renderBody(memory.summary, content));
+        this.writeMemoryFile(id, reduced);
+      }
+      result.steps.push({ id, topic: memory.topic, from, to: from + 1 });
+    }
+    this.state.last_eviction = nowIso();
+    this.writeIndex();
+    this.writeStats();
+    this.writeState();
+    result.ran = true;
+    result.after = this.activeIds().length;
+    return result;
   }
 
   /** Repairs everything check reports, in one pass; a check afterwards is healthy. */
@@ -930,10 +949,24 @@ export class MemoryStore {
   }
 
   /** Counts an access of each memory (e.g. injected at session start) in one write. */
-  async recordAccesses(ids: readonly string[]): Promise<void> {
-    if (ids.length === 0) return;
+  /**
+   * Counts accesses in one write. `bySession` maps a session number to the
+   * memories accessed in it (default: all in the current session), so that
+   * accesses recorded a little later still count for the right session.
+   */
+  async recordAccesses(ids: readonly string[], session?: number): Promise<void> {
+    await this.recordAccessesBySession(new Map([[session ?? -1, ids]]));
+  }
+
+  async recordAccessesBySession(bySession: ReadonlyMap<number, readonly string[]>): Promise<void> {
+    if ([...bySession.values()].every((ids) => ids.length === 0)) return;
     await this.mutate(() => {
-      this.recordAccess(ids.filter((id) => this.isActive(id)));
+      for (const [session, ids] of bySession) {
+        this.recordAccess(
+          ids.filter((id) => this.isActive(id)),
+          session < 0 ? this.state.session_count : session,
+        );
+      }
       this.writeStats();
     });
   }
@@ -956,14 +989,14 @@ export class MemoryStore {
     });
   }
 
-  private recordAccess(ids: readonly string[]): void {
+  private recordAccess(ids: readonly string[], session = this.state.session_count): void {
     const at = nowIso();
     for (const id of ids) {
       const old = this.stats.get(id);
       this.setStats(id, {
         access_count: (old?.access_count ?? 0) + 1,
         accessed_at: at,
-        last_session: this.state.session_count,
+        last_session: Math.max(session, old?.last_session ?? 0),
         priority: old?.priority ?? 0,
       });
       this.updateStoredPriority(id);

@@ -4,7 +4,8 @@
  * shape are tolerated, because a hook must never make Claude Code fail.
  */
 import { buildInjection, DEFAULT_INJECTION_BUDGET_TOKENS } from '../core/injection';
-import { isToolFailure, type SessionTracker } from '../core/sessions';
+import { isToolFailure, type ClosedSession, type SessionTracker } from '../core/sessions';
+import type { EvictionResult } from '../core/store';
 import type { MemoryStore } from '../core/store';
 
 export const HOOK_EVENTS = ['session_start', 'pre_tool_use', 'post_tool_use', 'pre_compact', 'session_end'] as const;
@@ -68,6 +69,35 @@ export class HookRoutes {
     private readonly options: HookRoutesOptions = {},
   ) {}
 
+  /** Ended sessions whose maintenance has not run yet; done together. */
+  private pendingEnds: { closed: ClosedSession; resolve: (r: EvictionResult) => void; reject: (e: unknown) => void }[] = [];
+
+  private async flushEnds(): Promise<void> {
+    const batch = this.pendingEnds;
+    this.pendingEnds = [];
+    if (batch.length === 0) return;
+    try {
+      const results = await this.sessions.maintain(batch.map((b) => b.closed));
+      batch.forEach((b, i) => b.resolve(results[i]!));
+    } catch (error) {
+      for (const b of batch) b.reject(error);
+    }
+  }
+
+  /** Accesses waiting to be written, by session number. */
+  private pendingAccesses = new Map<number, string[]>();
+
+  private queueAccesses(session: number, ids: readonly string[]): void {
+    this.pendingAccesses.set(session, [...(this.pendingAccesses.get(session) ?? []), ...ids]);
+  }
+
+  private async flushAccesses(): Promise<void> {
+    if (this.pendingAccesses.size === 0) return;
+    const batch = this.pendingAccesses;
+    this.pendingAccesses = new Map();
+    await this.store.recordAccessesBySession(batch);
+  }
+
   sessionForToolUse(toolUseId: string | undefined): string | undefined {
     return this.toolUses.get(toolUseId);
   }
@@ -100,12 +130,14 @@ export class HookRoutes {
       }
       case 'session_end': {
         const closed = this.sessions.close(sessionId);
+        const maintained = new Promise<EvictionResult>((resolve, reject) => this.pendingEnds.push({ closed, resolve, reject }));
         return {
           body: {},
           info: { session: closed.number, session_difficulty: closed.difficulty },
           // Claude Code waits for SessionEnd hooks; an eviction cycle must not hold it.
           after: async () => {
-            const eviction = await this.sessions.maintain(closed);
+            await this.flushEnds();
+            const eviction = await maintained;
             return { eviction_ran: eviction.ran, evicted: eviction.steps.length };
           },
         };
@@ -121,12 +153,14 @@ export class HookRoutes {
       limit: memories_to_load,
       budgetTokens: this.options.injectionBudgetTokens?.() ?? DEFAULT_INJECTION_BUDGET_TOKENS,
     });
+    this.queueAccesses(started.number, injection.injectedIds);
     return {
       body: { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: injection.text } },
       info: { session: started.number, counted: started.counted, injected: injection.injectedIds, omitted: injection.omitted },
-      // Counting the injected memories as accessed rewrites stats.json: after answering.
+      // Counting the injected memories as accessed rewrites stats.json: after answering,
+      // and together with the other sessions that started meanwhile.
       after: async () => {
-        await this.store.recordAccesses(injection.injectedIds);
+        await this.flushAccesses();
         return {};
       },
     };

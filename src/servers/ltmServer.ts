@@ -26,6 +26,11 @@ export interface LtmServerOptions {
   log?: (message: string) => void;
 }
 
+/** Follow-up work runs after this long without a request... */
+const QUIET_MS = 15;
+/** ...or after this long at the most. */
+const MAX_DEFER_MS = 100;
+
 function listen(server: http.Server, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (error: Error) => {
@@ -114,28 +119,57 @@ export class LtmServer {
       this.http.close(() => resolve());
       this.http.closeAllConnections();
     });
+    this.runQueuedWork();
     await Promise.allSettled([...this.followUps]);
     await this.sessions.flush();
   }
 
   /** Resolves once the work done after answering, and the session counts, are written. */
   async idle(): Promise<void> {
+    this.runQueuedWork();
     while (this.followUps.size > 0) await Promise.allSettled([...this.followUps]);
     await this.sessions.flush();
     await this.options.store.settled();
   }
 
   private readonly followUps = new Set<Promise<unknown>>();
+  private readonly queuedWork: { what: string; work: () => Promise<unknown> }[] = [];
+  private idleTimer: NodeJS.Timeout | null = null;
+  private oldestQueuedAt = 0;
 
-  /** Runs work after the answer went out; stop() waits for it, errors go to the log. */
+  /**
+   * Queues work for after the answer went out. It runs once no request has
+   * come for QUIET_MS (Claude Code sends hooks in bursts: the next one should
+   * not wait behind a stats write), and never later than MAX_DEFER_MS.
+   * stop() and idle() wait for it; errors go to the log.
+   */
   private runAfterAnswer(what: string, work: () => Promise<unknown>): void {
-    const running = work()
-      .catch((error: unknown) => this.options.log?.(`${what} failed: ${(error as Error).stack ?? String(error)}`))
-      .finally(() => this.followUps.delete(running));
-    this.followUps.add(running);
+    if (this.queuedWork.length === 0) this.oldestQueuedAt = Date.now();
+    this.queuedWork.push({ what, work });
+    this.deferQueuedWork();
+  }
+
+  private deferQueuedWork(): void {
+    if (this.queuedWork.length === 0) return;
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    const wait = Math.max(0, Math.min(QUIET_MS, this.oldestQueuedAt + MAX_DEFER_MS - Date.now()));
+    this.idleTimer = setTimeout(() => this.runQueuedWork(), wait);
+  }
+
+  private runQueuedWork(): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    for (const { what, work } of this.queuedWork.splice(0)) {
+      const running = work()
+        .catch((error: unknown) => this.options.log?.(`${what} failed: ${(error as Error).stack ?? String(error)}`))
+        .finally(() => this.followUps.delete(running));
+      this.followUps.add(running);
+    }
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    // A request is coming in: queued follow-up work waits for a quiet moment.
+    this.deferQueuedWork();
     try {
       this.guard.check(req);
       const { pathname } = new URL(req.url ?? '/', 'http://127.0.0.1');
