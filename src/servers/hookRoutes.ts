@@ -5,8 +5,7 @@
  */
 import { buildInjection, DEFAULT_INJECTION_BUDGET_TOKENS } from '../core/injection';
 import { isToolFailure, type ClosedSession, type SessionTracker } from '../core/sessions';
-import type { EvictionResult } from '../core/store';
-import type { MemoryStore } from '../core/store';
+import type { EvictionResult, MemoryStore } from '../core/store';
 
 export const HOOK_EVENTS = ['session_start', 'pre_tool_use', 'post_tool_use', 'pre_compact', 'session_end'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
