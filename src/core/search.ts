@@ -95,7 +95,10 @@ export class MemorySearchIndex {
     let results = this.index.search(query, { filter, fuzzy: false });
     const matched = new Set(results.flatMap((r) => r.queryTerms));
     const words = queryWords(query);
-    if (words.some((w) => !matched.has(w))) results = this.index.search(query, { filter });
+    if (words.some((w) => !matched.has(w))) {
+      // Only the words that matched nothing are looked up with typos.
+      results = this.index.search(query, { filter, fuzzy: (term) => (matched.has(term) ? false : fuzziness(term)) });
+    }
     const best = results[0]?.score ?? 0;
     if (best <= 0) return [];
     return results.map((r) => ({ id: r.id as string, relevance: r.score / best }));
