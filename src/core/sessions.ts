@@ -49,11 +49,20 @@ const COUNTER_FLUSH_DELAY_MS = 25;
 
 export class SessionTracker {
   private pending = new Map<string, PendingCounts>();
-  private flushTimer: NodeJS.Timeout | null = null;
   private nextFlush: Promise<void> | null = null;
   private resolveNextFlush: (() => void) | null = null;
 
-  constructor(private readonly store: MemoryStore) {}
+  /**
+   * @param scheduleFlush when to write pending counts; by default shortly
+   * after the first of a burst. A server passes its own scheduler, which waits
+   * for a quiet moment between requests.
+   */
+  constructor(
+    private readonly store: MemoryStore,
+    private readonly scheduleFlushWork: (flush: () => Promise<void>) => void = (flush) => {
+      setTimeout(() => void flush().catch(() => undefined), COUNTER_FLUSH_DELAY_MS);
+    },
+  ) {}
 
   /**
    * Counts a new session unless this session_id is already known or the start
@@ -120,8 +129,6 @@ export class SessionTracker {
    * as it is then: another server of the same project loses nothing.
    */
   async flush(): Promise<void> {
-    if (this.flushTimer) clearTimeout(this.flushTimer);
-    this.flushTimer = null;
     const resolve = this.resolveNextFlush;
     this.nextFlush = null;
     this.resolveNextFlush = null;
@@ -152,7 +159,7 @@ export class SessionTracker {
   private scheduleFlush(): Promise<void> {
     if (!this.nextFlush) {
       this.nextFlush = new Promise((resolve) => (this.resolveNextFlush = resolve));
-      this.flushTimer = setTimeout(() => void this.flush().catch(() => undefined), COUNTER_FLUSH_DELAY_MS);
+      this.scheduleFlushWork(() => this.flush());
     }
     return this.nextFlush;
   }

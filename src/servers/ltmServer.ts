@@ -29,7 +29,7 @@ export interface LtmServerOptions {
 /** Follow-up work runs after this long without a request... */
 const QUIET_MS = 15;
 /** ...or after this long at the most. */
-const MAX_DEFER_MS = 100;
+const MAX_DEFER_MS = 1000;
 
 function listen(server: http.Server, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -59,7 +59,8 @@ export class LtmServer {
     private readonly options: LtmServerOptions,
     readonly token: string,
   ) {
-    this.sessions = new SessionTracker(options.store);
+    // Session counters are written when the server is quiet, with the other follow-up work.
+    this.sessions = new SessionTracker(options.store, (flush) => this.runAfterAnswer('session counters', flush));
     this.hooks = new HookRoutes(options.store, this.sessions, { injectionBudgetTokens: options.injectionBudgetTokens });
     this.guard = new RequestGuard({ port: () => this.portNumber, token, allowedOrigins: options.allowedOrigins ?? [] });
     this.http = http.createServer((req, res) => void this.handle(req, res));
