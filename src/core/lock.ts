@@ -3,10 +3,12 @@
  * a lock file for every other process (other windows, the CLI, other servers).
  */
 import lockfile from 'proper-lockfile';
+import { LtmError } from './errors';
 
-export class StoreBusyError extends Error {
+/** Another process held the lock for longer than a writer waits (about 10 s). */
+export class StoreBusyError extends LtmError {
   constructor(lockPath: string) {
-    super(`the memory store is locked by another process (${lockPath}); try again`);
+    super('busy', `the memory store is locked by another process (${lockPath}); try again`);
     this.name = 'StoreBusyError';
   }
 }

@@ -394,8 +394,3 @@ export function copyMeta(meta: MemoryMeta): MemoryMeta {
     phase_history: meta.phase_history,
   };
 }
-
-export function memoryMetaOf(memory: Memory): MemoryMeta {
-  const { id, topic, tags, phase, difficulty, created_at, created_session, phase_history } = memory;
-  return { id, topic, tags, phase, difficulty, created_at, created_session, phase_history };
-}
