@@ -930,7 +930,8 @@ export class MemoryStore {
    * counts, while the configuration is always flushed.
    */
   async updateState<T>(change: (state: StoreState) => T, options: { durable?: boolean } = {}): Promise<T> {
-    this.init();
+    // Hooks call this on every session start: create the store only when it is missing.
+    if (!this.exists()) this.init();
     return this.mutate(() => {
       const result = change(this.state);
       this.writeState(options.durable);

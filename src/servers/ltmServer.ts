@@ -29,7 +29,7 @@ export interface LtmServerOptions {
 /** Follow-up work runs after this long without a request... */
 const QUIET_MS = 15;
 /** ...or after this long at the most. */
-const MAX_DEFER_MS = 1000;
+const MAX_DEFER_MS = 250;
 
 function listen(server: http.Server, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
