@@ -36,10 +36,6 @@ export class RankingTable {
     return this.ids.length;
   }
 
-  has(id: string): boolean {
-    return this.slotOf.has(id);
-  }
-
   set(id: string, inputs: RankingInputs): void {
     let slot = this.slotOf.get(id);
     if (slot === undefined) {

@@ -59,7 +59,7 @@ import {
 import { importanceOf, priorityBreakdown, priorityScore, roundScore, type PriorityBreakdown, type PriorityInputs } from './priority';
 import { redactSecrets, type Redaction } from './secrets';
 import { MemorySearchIndex, RELEVANCE_WEIGHT, blendedScore } from './search';
-import { RankingTable } from './ranking';
+import { RankingTable, before as rankedBefore, type RankedEntry } from './ranking';
 import {
   GITIGNORE_LINES,
   GITIGNORE_TEXT,
@@ -368,24 +368,19 @@ export class MemoryStore {
         .map((r) => this.view(r.id));
       return { memories: page, total: this.ranking.size, has_more: offset + page.length < this.ranking.size };
     }
-    // Rank on numbers and keep only the best offset + limit.
+    // Filtered or long lists (the tree asks for all): rank the matching memories by number, then sort.
     const registered = this.indexUsable() ? this.indexIds : null;
-    const top: Ranked[] = [];
-    let total = 0;
+    const ranked: RankedEntry[] = [];
     for (const [id, file] of this.files) {
       if (registered && !registered.has(id)) continue;
       const m = file.memory;
       if (filter.phase !== undefined && m.phase !== filter.phase) continue;
       if (tag && !m.tags.includes(tag)) continue;
       if (keyword && !m.topic.toLowerCase().includes(keyword)) continue;
-      total++;
-      const priority = this.score(id, m);
-      if (top.length >= keep && !ranksBefore(priority, m.created_at, id, top[top.length - 1]!)) continue;
-      let at = top.length;
-      while (at > 0 && ranksBefore(priority, m.created_at, id, top[at - 1]!)) at--;
-      top.splice(at, 0, { id, priority, created_at: m.created_at });
-      if (top.length > keep) top.pop();
+      ranked.push({ id, priority: this.score(id, m), created_at: m.created_at });
     }
+    const total = ranked.length;
+    const top = ranked.sort((a, b) => (rankedBefore(a, b) ? -1 : rankedBefore(b, a) ? 1 : 0)).slice(0, keep);
     const page = top.slice(offset).map((r) => this.view(r.id));
     return { memories: page, total, has_more: offset + page.length < total };
   }
@@ -1619,19 +1614,6 @@ export function initStoreFiles(paths: StorePaths): void {
 }
 
 export type CheckSnapshot = ReturnType<MemoryStore['snapshotForCheck']>;
-
-interface Ranked {
-  id: string;
-  priority: number;
-  created_at: string;
-}
-
-/** List order: priority, highest first; then the newest; then by ID, so the order is total. */
-function ranksBefore(priority: number, createdAt: string, id: string, other: Ranked): boolean {
-  if (priority !== other.priority) return priority > other.priority;
-  if (createdAt !== other.created_at) return createdAt > other.created_at;
-  return id < other.id;
-}
 
 function rejectUnpairedSurrogates(name: string, value: string): void {
   if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value)) {
