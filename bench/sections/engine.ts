@@ -36,7 +36,7 @@ const DESCRIBE = {
   listTag: 'MemoryStore.list({ tag }) cycling through common and rare tags (limit 50)',
   recall: 'MemoryStore.search(query, { limit: 10 }) on a warm index: 1-3 word queries, typos and prefixes mixed',
   recallKind: (kind: string) => `the warm recall samples whose query is of kind "${kind}"`,
-  firstSearch: 'The first search after opening: builds the MiniSearch index of every memory, then searches',
+  firstSearch: 'The first search after opening: builds the search index of every memory, then searches',
   evict: `MemoryStore.evict() with the store over max_memories (size − 100): one cycle, batch of ${DEFAULT_CONFIG.eviction_batch_size}`,
   openInProcess: 'MemoryStore.open() in this (warm) process, parse cache present (before each first search)',
   coldOpen: 'Fresh process: MemoryStore.open() + first list(), timed inside the child, parse cache present',
@@ -367,7 +367,7 @@ export class EngineBench {
     // What a search walks through before the limit: every matching memory gets a view and a score.
     const probeIndex = new MemorySearchIndex();
     for (const m of store.list({ limit: size }).memories) probeIndex.upsert(m);
-    const matches = queries.map((q) => probeIndex.search(q.query).length);
+    const matches = queries.map((q) => [...probeIndex.search(q.query)].length);
 
     const rng = new Random(SEED + 7 * size);
     const ids = store.list({ limit: size }).memories.map((m) => m.id);
@@ -469,9 +469,9 @@ function sizeTables(r: SizeResult): Table[] {
       ['child RSS after open + list', mb(m.childAfterOpenList.rssMB), 'fresh process (bundled engine), after gc, median of the cold-open runs'],
       ['child heapUsed after open + list', mb(m.childAfterOpenList.heapUsedMB), 'same process, V8 heap in use after gc'],
       ['in-process heapUsed: open', `+${mb(m.inProcessAfterOpen.heapUsedMB - m.inProcessBaseline.heapUsedMB)}`, `heap growth from MemoryStore.open() in the bench process (after gc; RSS ${mb(m.inProcessAfterOpen.rssMB)})`],
-      ['in-process heapUsed: search index', `+${mb(m.inProcessAfterSearchIndex.heapUsedMB - m.inProcessAfterOpen.heapUsedMB)}`, `further growth once the first search built the MiniSearch index (RSS ${mb(m.inProcessAfterSearchIndex.rssMB)})`],
+      ['in-process heapUsed: search index', `+${mb(m.inProcessAfterSearchIndex.heapUsedMB - m.inProcessAfterOpen.heapUsedMB)}`, `further growth once the first search built the search index (RSS ${mb(m.inProcessAfterSearchIndex.rssMB)})`],
       ['recall hit rate', `${(r.recall.hitRate * 100).toFixed(0)} %`, `warm recall queries with at least one result (mean ${r.recall.meanHits.toFixed(1)} results of at most 10)`],
-      ['memories matching a query', r.recall.meanMatches.toFixed(0), `mean over the ${RECALL_QUERIES} recall queries (max ${fmtInt(r.recall.maxMatches)}) of the memories MiniSearch matches before the limit of 10 applies; search() builds a view of each`],
+      ['memories matching a query', r.recall.meanMatches.toFixed(0), `mean over the ${RECALL_QUERIES} recall queries (max ${fmtInt(r.recall.maxMatches)}) of the memories a query matches: all are scored, and search() reads them best first until none left can enter the top 10`],
       ['eviction cycles', r.eviction.map((e) => ms(e.ms)).join(', '), `each cycle's ms, in order (${r.eviction[0]?.before ?? 0} → ${r.eviction[r.eviction.length - 1]?.after ?? 0} active memories)`],
     ],
   };

@@ -318,7 +318,8 @@ interface SizeResult {
   connections: number;
   requests: number;
   context: { chars: number[]; injected: number[]; omitted: number[]; scriptStdoutChars: number[] };
-  eviction: { warmupRan: number; timedRan: number; timedCalls: number; evicted: number; activeBefore: number; activeAfter: number; maxMemories: number; batchSize: number };
+  /** Eviction runs after session_end has answered, so it is read from the store before and after the rounds. */
+  eviction: { phaseSteps: number; activeBefore: number; activeAfter: number; archivedBefore: number; archivedAfter: number; maxMemories: number; batchSize: number };
   sessionsLeft: number;
   /** 1-minute load average: at the start, at the end, and the highest seen after any round or script batch. */
   load: { start: number; end: number; peak: number };
@@ -327,15 +328,11 @@ interface SizeResult {
 }
 
 const DESCRIBE: Record<string, string> = {
-  session_start: 'POST /hook/session_start, new session_id, source "startup": counts the session (state.json), ranks every memory, builds the context, records the accesses (stats.json)',
+  session_start: 'POST /hook/session_start, new session_id, source "startup": numbers the session, ranks every memory as of it, builds the context; the session (state.json) and the accesses (stats.json) are written after the answer',
   pre_tool_use: 'POST /hook/pre_tool_use before mcp__ltm__store_memory: remembers tool_use_id → session, no write',
   post_tool_use: `POST /hook/post_tool_use, all ${POST_SHAPES.length} payload shapes below: a success or failure counter in state.json`,
   pre_compact: 'POST /hook/pre_compact (trigger "auto"): marks the session compacted in state.json',
-  session_end: 'POST /hook/session_end (reason "other"): drops the session, refreshes priorities of the memories it accessed, one eviction cycle when over max_memories',
-  'session_start:afterEviction': 'the session_start calls that followed a session_end in which an eviction cycle ran',
-  'session_start:other': 'the other session_start calls',
-  'session_end:evicted': 'the session_end calls in which an eviction cycle ran',
-  'session_end:quiet': 'the session_end calls in which no eviction ran (store at or under max_memories)',
+  session_end: 'POST /hook/session_end (reason "other"): answers at once; dropping the session, refreshing the priorities of the memories it accessed and one eviction cycle when over max_memories follow the answer',
   health: 'GET /health on the same connection: the floor of a request (HTTP, guard, JSON), no store work',
   scriptEnv: '(a) the SessionStart command from settings.local.json via /bin/sh -c, LTM_PORT/LTM_TOKEN in the environment; payload on stdin',
   scriptFile: '(b) the same without LTM_PORT/LTM_TOKEN: the script reads port and token from .claude/ltm/server.json (sed)',
@@ -418,7 +415,7 @@ class HooksBench {
     const samples: Record<string, number[]> = {};
     const add = (key: string, value: number) => (samples[key] ??= []).push(value);
     const context: SizeResult['context'] = { chars: [], injected: [], omitted: [], scriptStdoutChars: [] };
-    const eviction: SizeResult['eviction'] = { warmupRan: 0, timedRan: 0, timedCalls: 0, evicted: 0, activeBefore: 0, activeAfter: 0, maxMemories: 0, batchSize: 0 };
+    const eviction: SizeResult['eviction'] = { phaseSteps: 0, activeBefore: 0, activeAfter: 0, archivedBefore: 0, archivedAfter: 0, maxMemories: 0, batchSize: 0 };
 
     ctx.log(`  ltm serve in a child process`);
     const server = await startServer(ctx.cliPath, projectDir);
@@ -431,15 +428,12 @@ class HooksBench {
       const warmupRounds = ctx.options.warmup;
       const rounds = this.rounds;
       ctx.log(`  HTTP: ${warmupRounds} + ${rounds} session rounds (session_start, pre_tool_use, ${POST_SHAPES.length} × post_tool_use, pre_compact, session_end, /health)`);
-      const statusBefore = JSON.parse(runNode([ctx.cliPath, 'status', '--json', '--project', projectDir]).stdout) as {
-        total_memories: number;
-        config: { max_memories: number; eviction_batch_size: number };
-      };
+      const statusBefore = storeStatus(ctx.cliPath, projectDir);
       eviction.activeBefore = statusBefore.total_memories;
+      eviction.archivedBefore = statusBefore.total_archived;
       eviction.maxMemories = statusBefore.config.max_memories;
       eviction.batchSize = statusBefore.config.eviction_batch_size;
 
-      let previousEvicted = false;
       for (let round = 0; round < warmupRounds + rounds; round++) {
         const timed = round >= warmupRounds;
         const record = (key: string, reply: Reply) => {
@@ -454,7 +448,6 @@ class HooksBench {
 
         const start = await client.hook('session_start', sessionStartPayload(s));
         record('session_start', start);
-        if (timed) add(previousEvicted ? 'session_start:afterEviction' : 'session_start:other', start.ms);
         if (round === 0) firstSessionStartMs = start.ms;
         const additional = sessionStartContext(start.body);
         const startInfo = start.info as { session: number; counted: boolean; injected: string[]; omitted: number };
@@ -490,16 +483,9 @@ class HooksBench {
         record('pre_compact', compact);
 
         const end = await client.hook('session_end', { ...s.common, hook_event_name: 'SessionEnd', reason: 'other' });
-        const endInfo = end.info as { session: number | null; eviction_ran: boolean; evicted: number };
+        const endInfo = end.info as { session: number | null };
         if (endInfo.session !== startInfo.session) throw new Error(`session_end closed session ${endInfo.session}, expected ${startInfo.session}`);
         record('session_end', end);
-        previousEvicted = endInfo.eviction_ran;
-        if (timed) {
-          add(endInfo.eviction_ran ? 'session_end:evicted' : 'session_end:quiet', end.ms);
-          eviction.timedCalls++;
-          if (endInfo.eviction_ran) eviction.timedRan++;
-          eviction.evicted += endInfo.evicted;
-        } else if (endInfo.eviction_ran) eviction.warmupRan++;
         sampleLoad();
       }
 
@@ -525,8 +511,12 @@ class HooksBench {
         requests += results.length;
         sampleLoad();
       }
-      const status = JSON.parse(runNode([ctx.cliPath, 'status', '--json', '--project', projectDir]).stdout) as { total_memories: number };
-      eviction.activeAfter = status.total_memories;
+      const statusAfter = storeStatus(ctx.cliPath, projectDir);
+      eviction.activeAfter = statusAfter.total_memories;
+      eviction.archivedAfter = statusAfter.total_archived;
+      // Each cycle moves memories one phase: hint = 1 step, abstract = 2, removed = 3.
+      const steps = (st: StoreStatus, removed: number) => st.by_phase.hint + 2 * st.by_phase.abstract + 3 * removed;
+      eviction.phaseSteps = steps(statusAfter, statusBefore.total_memories - statusAfter.total_memories) - steps(statusBefore, 0);
 
       serverStopMs = await stopServer(server, projectDir);
       stopped = true;
@@ -593,6 +583,18 @@ function sessionStartCommand(projectDir: string): string {
   return command;
 }
 
+interface StoreStatus {
+  total_memories: number;
+  total_archived: number;
+  by_phase: { full: number; hint: number; abstract: number };
+  config: { max_memories: number; eviction_batch_size: number };
+}
+
+/** `ltm status --json` of the project, from a CLI process (as a person would look). */
+function storeStatus(cliPath: string, projectDir: string): StoreStatus {
+  return JSON.parse(runNode([cliPath, 'status', '--json', '--project', projectDir]).stdout) as StoreStatus;
+}
+
 function envWithout(names: readonly string[]): NodeJS.ProcessEnv {
   const env = { ...process.env };
   for (const name of names) delete env[name];
@@ -604,15 +606,11 @@ function envWithout(names: readonly string[]): NodeJS.ProcessEnv {
 
 const ENDPOINT_ROWS: [key: string, label: string][] = [
   ['session_start', 'session_start'],
-  ['session_start:afterEviction', '  session_start: after an evicting session_end'],
-  ['session_start:other', '  session_start: otherwise'],
   ['pre_tool_use', 'pre_tool_use'],
   ['post_tool_use', 'post_tool_use'],
   ...POST_SHAPES.map((s): [string, string] => [shapeKey(s), `  post_tool_use: ${s.label}`]),
   ['pre_compact', 'pre_compact'],
   ['session_end', 'session_end'],
-  ['session_end:evicted', '  session_end: eviction ran'],
-  ['session_end:quiet', '  session_end: no eviction'],
   ['health', 'GET /health (floor)'],
 ];
 
@@ -660,7 +658,7 @@ function sizeTables(r: SizeResult): Table[] {
       ['injected context', `${range(r.context.chars)} chars`, `additionalContext of the timed session_start answers: median (min–max); the script's answer (a): ${range(r.context.scriptStdoutChars)} chars`],
       ['estimated tokens', range(tokens(r.context.chars)), 'characters ÷ 4, as the injection budget (2,000 tokens by default) counts them'],
       ['memories injected', range(r.context.injected), `of the active memories (memories_to_load = 10); ${range(r.context.omitted)} more are mentioned as omitted`],
-      ['eviction', `ran in ${e.timedRan} of ${e.timedCalls} timed session_end (and ${e.warmupRan} of ${r.warmupRounds} warm-up)`, `${fmtInt(e.activeBefore)} → ${fmtInt(e.activeAfter)} active memories, max_memories ${fmtInt(e.maxMemories)}; ${e.evicted} phase steps in the timed calls`],
+      ['eviction', `${fmtInt(e.phaseSteps)} phase steps (≈ ${fmtInt(Math.round(e.phaseSteps / e.batchSize))} cycles of ${e.batchSize})`, `after session_end answers, over the rounds and the script runs: ${fmtInt(e.activeBefore)} → ${fmtInt(e.activeAfter)} active memories (max_memories ${fmtInt(e.maxMemories)}), ${fmtInt(e.archivedBefore)} → ${fmtInt(e.archivedAfter)} archived; counted from \`ltm status\` (phases) before and after`],
       ['open sessions left', String(r.sessionsLeft), 'sessions in state.json after the run (every session was ended)'],
       ['load average (1 min)', `${r.load.start.toFixed(2)} → ${r.load.end.toFixed(2)} (peak ${r.load.peak.toFixed(2)})`, 'at the start and end of this size\'s measurements, and the highest seen between rounds'],
     ],
@@ -683,12 +681,8 @@ function sizeTables(r: SizeResult): Table[] {
 function summaryTable(results: readonly SizeResult[]): Table {
   const keys: [string, string][] = [
     ['session_start', 'session_start'],
-    ['session_start:afterEviction', '  session_start: after an evicting session_end'],
-    ['session_start:other', '  session_start: otherwise'],
-    ...ENDPOINTS.slice(1).map((k): [string, string] => [k, k]),
-    ['session_end:evicted', '  session_end: eviction ran'],
-    ['session_end:quiet', '  session_end: no eviction'],
-    ['health', 'GET /health (floor)'],
+        ...ENDPOINTS.slice(1).map((k): [string, string] => [k, k]),
+        ['health', 'GET /health (floor)'],
     ...SCRIPT_ROWS.slice(0, 4),
   ];
   return {
@@ -712,8 +706,7 @@ function summaryTable(results: readonly SizeResult[]): Table {
 function targetsFor(r: SizeResult): Target[] {
   return ENDPOINTS.map((key) => {
     const s = r.rows[key]!.summary;
-    const extra = key === 'session_end' ? `; eviction ran in ${r.eviction.timedRan} of them` : '';
-    return target(`Hook ${key} p99 at ${fmtInt(r.size)}`, `p99 of ${s.n} POST /hook/${key} over HTTP to ltm serve (median ${ms(s.median)} ms${extra})`, s.p99, HOOK_P99_LIMIT_MS, 'ms');
+    return target(`Hook ${key} p99 at ${fmtInt(r.size)}`, `p99 of ${s.n} POST /hook/${key} over HTTP to ltm serve (median ${ms(s.median)} ms)`, s.p99, HOOK_P99_LIMIT_MS, 'ms');
   });
 }
 
@@ -736,10 +729,12 @@ export const hooksSection: BenchSection = {
       'Each round is one Claude Code session as the hooks see it: GET /health, session_start (new session_id), pre_tool_use, ' +
         `one post_tool_use per payload shape (${POST_SHAPES.map((s) => s.label).join('; ')}), pre_compact, session_end. ` +
         'Every answer is checked (the context, the recorded success/failure, the session closed). No memory is stored during the rounds.',
-      `The stores are built as in the engine section (max_memories = size − 100), so session_end starts over the limit: ${results
-        .map((r) => `at ${fmtInt(r.size)} eviction ran in ${r.eviction.timedRan} of ${r.eviction.timedCalls} timed session_end calls (and ${r.eviction.warmupRan} of ${r.warmupRounds} warm-up ones), ${fmtInt(r.eviction.activeBefore)} → ${fmtInt(r.eviction.activeAfter)} active memories`)
-        .join('; ')}. A cycle moves the ${results[0]?.eviction.batchSize ?? 10} lowest-priority memories one phase (full → hint → abstract → removed), so it takes three cycles to remove a batch; ` +
-        'once the store is back at max_memories session_end no longer evicts, but still scores every memory to find that out.',
+      `The stores are built as in the engine section (max_memories = size − 100), so the first sessions end over the limit: ${results
+        .map((r) => `at ${fmtInt(r.size)} ${fmtInt(r.eviction.phaseSteps)} phase steps ran, ${fmtInt(r.eviction.activeBefore)} → ${fmtInt(r.eviction.activeAfter)} active memories`)
+        .join('; ')}. A cycle moves the ${results[0]?.eviction.batchSize ?? 10} lowest-priority memories one phase (full → hint → abstract → removed), so it takes three cycles to remove a batch. ` +
+        'Eviction is maintenance: session_end answers first, and the server runs the cycles (one per ended session, each in its own turn of the lock) in the first pause of 15 ms between hooks, ' +
+        'or after 60 s of hooks without one. The rounds send requests back to back without pauses, so the cycles run after them, between the hook-script runs; ' +
+        'in real use they run while the model thinks. A hook that arrived during a cycle would wait for it: see "eviction cycle" in the engine section.',
       'Times are from the client (this process): JSON body, request on an open keep-alive connection, the server\'s work, the whole answer read. ' +
         'GET /health is the same path without store work.',
       'The hook script rows are timed in a small Node process (bench/child/hookRunner.ts) that spawns each run, so they include spawning /bin/sh ' +

@@ -25,12 +25,12 @@ export class StoreLock {
     private readonly lockPath: string,
   ) {}
 
-  /** Runs `work` while holding both locks; waits up to about 10 s for other processes. */
   /** Resolves when all work queued so far has run. */
   settled(): Promise<void> {
     return this.tail.then(() => undefined);
   }
 
+  /** Runs `work` while holding both locks; waits up to about 10 s for other processes. */
   run<T>(work: () => T | Promise<T>): Promise<T> {
     const result = this.tail.then(() => this.withFileLock(work));
     this.tail = result.catch(() => undefined);

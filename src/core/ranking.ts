@@ -23,6 +23,9 @@ export interface RankedEntry {
   created_at: string;
 }
 
+/** Above this many entries, top() sorts instead of inserting. */
+const TOP_BY_INSERTION = 500;
+
 export class RankingTable {
   private ids: string[] = [];
   private createdAt: string[] = [];
@@ -87,10 +90,16 @@ export class RankingTable {
     const top: RankedEntry[] = [];
     if (k <= 0) return top;
     const n = this.ids.length;
+    // The same arithmetic as priorityScore, so the two always agree to the last bit.
+    const rawAt = (i: number) => combine(this.difficulty[i]!, recencyOf(sessionCount, this.lastSession[i]!), this.frequency[i]!, this.boost[i]!);
+    if (k > TOP_BY_INSERTION) {
+      // Inserting one by one costs k per entry; past a few hundred, sorting everything is cheaper.
+      const all = Array.from({ length: n }, (_, i) => ({ id: this.ids[i]!, priority: roundScore(rawAt(i)), created_at: this.createdAt[i]! }));
+      return all.sort(compareRanked).slice(0, k);
+    }
     let floor = -1;
     for (let i = 0; i < n; i++) {
-      // The same arithmetic as priorityScore, so the two always agree to the last bit.
-      const raw = combine(this.difficulty[i]!, recencyOf(sessionCount, this.lastSession[i]!), this.frequency[i]!, this.boost[i]!);
+      const raw = rawAt(i);
       // Cheap rejection before rounding and allocating: rounding moves a score by < 1e-6.
       if (top.length === k && raw < floor - 1e-6) continue;
       const entry = { id: this.ids[i]!, priority: roundScore(raw), created_at: this.createdAt[i]! };
@@ -123,4 +132,9 @@ export function before(a: RankedEntry, b: RankedEntry): boolean {
   if (a.priority !== b.priority) return a.priority > b.priority;
   if (a.created_at !== b.created_at) return a.created_at > b.created_at;
   return a.id < b.id;
+}
+
+/** before() as a sort comparator. */
+export function compareRanked(a: RankedEntry, b: RankedEntry): number {
+  return before(a, b) ? -1 : before(b, a) ? 1 : 0;
 }

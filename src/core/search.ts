@@ -1,21 +1,27 @@
 /**
- * Ranked full-text search over memories: MiniSearch's BM25+ relevance with
- * prefix and typo tolerance, blended with priority by the store.
+ * Ranked full-text search over memories: BM25+ relevance per field with prefix
+ * and typo tolerance, blended with priority by the store.
+ *
+ * The term dictionary is MiniSearch's radix tree (`minisearch/SearchableMap`),
+ * which does the hard part: prefix and bounded-edit-distance lookups over the
+ * vocabulary. The scoring is ours. MiniSearch's own `search()` builds a result
+ * object (with a per-term match record) for every matching document, so an OR
+ * query with one common word costs ~10 ms at 10,000 memories even though the
+ * store only wants the best ten. Here postings are plain arrays, scores add up
+ * in one typed array indexed by document slot, and hits come out of a heap in
+ * rank order, so the store stops reading as soon as no later hit can matter.
+ *
+ * The scores are MiniSearch's, term for term (same tokenizer, field lengths,
+ * BM25+ parameters, prefix and fuzzy weights, and the bonus for matching more
+ * query words); test/unit/search.test.ts holds the two side by side.
  */
 import MiniSearch from 'minisearch';
+import SearchableMap from 'minisearch/SearchableMap';
 
 export interface SearchableMemory {
   id: string;
   topic: string;
   tags: readonly string[];
-  summary: string;
-  content: string;
-}
-
-interface IndexedDocument {
-  id: string;
-  topic: string;
-  tags: string;
   summary: string;
   content: string;
 }
@@ -26,14 +32,34 @@ export interface SearchHit {
   relevance: number;
 }
 
-/** Typos are tolerated in longer terms only: a fuzzy "go" would match half the vocabulary. */
-function fuzziness(term: string): number | false {
-  return term.length > 3 ? 0.2 : false;
+/** Searched fields, with the boost a match in each gets. */
+const FIELDS = [
+  { name: 'topic', boost: 3, text: (m: SearchableMemory) => m.topic },
+  { name: 'tags', boost: 2, text: (m: SearchableMemory) => m.tags.join(' ') },
+  { name: 'summary', boost: 1.5, text: (m: SearchableMemory) => m.summary },
+  { name: 'content', boost: 1, text: (m: SearchableMemory) => m.content },
+] as const;
+const FIELD_COUNT = FIELDS.length;
+
+/** BM25+ parameters (MiniSearch's defaults): saturation, length normalisation, lower bound. */
+const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
+/** A word matching as a longer word's prefix, or with typos, weighs less than an exact match. */
+const PREFIX_WEIGHT = 0.375;
+const FUZZY_WEIGHT = 0.45;
+/**
+ * At most two typos per word: enough for "postgress" or "deadlok", and it
+ * bounds the work of a fuzzy lookup in a large vocabulary.
+ */
+const MAX_TYPOS = 2;
+
+/** Typos are tolerated in longer words only: a fuzzy "go" would match half the vocabulary. */
+export function typosAllowed(word: string): number {
+  return word.length > 3 ? Math.min(MAX_TYPOS, Math.round(word.length * 0.2)) : 0;
 }
 
 /** Prefixes of one or two letters match too much to mean anything. */
-function prefixOf(term: string): boolean {
-  return term.length >= 3;
+export function matchesAsPrefix(word: string): boolean {
+  return word.length >= 3;
 }
 
 /**
@@ -47,72 +73,256 @@ const STOP_WORDS = new Set(
     .split(' '),
 );
 
-function indexTerm(term: string): string | null {
-  const lower = term.toLowerCase();
-  return lower.length > 64 || STOP_WORDS.has(lower) ? null : lower;
+/** The indexed form of a token, or null when it is not indexed (stop word, overlong, empty). */
+export function indexTerm(token: string): string | null {
+  const lower = token.toLowerCase();
+  return lower.length === 0 || lower.length > 64 || STOP_WORDS.has(lower) ? null : lower;
 }
 
-export class MemorySearchIndex {
-  private readonly index = new MiniSearch<IndexedDocument>({
-    fields: ['topic', 'tags', 'summary', 'content'],
-    storeFields: [],
-    processTerm: indexTerm,
-    searchOptions: {
-      boost: { topic: 3, tags: 2, summary: 1.5 },
-      prefix: prefixOf,
-      fuzzy: fuzziness,
-      // At most two typos per word: enough for "postgress" or "deadlok", and
-      // it bounds the work of a fuzzy lookup in a large vocabulary.
-      maxFuzzy: 2,
-      combineWith: 'OR',
-    },
-  });
-
-  get size(): number {
-    return this.index.documentCount;
-  }
-
-  upsert(memory: SearchableMemory): void {
-    const doc: IndexedDocument = {
-      id: memory.id,
-      topic: memory.topic,
-      tags: memory.tags.join(' '),
-      summary: memory.summary,
-      content: memory.content,
-    };
-    if (this.index.has(memory.id)) this.index.replace(doc);
-    else this.index.add(doc);
-  }
-
-  remove(id: string): void {
-    if (this.index.has(id)) this.index.discard(id);
-  }
-
-  search(query: string, accept: (id: string) => boolean = () => true): SearchHit[] {
-    const filter = (r: { id: unknown }) => accept(r.id as string);
-    // Typo tolerance is the expensive part of a search. When every word of the
-    // query already matches as a word or a prefix, there is no typo to forgive.
-    let results = this.index.search(query, { filter, fuzzy: false });
-    const matched = new Set(results.flatMap((r) => r.queryTerms));
-    const words = queryWords(query);
-    if (words.some((w) => !matched.has(w))) {
-      // Only the words that matched nothing are looked up with typos.
-      results = this.index.search(query, { filter, fuzzy: (term) => (matched.has(term) ? false : fuzziness(term)) });
-    }
-    const best = results[0]?.score ?? 0;
-    if (best <= 0) return [];
-    return results.map((r) => ({ id: r.id as string, relevance: r.score / best }));
-  }
-}
-
-const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+/** Splits text on whitespace and punctuation (MiniSearch's tokenizer). */
+export const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
 
 /** The query's words as the index sees them (lower case, stop words dropped). */
-function queryWords(query: string): string[] {
+export function queryWords(query: string): string[] {
   return tokenize(query).flatMap((t) => {
     const term = indexTerm(t);
     return term ? [term] : [];
   });
+}
+
+/** The documents holding one term, per field: parallel arrays of slots and term frequencies. */
+interface Posting {
+  term: string;
+  slots: number[][];
+  frequencies: number[][];
+}
+
+export class MemorySearchIndex {
+  private readonly terms = new SearchableMap<Posting>();
+  private readonly slotOf = new Map<string, number>();
+  /** Document id per slot; undefined for a free slot. */
+  private readonly idOf: (string | undefined)[] = [];
+  /** The postings each slot appears in, to take it out again. */
+  private readonly postingsOf: Posting[][] = [];
+  private readonly freeSlots: number[] = [];
+  /** Field lengths per slot, slot-major: lengths[slot * FIELD_COUNT + field]. */
+  private lengths = new Float64Array(64 * FIELD_COUNT);
+  private readonly totalLength = new Float64Array(FIELD_COUNT);
+  /** Score accumulator and matched-word bookkeeping, reused across searches. */
+  private scores = new Float64Array(64);
+  private lastWord = new Int32Array(64).fill(-1);
+  private wordsMatched = new Uint16Array(64);
+
+  get size(): number {
+    return this.slotOf.size;
+  }
+
+  upsert(memory: SearchableMemory): void {
+    this.remove(memory.id);
+    const slot = this.freeSlots.pop() ?? this.idOf.length;
+    this.ensureCapacity(slot + 1);
+    this.slotOf.set(memory.id, slot);
+    this.idOf[slot] = memory.id;
+    const postings = new Set<Posting>();
+    FIELDS.forEach((field, f) => {
+      const tokens = tokenize(field.text(memory));
+      // A field's length is its number of distinct tokens, as MiniSearch counts it.
+      const length = new Set(tokens).size;
+      this.lengths[slot * FIELD_COUNT + f] = length;
+      this.totalLength[f] = this.totalLength[f]! + length;
+      const counts = new Map<string, number>();
+      for (const token of tokens) {
+        const term = indexTerm(token);
+        if (term) counts.set(term, (counts.get(term) ?? 0) + 1);
+      }
+      for (const [term, count] of counts) {
+        let posting = this.terms.get(term);
+        if (!posting) {
+          posting = { term, slots: FIELDS.map(() => []), frequencies: FIELDS.map(() => []) };
+          this.terms.set(term, posting);
+        }
+        postings.add(posting);
+        posting.slots[f]!.push(slot);
+        posting.frequencies[f]!.push(count);
+      }
+    });
+    this.postingsOf[slot] = [...postings];
+  }
+
+  remove(id: string): void {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return;
+    for (const posting of this.postingsOf[slot]!) {
+      let empty = true;
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        const slots = posting.slots[f]!;
+        const at = slots.lastIndexOf(slot);
+        if (at >= 0) {
+          slots.splice(at, 1);
+          posting.frequencies[f]!.splice(at, 1);
+        }
+        if (slots.length > 0) empty = false;
+      }
+      // A term no memory holds any more must not show up in prefix and typo lookups.
+      if (empty) this.terms.delete(posting.term);
+    }
+    for (let f = 0; f < FIELD_COUNT; f++) this.totalLength[f] = this.totalLength[f]! - this.lengths[slot * FIELD_COUNT + f]!;
+    this.postingsOf[slot] = [];
+    this.idOf[slot] = undefined;
+    this.slotOf.delete(id);
+    this.freeSlots.push(slot);
+  }
+
+  /**
+   * Hits for a query, best first, among the documents `accept` lets through.
+   * Lazy: a caller that needs only the top few stops early and pays for those.
+   * Read the hits before changing the index: a slot freed meanwhile is skipped.
+   */
+  *search(query: string, accept: (id: string) => boolean = () => true): Generator<SearchHit, void, undefined> {
+    const words = new Map<string, number>();
+    for (const word of queryWords(query)) words.set(word, (words.get(word) ?? 0) + 1);
+    const touched: number[] = [];
+    let wordIndex = 0;
+    for (const [word, repeats] of words) {
+      // A word counts as many times as the query repeats it, and once towards the bonus.
+      let matched = this.addTerm(word, repeats, wordIndex, touched);
+      if (matchesAsPrefix(word)) {
+        for (const [term, posting] of this.terms.atPrefix(word)) {
+          if (term.length === word.length) continue;
+          const weight = (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * (term.length - word.length));
+          matched = this.addPosting(posting, weight * repeats, wordIndex, touched) || matched;
+        }
+      }
+      // Typo tolerance only for words that match nothing as they are: a word
+      // found as typed (or as a prefix) has no typo to forgive.
+      const typos = matched ? 0 : typosAllowed(word);
+      if (typos > 0) {
+        for (const [term, [posting, distance]] of this.terms.fuzzyGet(word, typos)) {
+          if (distance === 0 || (matchesAsPrefix(word) && term.startsWith(word))) continue;
+          const weight = (FUZZY_WEIGHT * term.length) / (term.length + distance);
+          this.addPosting(posting, weight * repeats, wordIndex, touched);
+        }
+      }
+      wordIndex++;
+    }
+
+    // Matching more of the query's words multiplies the score (MiniSearch's coordination bonus).
+    const ranked = new Float64Array(touched.length);
+    touched.forEach((slot, i) => {
+      ranked[i] = this.scores[slot]! * this.wordsMatched[slot]!;
+      this.scores[slot] = 0;
+      this.wordsMatched[slot] = 0;
+      this.lastWord[slot] = -1;
+    });
+    // Relevance is relative to the best hit the filter accepts, which is the
+    // first accepted one out of the heap; the filter runs only on hits taken.
+    const heap = new RankHeap(touched, ranked);
+    let best = 0;
+    while (heap.size > 0) {
+      const [slot, score] = heap.pop();
+      const id = this.idOf[slot];
+      if (id === undefined || !accept(id)) continue;
+      if (best === 0) best = score;
+      yield { id, relevance: score / best };
+    }
+  }
+
+  private addTerm(term: string, weight: number, wordIndex: number, touched: number[]): boolean {
+    const posting = this.terms.get(term);
+    return posting ? this.addPosting(posting, weight, wordIndex, touched) : false;
+  }
+
+  /** Adds one term's BM25+ contribution to every document holding it; false when it holds none. */
+  private addPosting(posting: Posting, weight: number, wordIndex: number, touched: number[]): boolean {
+    const documents = this.slotOf.size;
+    let any = false;
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const slots = posting.slots[f]!;
+      const count = slots.length;
+      if (count === 0) continue;
+      any = true;
+      const frequencies = posting.frequencies[f]!;
+      const averageLength = this.totalLength[f]! / documents;
+      const idf = Math.log(1 + (documents - count + 0.5) / (count + 0.5));
+      const fieldWeight = weight * FIELDS[f]!.boost * idf;
+      for (let i = 0; i < count; i++) {
+        const slot = slots[i]!;
+        const tf = frequencies[i]!;
+        const length = this.lengths[slot * FIELD_COUNT + f]!;
+        const saturation = (tf * (BM25.k + 1)) / (tf + BM25.k * (1 - BM25.b + (BM25.b * length) / averageLength));
+        if (this.lastWord[slot] === -1) touched.push(slot);
+        if (this.lastWord[slot] !== wordIndex) {
+          this.lastWord[slot] = wordIndex;
+          this.wordsMatched[slot]!++;
+        }
+        this.scores[slot]! += fieldWeight * (BM25.d + saturation);
+      }
+    }
+    return any;
+  }
+
+  private ensureCapacity(slots: number): void {
+    if (slots <= this.scores.length) return;
+    const capacity = Math.max(slots, this.scores.length * 2);
+    const lengths = new Float64Array(capacity * FIELD_COUNT);
+    lengths.set(this.lengths);
+    this.lengths = lengths;
+    const scores = new Float64Array(capacity);
+    scores.set(this.scores);
+    this.scores = scores;
+    const lastWord = new Int32Array(capacity).fill(-1);
+    lastWord.set(this.lastWord);
+    this.lastWord = lastWord;
+    const wordsMatched = new Uint16Array(capacity);
+    wordsMatched.set(this.wordsMatched);
+    this.wordsMatched = wordsMatched;
+  }
+}
+
+/** A binary max-heap of slots by score: O(n) to build, O(log n) per hit taken. */
+class RankHeap {
+  private length: number;
+
+  constructor(
+    private readonly slots: number[],
+    private readonly scores: Float64Array,
+  ) {
+    this.length = slots.length;
+    for (let i = (this.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
+  }
+
+  get size(): number {
+    return this.length;
+  }
+
+  pop(): [slot: number, score: number] {
+    const top: [number, number] = [this.slots[0]!, this.scores[0]!];
+    this.length--;
+    if (this.length > 0) {
+      this.slots[0] = this.slots[this.length]!;
+      this.scores[0] = this.scores[this.length]!;
+      this.siftDown(0);
+    }
+    return top;
+  }
+
+  /** Higher score first; equal scores in slot order, so ties come out the same every time. */
+  private before(a: number, b: number): boolean {
+    return this.scores[a]! > this.scores[b]! || (this.scores[a] === this.scores[b] && this.slots[a]! < this.slots[b]!);
+  }
+
+  private siftDown(at: number): void {
+    for (;;) {
+      const left = 2 * at + 1;
+      if (left >= this.length) return;
+      const right = left + 1;
+      const child = right < this.length && this.before(right, left) ? right : left;
+      if (!this.before(child, at)) return;
+      [this.slots[at], this.slots[child]] = [this.slots[child]!, this.slots[at]!];
+      [this.scores[at], this.scores[child]] = [this.scores[child]!, this.scores[at]!];
+      at = child;
+    }
+  }
 }
 
 export const RELEVANCE_WEIGHT = 0.75;

@@ -1,7 +1,8 @@
 /**
  * Claude Code sessions as the engine sees them: a number, and counters of tool
  * calls kept per session_id, so that concurrent sessions never mix. All of it
- * lives in state.json, changed under the store's lock.
+ * lives in state.json, changed under the store's lock; what hooks report is
+ * kept here first and written shortly after they have been answered.
  */
 import type { SessionCounters } from './model';
 import { sessionDifficulty, roundScore } from './priority';
@@ -37,6 +38,8 @@ function newCounters(number: number, at: string): SessionCounters {
 
 /** What happened in a session since its counters were last written to state.json. */
 interface PendingCounts {
+  /** A session start not written yet: the number it was given. */
+  start?: { number: number; counted: boolean; at: string };
   successes: number;
   failures: number;
   compactions: number;
@@ -49,6 +52,10 @@ const COUNTER_FLUSH_DELAY_MS = 25;
 
 export class SessionTracker {
   private pending = new Map<string, PendingCounts>();
+  /** Batches taken by a flush and not yet applied to the store's state: still counted here. */
+  private readonly writing = new Set<Map<string, PendingCounts>>();
+  /** The highest number start() gave out; state.json catches up at the next flush. */
+  private lastNumberGiven = 0;
   private nextFlush: Promise<void> | null = null;
   private resolveNextFlush: (() => void) | null = null;
 
@@ -67,26 +74,38 @@ export class SessionTracker {
   /**
    * Counts a new session unless this session_id is already known or the start
    * follows a compaction (Claude Code starts the same session again then).
+   *
+   * Answers without the lock: the session gets the next number now and is
+   * written to state.json with the next flush. Waiting for the lock here would
+   * put a session start behind whatever maintenance holds it. The number is
+   * the one the flush will write unless another process counts a session in
+   * between; the flush then writes the next free number, and accesses already
+   * recorded under the first one are one session off in recency, nothing more.
    */
   async start(sessionId: string, source: string | undefined): Promise<SessionStartResult> {
-    // A session resumed right after it ended: its end is written first.
+    // A session resumed right after it ended: its end is written first, so it starts anew.
     if (this.pending.get(sessionId)?.ended) await this.flush();
-    return this.store.updateState((state) => {
-      const at = nowIso();
-      const cutoff = Date.now() - ABANDONED_SESSION_MS;
-      for (const [id, s] of Object.entries(state.sessions)) {
-        if (Date.parse(s.last_activity) < cutoff) delete state.sessions[id];
-      }
-      const known = state.sessions[sessionId];
-      if (known) {
-        known.last_activity = at;
-        return { number: known.number, counted: false };
-      }
-      const counted = source !== 'compact';
-      if (counted) state.session_count += 1;
-      state.sessions[sessionId] = newCounters(Math.max(1, state.session_count), at);
-      return { number: state.sessions[sessionId].number, counted };
-    }, VOLATILE);
+    const known = this.countersOf(sessionId, { started: true });
+    if (known) {
+      this.pendingFor(sessionId);
+      void this.scheduleFlush();
+      return { number: known.number, counted: false };
+    }
+    const counted = source !== 'compact';
+    const number = Math.max(1, this.latestNumber() + (counted ? 1 : 0));
+    this.lastNumberGiven = Math.max(this.lastNumberGiven, number);
+    // Re-inserted so that pending starts stay in the order their numbers were given.
+    const counts = this.pendingFor(sessionId);
+    counts.start = { number, counted, at: counts.at };
+    this.pending.delete(sessionId);
+    this.pending.set(sessionId, counts);
+    void this.scheduleFlush();
+    return { number, counted };
+  }
+
+  /** The highest session number counted so far, written or not. */
+  private latestNumber(): number {
+    return Math.max(this.store.currentState.session_count, this.lastNumberGiven);
   }
 
   /**
@@ -134,10 +153,20 @@ export class SessionTracker {
     this.resolveNextFlush = null;
     const batch = this.pending;
     this.pending = new Map();
+    if (batch.size > 0) this.writing.add(batch);
     try {
       if (batch.size > 0) {
         await this.store.updateState((state) => {
+          const cutoff = Date.now() - ABANDONED_SESSION_MS;
+          for (const [id, s] of Object.entries(state.sessions)) {
+            if (Date.parse(s.last_activity) < cutoff) delete state.sessions[id];
+          }
+          // Map order: starts come in the order their numbers were given.
           for (const [sessionId, counts] of batch) {
+            if (counts.start && !state.sessions[sessionId]) {
+              if (counts.start.counted) state.session_count += 1;
+              state.sessions[sessionId] = newCounters(Math.max(1, state.session_count), counts.start.at);
+            }
             if (counts.ended) {
               delete state.sessions[sessionId];
               continue;
@@ -149,9 +178,13 @@ export class SessionTracker {
             counters.last_activity = counts.at;
             state.compaction_count += counts.compactions;
           }
+          // From here on the store's state holds the batch.
+          this.writing.delete(batch);
         }, VOLATILE);
       }
     } finally {
+      // A failed write (the lock busy for seconds) drops these counts: they are hints for priority, not memories.
+      this.writing.delete(batch);
       resolve?.();
     }
   }
@@ -171,20 +204,33 @@ export class SessionTracker {
     return counts;
   }
 
-  /** A session's counters as state.json has them plus what is not written yet. */
-  private countersOf(sessionId: string): SessionCounters | undefined {
-    const written = this.store.currentState.sessions[sessionId];
-    const counts = this.pending.get(sessionId);
-    if (!counts) return written;
-    if (counts.ended) return undefined;
-    const base = written ?? newCounters(Math.max(1, this.store.sessionCount), counts.at);
-    return {
-      ...base,
-      tool_successes: base.tool_successes + counts.successes,
-      tool_failures: base.tool_failures + counts.failures,
-      compacted: base.compacted || counts.compactions > 0,
-      last_activity: counts.at,
-    };
+  /**
+   * A session's counters as state.json has them plus what is not written yet.
+   * With `started`, only a session whose start was seen (written or not): tool
+   * calls alone do not make a session known.
+   */
+  private countersOf(sessionId: string, options: { started?: boolean } = {}): SessionCounters | undefined {
+    let counters: SessionCounters | undefined = this.store.currentState.sessions[sessionId];
+    // Replayed in the order flushes will apply them.
+    for (const batch of [...this.writing, this.pending]) {
+      const counts = batch.get(sessionId);
+      if (!counts) continue;
+      if (counts.start && !counters) counters = newCounters(counts.start.number, counts.start.at);
+      if (counts.ended) {
+        counters = undefined;
+        continue;
+      }
+      if (!counters && options.started) continue;
+      const base = counters ?? newCounters(Math.max(1, this.latestNumber()), counts.at);
+      counters = {
+        ...base,
+        tool_successes: base.tool_successes + counts.successes,
+        tool_failures: base.tool_failures + counts.failures,
+        compacted: base.compacted || counts.compactions > 0,
+        last_activity: counts.at,
+      };
+    }
+    return counters;
   }
 
   /**
@@ -194,7 +240,7 @@ export class SessionTracker {
   difficultyFor(sessionId: string | undefined): number {
     let counters = sessionId ? this.countersOf(sessionId) : undefined;
     if (!counters) {
-      const ids = new Set([...Object.keys(this.store.currentState.sessions), ...this.pending.keys()]);
+      const ids = new Set([...Object.keys(this.store.currentState.sessions), ...[...this.writing, this.pending].flatMap((b) => [...b.keys()])]);
       for (const id of ids) {
         const s = this.countersOf(id);
         if (s && (!counters || s.last_activity > counters.last_activity)) counters = s;

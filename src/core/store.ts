@@ -59,7 +59,7 @@ import {
 import { importanceOf, priorityBreakdown, priorityScore, roundScore, type PriorityBreakdown, type PriorityInputs } from './priority';
 import { redactSecrets, type Redaction } from './secrets';
 import { MemorySearchIndex, RELEVANCE_WEIGHT, blendedScore } from './search';
-import { RankingTable, before as rankedBefore, type RankedEntry } from './ranking';
+import { RankingTable, compareRanked, type RankedEntry } from './ranking';
 import {
   GITIGNORE_LINES,
   GITIGNORE_TEXT,
@@ -316,27 +316,27 @@ export class MemoryStore {
     return priorityBreakdown(this.priorityInputs(id, file.memory));
   }
 
-  private priorityInputs(id: string, memory: Memory): PriorityInputs {
+  private priorityInputs(id: string, memory: Memory, sessionCount = this.state.session_count): PriorityInputs {
     return {
       difficulty: memory.difficulty,
       tags: memory.tags,
       stats: this.stats.get(id),
       created_session: memory.created_session,
-      session_count: this.state.session_count,
+      session_count: sessionCount,
     };
   }
 
   /** The priority as a rounded number, cheaply: for ranking many memories. */
-  private score(id: string, memory: Memory): number {
-    return roundScore(priorityScore(this.priorityInputs(id, memory)));
+  private score(id: string, memory: Memory, sessionCount?: number): number {
+    return roundScore(priorityScore(this.priorityInputs(id, memory, sessionCount)));
   }
 
-  private view(id: string): MemoryView {
+  private view(id: string, sessionCount?: number): MemoryView {
     const file = this.files.get(id)!;
     const stats = this.stats.get(id);
     return {
       ...file.memory,
-      priority: this.score(id, file.memory),
+      priority: this.score(id, file.memory, sessionCount),
       access_count: stats?.access_count ?? 0,
       accessed_at: stats?.accessed_at ?? file.memory.created_at,
       last_session: stats?.last_session ?? file.memory.created_session ?? 0,
@@ -359,15 +359,8 @@ export class MemoryStore {
     // Rank on numbers first and build full views only for the page: a list of
     // 10,000 memories should not allocate 10,000 copies.
     const keep = offset + limit;
-    if (filter.phase === undefined && !tag && !keyword && keep <= 1000) {
-      // The common case (session start, the first page): from the ranking table.
-      this.syncRanking();
-      const page = this.ranking
-        .top(keep, this.state.session_count)
-        .slice(offset)
-        .map((r) => this.view(r.id));
-      return { memories: page, total: this.ranking.size, has_more: offset + page.length < this.ranking.size };
-    }
+    // Unfiltered (session start, the first page): from the ranking table.
+    if (filter.phase === undefined && !tag && !keyword) return this.rankedPage(offset, limit, this.state.session_count);
     // Filtered or long lists (the tree asks for all): rank the matching memories by number, then sort.
     const registered = this.indexUsable() ? this.indexIds : null;
     const ranked: RankedEntry[] = [];
@@ -380,7 +373,7 @@ export class MemoryStore {
       ranked.push({ id, priority: this.score(id, m), created_at: m.created_at });
     }
     const total = ranked.length;
-    const top = ranked.sort((a, b) => (rankedBefore(a, b) ? -1 : rankedBefore(b, a) ? 1 : 0)).slice(0, keep);
+    const top = ranked.sort(compareRanked).slice(0, keep);
     const page = top.slice(offset).map((r) => this.view(r.id));
     return { memories: page, total, has_more: offset + page.length < total };
   }
@@ -450,6 +443,25 @@ export class MemoryStore {
     this.refreshOne(id);
     this.requireActive(id);
     return path.join(this.paths.memories, `${id}.md`);
+  }
+
+  /**
+   * The first `limit` memories by priority as session number `session` sees
+   * them: what a session start injects, ranked before its count is written.
+   */
+  topForSession(session: number, limit: number): ListResult {
+    this.refresh();
+    if (!Number.isInteger(limit) || limit < 1) throw invalidInput('limit must be a whole number ≥ 1');
+    return this.rankedPage(0, limit, Math.max(session, this.state.session_count));
+  }
+
+  private rankedPage(offset: number, limit: number, sessionCount: number): ListResult {
+    this.syncRanking();
+    const page = this.ranking
+      .top(offset + limit, sessionCount)
+      .slice(offset)
+      .map((r) => this.view(r.id, sessionCount));
+    return { memories: page, total: this.ranking.size, has_more: offset + page.length < this.ranking.size };
   }
 
   /** Ranked search: relevance blended with priority. */
@@ -727,19 +739,23 @@ export class MemoryStore {
   }
 
   /**
-   * What the end of sessions calls for, in one write under the lock: the
-   * priorities of memories accessed in those sessions are stored again, and
-   * one eviction cycle runs per ended session while the store is over its limit.
+   * What the end of sessions calls for: the priorities of memories accessed in
+   * those sessions are stored again, and one eviction cycle runs per ended
+   * session while the store is over its limit.
    */
   async maintainAfterSessions(sessionNumbers: readonly number[]): Promise<EvictionResult[]> {
-    return this.mutate(() => {
+    await this.mutate(() => {
       const ended = new Set(sessionNumbers);
       this.stats.forEach((s, id) => {
         if (ended.has(s.last_session) && this.isActive(id)) this.updateStoredPriority(id);
       });
       this.writeStats();
-      return sessionNumbers.map(() => this.evictOnce());
     });
+    // One cycle per turn of the lock: a backlog of cycles (many sessions ended
+    // at once, or max_memories lowered) must not hold a server's hooks for long.
+    const results: EvictionResult[] = [];
+    for (const _ of sessionNumbers) results.push(await this.mutate(() => this.evictOnce()));
+    return results;
   }
 
   /** One eviction cycle; the caller holds the lock. */
@@ -918,14 +934,14 @@ export class MemoryStore {
   // =========================================================================
   // Session counters (used by the hook routes)
 
-  /** Runs a change to state.json under the lock; `change` may return a value. */
   /**
+   * Runs a change to state.json under the lock; `change` may return a value.
    * @param options.durable flush state.json to disk (default). Session counters,
    * written on every tool call, skip it: a power cut can at worst lose the last
    * counts, while the configuration is always flushed.
    */
   async updateState<T>(change: (state: StoreState) => T, options: { durable?: boolean } = {}): Promise<T> {
-    // Hooks call this on every session start: create the store only when it is missing.
+    // Session counts may be the first thing a project writes: create the store when it is missing.
     if (!this.exists()) this.init();
     return this.mutate(() => {
       const result = change(this.state);
@@ -944,16 +960,16 @@ export class MemoryStore {
     return this.state;
   }
 
-  /** Counts an access of each memory (e.g. injected at session start) in one write. */
-  /**
-   * Counts accesses in one write. `bySession` maps a session number to the
-   * memories accessed in it (default: all in the current session), so that
-   * accesses recorded a little later still count for the right session.
-   */
+  /** Counts an access of each memory in one write, in the given session (default: the current one). */
   async recordAccesses(ids: readonly string[], session?: number): Promise<void> {
     await this.recordAccessesBySession(new Map([[session ?? -1, ids]]));
   }
 
+  /**
+   * Counts accesses in one write. `bySession` maps a session number to the
+   * memories accessed in it (-1: the current session), so that accesses
+   * recorded a little later still count for the right session.
+   */
   async recordAccessesBySession(bySession: ReadonlyMap<number, readonly string[]>): Promise<void> {
     if ([...bySession.values()].every((ids) => ids.length === 0)) return;
     await this.mutate(() => {

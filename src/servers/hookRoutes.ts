@@ -52,6 +52,8 @@ export interface HookAnswer {
    * runs it right after answering. What it returns adds to `info`.
    */
   after?: () => Promise<Record<string, unknown>>;
+  /** `after` is maintenance: it may wait for a pause between hooks (eviction). */
+  maintenance?: boolean;
 }
 
 export interface HookRoutesOptions {
@@ -134,6 +136,7 @@ export class HookRoutes {
           body: {},
           info: { session: closed.number, session_difficulty: closed.difficulty },
           // Claude Code waits for SessionEnd hooks; an eviction cycle must not hold it.
+          maintenance: true,
           after: async () => {
             await this.flushEnds();
             const eviction = await maintained;
@@ -147,7 +150,8 @@ export class HookRoutes {
   private async sessionStart(sessionId: string, source: string | undefined): Promise<HookAnswer> {
     const started = await this.sessions.start(sessionId, source);
     const { memories_to_load } = this.store.config;
-    const ranked = this.store.list({ limit: Math.max(1, memories_to_load) });
+    // Ranked as of the new session, whose count reaches state.json after the answer.
+    const ranked = this.store.topForSession(started.number, Math.max(1, memories_to_load));
     const injection = buildInjection(ranked.memories, ranked.total, {
       limit: memories_to_load,
       budgetTokens: this.options.injectionBudgetTokens?.() ?? DEFAULT_INJECTION_BUDGET_TOKENS,
@@ -156,9 +160,10 @@ export class HookRoutes {
     return {
       body: { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: injection.text } },
       info: { session: started.number, counted: started.counted, injected: injection.injectedIds, omitted: injection.omitted },
-      // Counting the injected memories as accessed rewrites stats.json: after answering,
-      // and together with the other sessions that started meanwhile.
+      // The session's count and the accesses of the injected memories are written after
+      // answering, together with the other sessions that started meanwhile.
       after: async () => {
+        await this.sessions.flush();
         await this.flushAccesses();
         return {};
       },

@@ -24,12 +24,21 @@ export interface LtmServerOptions {
   /** Origins allowed to call the server (none by default: browsers are refused). */
   allowedOrigins?: readonly string[];
   log?: (message: string) => void;
+  /** How long without a request counts as a pause for follow-up work (default QUIET_MS). */
+  quietMs?: number;
 }
 
 /** Follow-up work runs after this long without a request... */
 const QUIET_MS = 15;
 /** ...or after this long at the most. */
 const MAX_DEFER_MS = 250;
+/**
+ * Maintenance (priorities and eviction after a session ends) is needed by no
+ * answer, and an eviction cycle at 10,000 memories holds the event loop for
+ * tens of milliseconds: it waits for a pause between hooks (Claude Code makes
+ * one whenever the model thinks), or this long when hooks never pause.
+ */
+const MAINTENANCE_MAX_DEFER_MS = 60_000;
 
 function listen(server: http.Server, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -134,33 +143,48 @@ export class LtmServer {
   }
 
   private readonly followUps = new Set<Promise<unknown>>();
-  private readonly queuedWork: { what: string; work: () => Promise<unknown> }[] = [];
+  private queuedWork: { what: string; work: () => Promise<unknown>; deadline: number }[] = [];
   private idleTimer: NodeJS.Timeout | null = null;
-  private oldestQueuedAt = 0;
+  private lastRequestAt = 0;
+  private get quietMs(): number {
+    return this.options.quietMs ?? QUIET_MS;
+  }
 
   /**
    * Queues work for after the answer went out. It runs once no request has
    * come for QUIET_MS (Claude Code sends hooks in bursts: the next one should
-   * not wait behind a stats write), and never later than MAX_DEFER_MS.
+   * not wait behind a stats write), and never later than `maxDeferMs`.
    * stop() and idle() wait for it; errors go to the log.
    */
-  private runAfterAnswer(what: string, work: () => Promise<unknown>): void {
-    if (this.queuedWork.length === 0) this.oldestQueuedAt = Date.now();
-    this.queuedWork.push({ what, work });
+  private runAfterAnswer(what: string, work: () => Promise<unknown>, maxDeferMs = MAX_DEFER_MS): void {
+    this.queuedWork.push({ what, work, deadline: Date.now() + maxDeferMs });
     this.deferQueuedWork();
   }
 
   private deferQueuedWork(): void {
-    if (this.queuedWork.length === 0) return;
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    const wait = Math.max(0, Math.min(QUIET_MS, this.oldestQueuedAt + MAX_DEFER_MS - Date.now()));
-    this.idleTimer = setTimeout(() => this.runQueuedWork(), wait);
-  }
-
-  private runQueuedWork(): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
-    for (const { what, work } of this.queuedWork.splice(0)) {
+    if (this.queuedWork.length === 0) return;
+    const firstDeadline = this.queuedWork.reduce((first, w) => Math.min(first, w.deadline), Infinity);
+    const wait = Math.max(0, Math.min(this.quietMs, firstDeadline - Date.now()));
+    this.idleTimer = setTimeout(() => this.runDueWork(), wait);
+  }
+
+  /** In a pause between requests, everything queued; otherwise what has waited as long as it may. */
+  private runDueWork(): void {
+    const now = Date.now();
+    const quiet = now - this.lastRequestAt >= this.quietMs;
+    this.runQueuedWork(quiet ? () => true : (w) => w.deadline <= now);
+    this.deferQueuedWork();
+  }
+
+  private runQueuedWork(due: (w: { deadline: number }) => boolean = () => true): void {
+    if (this.idleTimer) clearTimeout(this.idleTimer);
+    this.idleTimer = null;
+    const ready = this.queuedWork.filter(due);
+    const started = new Set(ready);
+    this.queuedWork = this.queuedWork.filter((w) => !started.has(w));
+    for (const { what, work } of ready) {
       const running = work()
         .catch((error: unknown) => this.options.log?.(`${what} failed: ${(error as Error).stack ?? String(error)}`))
         .finally(() => this.followUps.delete(running));
@@ -170,6 +194,7 @@ export class LtmServer {
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     // A request is coming in: queued follow-up work waits for a quiet moment.
+    this.lastRequestAt = Date.now();
     this.deferQueuedWork();
     try {
       this.guard.check(req);
@@ -188,7 +213,7 @@ export class LtmServer {
         if (answer.after && req.headers['x-ltm-wait'] !== undefined) {
           info = { ...info, ...(await answer.after()) };
         } else if (answer.after) {
-          this.runAfterAnswer(`${event} follow-up`, answer.after);
+          this.runAfterAnswer(`${event} follow-up`, answer.after, answer.maintenance ? MAINTENANCE_MAX_DEFER_MS : MAX_DEFER_MS);
         }
         res.setHeader('X-LTM-Info', JSON.stringify(info));
         return sendJson(res, 200, answer.body);

@@ -7,6 +7,7 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import lockfile from 'proper-lockfile';
 import type { MemoryStore } from '../../src/core/store';
 import { ensureCliBuilt, ltmRoot, makeTempProject, readJson, removeDir, snapshotDiff, snapshotFiles } from '../unit/storeTestKit';
 import {
@@ -260,6 +261,33 @@ describe('hook endpoints', function () {
     });
   });
 
+  it('answers session_start while another process holds the store lock, and writes the sessions once it is free', async () => {
+    const t = await startTestServer({
+      prepare: async (store) => {
+        await store.store({ topic: 'Held lock memory', content: 'Injected while the lock is held.' });
+      },
+    });
+    try {
+      const release = await lockfile.lock(ltmRoot(t.project), { lockfilePath: t.store.paths.lock, realpath: false });
+      try {
+        const answerOnly = { 'X-LTM-Wait': undefined };
+        const first = await postHook(t.port, t.token, 'session_start', sessionStartPayload('held-1'), answerOnly);
+        const second = await postHook(t.port, t.token, 'session_start', sessionStartPayload('held-2'), answerOnly);
+        assert.deepEqual([hookInfo(first).session, hookInfo(second).session], [1, 2]);
+        assert.match(sessionStartContext(first), /Held lock memory/);
+        assert.equal(fs.existsSync(path.join(ltmRoot(t.project), 'state.json')), false, 'nothing is written while the lock is held');
+      } finally {
+        await release();
+      }
+      await t.idle();
+      const state = readState(t.project);
+      assert.equal(state.session_count, 2);
+      assert.deepEqual([state.sessions['held-1']!.number, state.sessions['held-2']!.number], [1, 2]);
+    } finally {
+      await t.stop();
+    }
+  });
+
   it('pre_compact marks the session compacted and counts the compaction', async () => {
     const t = await startTestServer();
     try {
@@ -328,6 +356,36 @@ describe('hook endpoints', function () {
           await new Promise((r) => setTimeout(r, 20));
         }
         assert.equal(fs.readdirSync(path.join(ltmRoot(s.project), 'archives')).length, 1, 'one memory was archived before its reduction');
+      } finally {
+        await s.stop();
+      }
+    });
+
+    it('keeps eviction for a pause between hooks, and runs it in the first one', async () => {
+      // A pause is 100 ms here, so that this test's back-to-back requests never make one by accident.
+      const s = await startTestServer({
+        quietMs: 100,
+        prepare: async (store) => {
+          for (let i = 1; i <= 4; i++) await store.store({ topic: `Busy ${i}`, content: `Content ${i}.` });
+        },
+      });
+      try {
+        setConfig(s.project, { max_memories: 2, eviction_batch_size: 1 });
+        await postHook(s.port, s.token, 'session_start', sessionStartPayload('busy'));
+        await postHook(s.port, s.token, 'session_end', endPayload('busy'), { 'X-LTM-Wait': undefined });
+        // Hooks keep coming for well past the 250 ms that other follow-up work waits at most.
+        const until = Date.now() + 600;
+        while (Date.now() < until) {
+          const answer = await postHook(s.port, s.token, 'post_tool_use', postToolUsePayload('other', 'ok'), { 'X-LTM-Wait': undefined });
+          assert.equal(answer.status, 200);
+        }
+        assert.equal(readState(s.project).last_eviction, null, 'no eviction while hooks keep coming');
+        assert.ok(Number(readState(s.project).sessions.other?.tool_successes ?? 0) > 0, 'other follow-up work (the tool call counts) was written meanwhile');
+        const deadline = Date.now() + 5_000;
+        while (readState(s.project).last_eviction === null) {
+          assert.ok(Date.now() < deadline, 'the eviction ran in the pause');
+          await new Promise((r) => setTimeout(r, 20));
+        }
       } finally {
         await s.stop();
       }
@@ -460,6 +518,7 @@ describe('hook script (sh hooks/ltm-hook.sh)', function () {
     const run = await runHookScript(HOOK_SCRIPT, 'session_start', sessionStartPayload('via-script'), envFor(empty));
     assert.deepEqual([run.status, run.stderr], [0, '']);
     assert.equal(run.stdout, `${direct.text}\n`);
+    await empty.idle(); // the server writes the session just after answering
     assert.equal(readState(empty.project).sessions['via-script']?.number, 2, 'the script reached the server');
   });
 

@@ -147,9 +147,8 @@ export async function startTestServer(
   };
 }
 
-/** POSTs a hook payload as the hook script does. */
 /**
- * Posts a hook payload. By default with `X-LTM-Wait`, so that the work the
+ * Posts a hook payload as the hook script does. By default with `X-LTM-Wait`, so that the work the
  * server does after answering (stats at session start, eviction at session
  * end) is done when this resolves; pass `{ 'X-LTM-Wait': undefined }` for the
  * answer alone, as the hook script gets it.

@@ -7,8 +7,6 @@ import { MemoryStore } from '../../src/core/store';
 import {
   FIXTURE_DIR,
   copyDir,
-  ltmRoot,
-  makeTempProject,
   memoryFileIds,
   memoryKeys,
   readJson,
@@ -16,33 +14,11 @@ import {
   snapshotDiff,
   snapshotFiles,
   writeConfig,
+  type ProjectContext,
+  useProject,
 } from './storeTestKit';
 
-interface Ctx {
-  project: string;
-  root: string;
-  open(): MemoryStore;
-}
-
-function useProject(): Ctx {
-  const ctx = {} as Ctx;
-  let stores: MemoryStore[] = [];
-  beforeEach(() => {
-    ctx.project = makeTempProject('ltm-integrity-');
-    ctx.root = ltmRoot(ctx.project);
-    stores = [];
-    ctx.open = () => {
-      const s = MemoryStore.open(ctx.project);
-      stores.push(s);
-      return s;
-    };
-  });
-  afterEach(() => {
-    for (const s of stores) s.dispose();
-    removeDir(ctx.project);
-  });
-  return ctx;
-}
+type Ctx = ProjectContext;
 
 const describeProblems = (r: IntegrityReport) => JSON.stringify(r.problems, null, 1);
 
@@ -84,7 +60,7 @@ async function seed(ctx: Ctx, n = 3): Promise<{ store: MemoryStore; ids: string[
 }
 
 describe('integrity: the broken claude-ltm 0.2.5 fixture', () => {
-  const ctx = useProject();
+  const ctx = useProject('ltm-integrity-');
   const brokenRoot = path.join(FIXTURE_DIR, 'broken-example', '.claude');
 
   beforeEach(() => copyDir(brokenRoot, path.join(ctx.project, '.claude')));
@@ -167,7 +143,7 @@ describe('integrity: the broken claude-ltm 0.2.5 fixture', () => {
 });
 
 describe('integrity: a damaged index.json', () => {
-  const ctx = useProject();
+  const ctx = useProject('ltm-integrity-');
 
   it('garbage in index.json: every memory is still listed; check reports it; fix rewrites it; nothing is lost', async () => {
     const { store, ids } = await seed(ctx, 4);
@@ -245,7 +221,7 @@ describe('integrity: a damaged index.json', () => {
 });
 
 describe('integrity: every other kind of problem', () => {
-  const ctx = useProject();
+  const ctx = useProject('ltm-integrity-');
 
   it('invalid frontmatter is reported with the file and the reason, and fix quarantines it', async () => {
     const { store, ids } = await seed(ctx);

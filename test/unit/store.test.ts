@@ -2,49 +2,23 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LtmError } from '../../src/core/errors';
-import { MemoryStore, type StoreInput } from '../../src/core/store';
+import { MemoryStore, type MemoryView, type StoreInput } from '../../src/core/store';
 import {
-  ltmRoot,
-  makeTempProject,
   memoryFileIds,
   memoryKeys,
   readJson,
-  removeDir,
   sleep,
   snapshotDiff,
   snapshotFiles,
   splitFile,
   writeConfig,
+  type ProjectContext,
+  useProject,
 } from './storeTestKit';
 
 const ID_RE = /^mem_[0-9a-f]{8}$/;
 
-interface Ctx {
-  project: string;
-  root: string;
-  stores: MemoryStore[];
-  open(options?: Parameters<typeof MemoryStore.open>[1]): MemoryStore;
-}
-
-/** Each test gets its own project; every store it opens is disposed afterwards. */
-function useProject(): Ctx {
-  const ctx = { stores: [] as MemoryStore[] } as unknown as Ctx;
-  beforeEach(() => {
-    ctx.project = makeTempProject('ltm-store-');
-    ctx.root = ltmRoot(ctx.project);
-    ctx.stores = [];
-    ctx.open = (options) => {
-      const s = MemoryStore.open(ctx.project, options);
-      ctx.stores.push(s);
-      return s;
-    };
-  });
-  afterEach(() => {
-    for (const s of ctx.stores) s.dispose();
-    removeDir(ctx.project);
-  });
-  return ctx;
-}
+type Ctx = ProjectContext;
 
 function memFile(ctx: Ctx, id: string): string {
   return path.join(ctx.root, 'memories', `${id}.md`);
@@ -95,7 +69,7 @@ function withoutPhase(frontmatter: string): string {
 }
 
 describe('MemoryStore: basics', () => {
-  const ctx = useProject();
+  const ctx = useProject('ltm-store-');
 
   it('stores a memory as mem_ + 8 hex with its file, index entry and stats entry', async () => {
     const store = ctx.open();
@@ -291,7 +265,7 @@ describe('MemoryStore: basics', () => {
 });
 
 describe('MemoryStore: bad input changes nothing on disk', () => {
-  const ctx = useProject();
+  const ctx = useProject('ltm-store-');
 
   async function setup(): Promise<{ store: MemoryStore; id: string; archivedId: string }> {
     const store = ctx.open();
@@ -389,7 +363,7 @@ describe('MemoryStore: bad input changes nothing on disk', () => {
 });
 
 describe('MemoryStore: secrets', () => {
-  const ctx = useProject();
+  const ctx = useProject('ltm-store-');
   const secrets = {
     anthropic: 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abc',
     github: 'ghp_A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8',
@@ -439,7 +413,7 @@ describe('MemoryStore: secrets', () => {
 });
 
 describe('MemoryStore: importance tags and eviction', () => {
-  const ctx = useProject();
+  const ctx = useProject('ltm-store-');
 
   it('never evicts importance:critical memories', async () => {
     writeConfig(ctx.project, { max_memories: 2, eviction_batch_size: 3 });
@@ -506,7 +480,7 @@ describe('MemoryStore: importance tags and eviction', () => {
 });
 
 describe('MemoryStore: eviction over many sessions', () => {
-  const ctx = useProject();
+  const ctx = useProject('ltm-store-');
 
   const words = ['alpha', 'bravo', 'charlie', 'delta', 'echo', 'foxtrot', 'golf', 'hotel', 'india', 'juliet', 'kilo', 'lima', 'mike', 'november', 'oscar'];
 
@@ -658,7 +632,7 @@ describe('MemoryStore: eviction over many sessions', () => {
 });
 
 describe('MemoryStore: forget, purge and restore', () => {
-  const ctx = useProject();
+  const ctx = useProject('ltm-store-');
 
   it('restore brings an evicted memory back at phase 0 with its full text, restored_from_archive and fresh stats', async () => {
     writeConfig(ctx.project, { max_memories: 1, eviction_batch_size: 1 }, 4);
@@ -780,7 +754,7 @@ describe('MemoryStore: forget, purge and restore', () => {
 });
 
 describe('MemoryStore: changes made outside the store', () => {
-  const ctx = useProject();
+  const ctx = useProject('ltm-store-');
 
   it('a hand edit in place is seen at once by get(id, {countAccess: false})', async () => {
     const store = ctx.open();
@@ -890,16 +864,16 @@ describe('MemoryStore: changes made outside the store', () => {
 });
 
 describe('MemoryStore: the ranking table agrees with ranking every memory', () => {
-  const ctx = useProject();
+  const ctx = useProject('ltm-store-');
 
-  /** The first page as list() serves it fast, and the same page from a full ranking (limit > 1000 takes the slow path). */
-  function bothRankings(store: MemoryStore, size: number): [string[], string[]] {
-    const fast = store.list({ limit: size }).memories.map((m) => `${m.id} ${m.priority}`);
-    const full = store
-      .list({ limit: 1001 })
-      .memories.slice(0, size)
-      .map((m) => `${m.id} ${m.priority}`);
-    return [fast, full];
+  /**
+   * The first page three ways: from the ranking table by insertion (a short page),
+   * from the table by sorting (a page of over 500), and by scoring every memory
+   * one by one (a filter that every memory passes: they are all at phase 0).
+   */
+  function rankings(store: MemoryStore, size: number): string[][] {
+    const page = (memories: MemoryView[]) => memories.slice(0, size).map((m) => `${m.id} ${m.priority}`);
+    return [page(store.list({ limit: size }).memories), page(store.list({ limit: 501 }).memories), page(store.list({ limit: size, phase: 0 }).memories)];
   }
 
   it('serves the same first page through sessions, accesses, edits, forgets and restores', async () => {
@@ -911,8 +885,9 @@ describe('MemoryStore: the ranking table agrees with ranking every memory', () =
       ids.push((await store.store({ topic: `Memory ${i}`, content: `Content ${i}.`, tags, difficulty: ((i * 37) % 100) / 100 })).memory.id);
     }
     const check = (what: string) => {
-      const [fast, full] = bothRankings(store, 15);
-      assert.deepEqual(fast, full, what);
+      const [inserted, sorted, scored] = rankings(store, 15);
+      assert.deepEqual(inserted, scored, what);
+      assert.deepEqual(sorted, scored, what);
     };
     check('after storing');
     for (let session = 1; session <= 6; session++) {

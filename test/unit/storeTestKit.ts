@@ -7,6 +7,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { MemoryStore } from '../../src/core/store';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const FIXTURE_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'claude-ltm-0.2.5');
@@ -129,4 +130,33 @@ export function ensureCliBuilt(): void {
   if (fs.existsSync(cli) && fs.statSync(cli).mtimeMs >= newestMtime(path.join(REPO_ROOT, 'src'))) return;
   const r = spawnSync('npm', ['run', 'build'], { cwd: REPO_ROOT, encoding: 'utf8' });
   assert.equal(r.status, 0, `npm run build failed:\n${r.stdout}\n${r.stderr}`);
+}
+
+export interface ProjectContext {
+  project: string;
+  /** The project's .claude/ltm. */
+  root: string;
+  /** Opens a store on the project; it is disposed after the test. */
+  open(options?: Parameters<typeof MemoryStore.open>[1]): MemoryStore;
+}
+
+/** Each test of the suite gets its own project; every store it opens is disposed afterwards. */
+export function useProject(prefix = 'ltm-test-'): ProjectContext {
+  const ctx = {} as ProjectContext;
+  let stores: MemoryStore[] = [];
+  beforeEach(() => {
+    ctx.project = makeTempProject(prefix);
+    ctx.root = ltmRoot(ctx.project);
+    stores = [];
+    ctx.open = (options) => {
+      const store = MemoryStore.open(ctx.project, options);
+      stores.push(store);
+      return store;
+    };
+  });
+  afterEach(() => {
+    for (const store of stores) store.dispose();
+    removeDir(ctx.project);
+  });
+  return ctx;
 }

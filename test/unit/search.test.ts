@@ -1,0 +1,131 @@
+import { strict as assert } from 'node:assert';
+import fc from 'fast-check';
+import MiniSearch from 'minisearch';
+import { MemorySearchIndex, indexTerm, matchesAsPrefix, queryWords, typosAllowed, type SearchableMemory } from '../../src/core/search';
+
+/**
+ * MiniSearch configured as the index scores, searched the way the index
+ * searches: words and prefixes first, typos only for the words that matched
+ * nothing. It is the reference the hand-written scoring must agree with.
+ */
+function referenceSearch(memories: readonly SearchableMemory[], query: string): Map<string, number> {
+  const mini = new MiniSearch<{ id: string; topic: string; tags: string; summary: string; content: string }>({
+    fields: ['topic', 'tags', 'summary', 'content'],
+    processTerm: (t) => indexTerm(t),
+    searchOptions: { boost: { topic: 3, tags: 2, summary: 1.5 }, prefix: matchesAsPrefix, maxFuzzy: 2, combineWith: 'OR' },
+  });
+  mini.addAll(memories.map((m) => ({ ...m, tags: m.tags.join(' ') })));
+  let results = mini.search(query, { fuzzy: false });
+  const matched = new Set(results.flatMap((r) => r.queryTerms));
+  if (queryWords(query).some((w) => !matched.has(w))) {
+    results = mini.search(query, { fuzzy: (term) => (matched.has(term) || typosAllowed(term) === 0 ? false : 0.2) });
+  }
+  const best = results[0]?.score ?? 0;
+  return new Map(best > 0 ? results.map((r) => [r.id as string, r.score / best]) : []);
+}
+
+function assertSameHits(index: MemorySearchIndex, memories: readonly SearchableMemory[], query: string): void {
+  const hits = [...index.search(query)];
+  const expected = referenceSearch(memories, query);
+  assert.deepEqual(hits.map((h) => h.id).sort(), [...expected.keys()].sort(), `the same memories match "${query}"`);
+  for (const hit of hits) {
+    assert.ok(Math.abs(hit.relevance - expected.get(hit.id)!) < 1e-9, `relevance of ${hit.id} for "${query}": ${hit.relevance} vs ${expected.get(hit.id)}`);
+  }
+  for (let i = 1; i < hits.length; i++) assert.ok(hits[i - 1]!.relevance >= hits[i]!.relevance, 'hits come best first');
+}
+
+// Few words, so that memories share terms, prefixes and near-misses.
+const VOCABULARY = ['postgres', 'postgresql', 'post', 'migration', 'migrate', 'deadlock', 'deadline', 'the', 'a', 'index', 'indexes', 'react', 'render', 'rendering', 'cache', 'caching', 'café', 'x'];
+const word = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...VOCABULARY) }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 6 }) });
+const text = (max: number) => fc.array(word, { maxLength: max }).map((words) => words.join(' '));
+const memoryArb = (id: string): fc.Arbitrary<SearchableMemory> =>
+  fc.record({ id: fc.constant(id), topic: text(6), tags: fc.array(fc.constantFrom('db', 'react', 'postgres', 'ci'), { maxLength: 3 }), summary: text(8), content: text(30) });
+// Queries as typed: whole words, prefixes, and words with a typo.
+const queryArb = fc.array(
+  fc.oneof(
+    fc.constantFrom(...VOCABULARY),
+    fc.constantFrom(...VOCABULARY).map((w) => w.slice(0, Math.max(1, w.length - 3))),
+    fc.constantFrom(...VOCABULARY).map((w) => (w.length > 4 ? w.slice(0, 2) + w.slice(3) : w + 'z')),
+  ),
+  { minLength: 1, maxLength: 4 },
+).map((words) => words.join(' '));
+
+describe('search index', () => {
+  it('scores exactly as MiniSearch does, after any sequence of adds, replacements and removals', () => {
+    const ids = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'];
+    const step = fc.oneof(
+      fc.constantFrom(...ids).chain((id) => memoryArb(id).map((memory) => ({ upsert: memory }))),
+      fc.constantFrom(...ids).map((id) => ({ remove: id })),
+    );
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 25 }), fc.array(queryArb, { minLength: 1, maxLength: 4 }), (steps, queries) => {
+        const index = new MemorySearchIndex();
+        const current = new Map<string, SearchableMemory>();
+        for (const s of steps) {
+          if ('upsert' in s) {
+            index.upsert(s.upsert);
+            current.set(s.upsert.id, s.upsert);
+          } else {
+            index.remove(s.remove);
+            current.delete(s.remove);
+          }
+        }
+        assert.equal(index.size, current.size);
+        for (const query of queries) assertSameHits(index, [...current.values()], query);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  const memories: SearchableMemory[] = [
+    { id: 'topic', topic: 'Postgres deadlock in migrations', tags: ['db'], summary: 'Lock order.', content: 'Take locks in id order.' },
+    { id: 'content', topic: 'Nightly jobs', tags: ['jobs'], summary: 'Batch runs.', content: 'The job talks to postgres through a pool.' },
+    { id: 'other', topic: 'React rendering', tags: ['react'], summary: 'Memoise.', content: 'useMemo around the list.' },
+  ];
+
+  it('ranks a topic match above a content match, and finds prefixes and typos', () => {
+    const index = new MemorySearchIndex();
+    for (const m of memories) index.upsert(m);
+    assert.deepEqual([...index.search('postgres')].map((h) => h.id), ['topic', 'content']);
+    assert.equal([...index.search('postgres')][0]!.relevance, 1);
+    assert.deepEqual([...index.search('postg')].map((h) => h.id), ['topic', 'content'], 'a prefix of three or more letters');
+    assert.deepEqual([...index.search('po')].map((h) => h.id), [], 'two letters are not a prefix');
+    assert.deepEqual([...index.search('postgress')].map((h) => h.id), ['topic', 'content'], 'one typo');
+    assert.deepEqual([...index.search('deadlok migratoins')].map((h) => h.id), ['topic'], 'a typo in each word');
+    assert.deepEqual([...index.search('the of and')], [], 'stop words alone match nothing');
+    assert.deepEqual([...index.search('rendering postgres')].map((h) => h.id).sort(), ['content', 'other', 'topic']);
+  });
+
+  it('applies the filter before normalising relevance', () => {
+    const index = new MemorySearchIndex();
+    for (const m of memories) index.upsert(m);
+    const hits = [...index.search('postgres', (id) => id !== 'topic')];
+    assert.deepEqual(hits, [{ id: 'content', relevance: 1 }]);
+  });
+
+  it('forgets a removed memory, its terms and its prefixes; re-adding reuses nothing stale', () => {
+    const index = new MemorySearchIndex();
+    for (const m of memories) index.upsert(m);
+    index.remove('topic');
+    index.remove('missing');
+    assert.equal(index.size, 2);
+    assert.deepEqual([...index.search('deadlock')], []);
+    assert.deepEqual([...index.search('deadl')], []);
+    assert.deepEqual([...index.search('deadlok')], [], 'no typo match against a term nobody holds');
+    index.upsert({ ...memories[0]!, topic: 'Postgres vacuum' });
+    assert.deepEqual([...index.search('vacuum')].map((h) => h.id), ['topic']);
+    assert.deepEqual([...index.search('deadlock')], [], 'the replaced text is gone');
+    assertSameHits(index, [{ ...memories[0]!, topic: 'Postgres vacuum' }, memories[1]!, memories[2]!], 'postgres vacuum job');
+  });
+
+  it('returns ties in a stable order and stops early when the caller does', () => {
+    const index = new MemorySearchIndex();
+    for (let i = 0; i < 50; i++) index.upsert({ id: `same${i}`, topic: 'cache', tags: [], summary: '', content: '' });
+    const all = [...index.search('cache')];
+    assert.equal(all.length, 50);
+    assert.ok(all.every((h) => h.relevance === 1));
+    assert.deepEqual([...index.search('cache')], all, 'the same order every time');
+    const first = index.search('cache').next();
+    assert.equal(first.done, false);
+  });
+});

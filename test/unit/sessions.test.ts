@@ -1,0 +1,94 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import lockfile from 'proper-lockfile';
+import { SessionTracker } from '../../src/core/sessions';
+import { readJson, useProject } from './storeTestKit';
+
+interface StateFile {
+  session_count: number;
+  sessions: Record<string, { number: number; tool_successes: number; tool_failures: number }>;
+}
+
+/** A tracker that writes only when the test calls flush(). */
+const manualTracker = (store: ConstructorParameters<typeof SessionTracker>[0]) => new SessionTracker(store, () => undefined);
+
+describe('session tracker', () => {
+  const ctx = useProject('ltm-sessions-');
+  const stateFile = () => path.join(ctx.root, 'state.json');
+
+  it('numbers sessions at once and writes them with the next flush', async () => {
+    const tracker = manualTracker(ctx.open());
+    assert.deepEqual(await tracker.start('a', 'startup'), { number: 1, counted: true });
+    assert.deepEqual(await tracker.start('b', 'startup'), { number: 2, counted: true });
+    assert.deepEqual(await tracker.start('a', 'resume'), { number: 1, counted: false }, 'a known session is not counted again');
+    assert.deepEqual(await tracker.start('c', 'compact'), { number: 2, counted: false }, 'a start after compaction is not a new session');
+    tracker.recordToolCall('b', true);
+    assert.equal(tracker.sessionNumber('b'), 2);
+    assert.equal(fs.existsSync(stateFile()), false, 'nothing written before the flush');
+    await tracker.flush();
+    const state = readJson<StateFile>(stateFile());
+    assert.equal(state.session_count, 2);
+    assert.deepEqual(
+      Object.entries(state.sessions).map(([id, s]) => [id, s.number]),
+      [
+        ['a', 1],
+        ['b', 2],
+        ['c', 2],
+      ],
+    );
+    assert.equal(state.sessions.b!.tool_failures, 1);
+    assert.deepEqual(await tracker.start('d', 'startup'), { number: 3, counted: true }, 'numbering goes on from the written count');
+  });
+
+  it('counts a session that started and ended before any flush, and starts a resumed session anew', async () => {
+    const tracker = manualTracker(ctx.open());
+    await tracker.start('short', 'startup');
+    assert.equal(tracker.close('short').number, 1);
+    assert.deepEqual(await tracker.start('short', 'resume'), { number: 2, counted: true }, 'its end is written first');
+    await tracker.flush();
+    const state = readJson<StateFile>(stateFile());
+    assert.equal(state.session_count, 2);
+    assert.equal(state.sessions.short!.number, 2);
+  });
+
+  it('loses no session when two processes count sessions at once', async () => {
+    const first = manualTracker(ctx.open());
+    const second = manualTracker(ctx.open());
+    // Neither has seen the other's start: both give out number 1 ...
+    assert.equal((await first.start('one', 'startup')).number, 1);
+    assert.equal((await second.start('two', 'startup')).number, 1);
+    await second.flush();
+    await first.flush();
+    // ... and under the lock both are counted, each with its own number.
+    const state = readJson<StateFile>(stateFile());
+    assert.equal(state.session_count, 2);
+    assert.deepEqual([state.sessions.one!.number, state.sessions.two!.number], [2, 1]);
+    assert.equal((await first.start('three', 'startup')).number, 3, 'the next start sees both');
+  });
+
+  it('knows a session while its start is being written', async () => {
+    const store = ctx.open();
+    store.init();
+    const tracker = manualTracker(store);
+    await tracker.start('busy', 'startup');
+    tracker.recordToolCall('busy', false);
+    // The flush waits for the lock another process holds: its batch is in flight.
+    const release = await lockfile.lock(ctx.root, { lockfilePath: store.paths.lock, realpath: false });
+    const flushed = tracker.flush();
+    try {
+      assert.deepEqual(await tracker.start('busy', 'resume'), { number: 1, counted: false });
+      assert.equal(tracker.sessionNumber('busy'), 1);
+      tracker.recordToolCall('busy', true);
+      // One success in flight, one failure pending: failure rate 0.5·0.5 + (2 calls / 50)·0.3.
+      assert.deepEqual(tracker.close('busy'), { number: 1, difficulty: 0.262 });
+    } finally {
+      await release();
+    }
+    await flushed;
+    await tracker.flush();
+    const state = readJson<StateFile>(stateFile());
+    assert.equal(state.session_count, 1);
+    assert.deepEqual(state.sessions, {}, 'the end is written after the start');
+  });
+});
