@@ -732,7 +732,7 @@ export const hooksSection: BenchSection = {
       `The stores are built as in the engine section (max_memories = size − 100), so the first sessions end over the limit: ${results
         .map((r) => `at ${fmtInt(r.size)} ${fmtInt(r.eviction.phaseSteps)} phase steps ran, ${fmtInt(r.eviction.activeBefore)} → ${fmtInt(r.eviction.activeAfter)} active memories`)
         .join('; ')}. A cycle moves the ${results[0]?.eviction.batchSize ?? 10} lowest-priority memories one phase (full → hint → abstract → removed), so it takes three cycles to remove a batch. ` +
-        'Eviction is maintenance: session_end answers first, and the server runs the cycles (one per ended session, each in its own turn of the lock) in the first pause of 15 ms between hooks, ' +
+        'Eviction is maintenance: session_end answers first, and the server runs the cycles (one per ended session, each in its own turn of the lock) in the first pause of 150 ms between hooks, ' +
         'or after 60 s of hooks without one. The rounds send requests back to back without pauses, so the cycles run after them, between the hook-script runs; ' +
         'in real use they run while the model thinks. A hook that arrived during a cycle would wait for it: see "eviction cycle" in the engine section.',
       'Times are from the client (this process): JSON body, request on an open keep-alive connection, the server\'s work, the whole answer read. ' +

@@ -39,6 +39,8 @@ const MAX_DEFER_MS = 250;
  * one whenever the model thinks), or this long when hooks never pause.
  */
 const MAINTENANCE_MAX_DEFER_MS = 60_000;
+/** A pause for maintenance is this many times QUIET_MS (150 ms by default). */
+const MAINTENANCE_PAUSE_FACTOR = 10;
 
 function listen(server: http.Server, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -143,7 +145,7 @@ export class LtmServer {
   }
 
   private readonly followUps = new Set<Promise<unknown>>();
-  private queuedWork: { what: string; work: () => Promise<unknown>; deadline: number }[] = [];
+  private queuedWork: { what: string; work: () => Promise<unknown>; deadline: number; maintenance: boolean }[] = [];
   private idleTimer: NodeJS.Timeout | null = null;
   private lastRequestAt = 0;
   private get quietMs(): number {
@@ -156,8 +158,8 @@ export class LtmServer {
    * not wait behind a stats write), and never later than `maxDeferMs`.
    * stop() and idle() wait for it; errors go to the log.
    */
-  private runAfterAnswer(what: string, work: () => Promise<unknown>, maxDeferMs = MAX_DEFER_MS): void {
-    this.queuedWork.push({ what, work, deadline: Date.now() + maxDeferMs });
+  private runAfterAnswer(what: string, work: () => Promise<unknown>, maintenance = false): void {
+    this.queuedWork.push({ what, work, deadline: Date.now() + (maintenance ? MAINTENANCE_MAX_DEFER_MS : MAX_DEFER_MS), maintenance });
     this.deferQueuedWork();
   }
 
@@ -170,15 +172,20 @@ export class LtmServer {
     this.idleTimer = setTimeout(() => this.runDueWork(), wait);
   }
 
-  /** In a pause between requests, everything queued; otherwise what has waited as long as it may. */
+  /**
+   * What has waited as long as it may, and in a pause between requests the
+   * rest: maintenance only in a longer pause (a hiccup of the client is not the
+   * model thinking, and a hook arriving mid-cycle would wait for the cycle).
+   */
   private runDueWork(): void {
     const now = Date.now();
-    const quiet = now - this.lastRequestAt >= this.quietMs;
-    this.runQueuedWork(quiet ? () => true : (w) => w.deadline <= now);
+    const quietFor = now - this.lastRequestAt;
+    const pause = (w: { maintenance: boolean }) => quietFor >= (w.maintenance ? MAINTENANCE_PAUSE_FACTOR * this.quietMs : this.quietMs);
+    this.runQueuedWork((w) => w.deadline <= now || pause(w));
     this.deferQueuedWork();
   }
 
-  private runQueuedWork(due: (w: { deadline: number }) => boolean = () => true): void {
+  private runQueuedWork(due: (w: { deadline: number; maintenance: boolean }) => boolean = () => true): void {
     if (this.idleTimer) clearTimeout(this.idleTimer);
     this.idleTimer = null;
     const ready = this.queuedWork.filter(due);
@@ -213,7 +220,7 @@ export class LtmServer {
         if (answer.after && req.headers['x-ltm-wait'] !== undefined) {
           info = { ...info, ...(await answer.after()) };
         } else if (answer.after) {
-          this.runAfterAnswer(`${event} follow-up`, answer.after, answer.maintenance ? MAINTENANCE_MAX_DEFER_MS : MAX_DEFER_MS);
+          this.runAfterAnswer(`${event} follow-up`, answer.after, answer.maintenance === true);
         }
         res.setHeader('X-LTM-Info', JSON.stringify(info));
         return sendJson(res, 200, answer.body);

@@ -362,7 +362,7 @@ describe('hook endpoints', function () {
     });
 
     it('keeps eviction for a pause between hooks, and runs it in the first one', async () => {
-      // A pause is 100 ms here, so that this test's back-to-back requests never make one by accident.
+      // A pause is 100 ms here (1 s for maintenance), so that back-to-back requests never make one by accident.
       const s = await startTestServer({
         quietMs: 100,
         prepare: async (store) => {
