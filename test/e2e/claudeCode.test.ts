@@ -156,6 +156,9 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
   });
 
   it('session_end evicts when the store is over its threshold', async () => {
+    // The earlier sessions' end-of-session maintenance runs in the server's first pause of 150 ms
+    // between hooks; let it finish before the limit is lowered, or it would evict under the new limit too.
+    await new Promise((r) => setTimeout(r, 1_000));
     const statePath = path.join(project, '.claude/ltm/state.json');
     const state = readState();
     state.config.max_memories = 1;
