@@ -10,10 +10,10 @@
  * Environment (all optional, for quicker local runs):
  *   LTM_BENCH_SECTIONS=engine        only these sections (comma-separated ids)
  *   LTM_BENCH_SIZES=1000,10000       store sizes
- *   LTM_BENCH_REPS=200               timed repetitions of fast operations (hooks: 1.5× as many session rounds)
+ *   LTM_BENCH_REPS=200               timed repetitions of fast operations (hooks: 5× as many session rounds)
  *   LTM_BENCH_WARMUP=20              untimed calls before them (hooks: untimed session rounds)
  *   LTM_BENCH_PROCESS_REPS=10        fresh-process repetitions (hooks: 5× as many hook-script runs)
- *   LTM_BENCH_BULK=auto|store|files  how the bulk of a store is built
+ *   LTM_BENCH_BULK=auto|store|files  how the bulk of a store is built (auto: store() up to 2,000 memories, files above)
  *   LTM_BENCH_OUT=bench              where RESULTS.md and results.json go
  */
 import * as fs from 'node:fs';

@@ -65,24 +65,6 @@ export async function timeOnce<T>(fn: () => T | Promise<T>): Promise<{ ms: numbe
   return { ms: performance.now() - t0, result };
 }
 
-/** Least-squares line through (x, y): y ≈ a + b·x. */
-export function linearFit(points: readonly (readonly [number, number])[]): { a: number; b: number } {
-  const n = points.length;
-  if (n < 2) return { a: points[0]?.[1] ?? 0, b: 0 };
-  let sx = 0;
-  let sy = 0;
-  let sxx = 0;
-  let sxy = 0;
-  for (const [x, y] of points) {
-    sx += x;
-    sy += y;
-    sxx += x * x;
-    sxy += x * y;
-  }
-  const b = (n * sxy - sx * sy) / (n * sxx - sx * sx);
-  return { a: (sy - b * sx) / n, b };
-}
-
 /** Runs the garbage collector when the process was started with --expose-gc. */
 export function collectGarbage(): void {
   const gc = (globalThis as { gc?: () => void }).gc;

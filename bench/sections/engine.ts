@@ -15,13 +15,13 @@ import type { BenchContext, BenchSection } from '../lib/context';
 import { Corpus, TAG_POOL } from '../lib/corpus';
 import { Random } from '../lib/random';
 import { mb, ms, target, timingTable, type SectionResult, type Table, type Target, type TimingRow } from '../lib/report';
-import { collectGarbage, linearFit, measure, memoryNow, summarise, timeOnce, type Summary } from '../lib/stats';
+import { collectGarbage, measure, memoryNow, summarise, timeOnce, type Summary } from '../lib/stats';
 
 const SEED = 20_240_601;
 /** store() calls measured at the end of every build (after STORE_WARMUP untimed ones). */
 const STORE_WARMUP = 10;
-/** A real store() bulk is used when it is projected to take at most this long. */
-const STORE_BULK_BUDGET_S = 120;
+/** Stores up to this size are built with real store() calls ("auto"); larger ones from generated files. */
+const STORE_BULK_MAX = 2_000;
 const EVICTION_CYCLES = 20;
 const FIRST_SEARCH_REPS = 5;
 const RECALL_QUERIES = 60;
@@ -123,26 +123,19 @@ function fileBytes(file: string): number {
 
 /** Builds and measures stores; exported so later sections can build stores the same way. */
 export class EngineBench {
-  /** Fitted cost of one store() as a function of the store's size, from an earlier store() bulk. */
-  private storeCost: { a: number; b: number } | null = null;
-
   constructor(private readonly ctx: BenchContext) {}
 
+  /**
+   * One method per size, whatever ran before: a store built by 10,000 real store() calls
+   * leaves the bench process a much larger heap than one built from files, and the timed
+   * store() calls that follow the build would measure that difference, not the store.
+   */
   private chooseMethod(size: number): { method: 'store' | 'files'; reason: string } {
     const forced = this.ctx.options.bulk;
     if (forced !== 'auto') return { method: forced, reason: `forced by LTM_BENCH_BULK=${forced}` };
-    if (!this.storeCost) {
-      return size <= 2000
-        ? { method: 'store', reason: 'small store: real store() calls for every memory' }
-        : { method: 'files', reason: 'no store() cost measured yet for a projection; generated files for the bulk' };
-    }
-    const { a, b } = this.storeCost;
-    // Sum of a + b·n for n = 0 … size − 1.
-    const projectedS = (size * a + (b * size * size) / 2) / 1000;
-    const detail = `store() cost fitted on the earlier build: ${a.toFixed(2)} ms + ${(b * 1000).toFixed(2)} ms per 1,000 memories already stored; a ${fmtInt(size)}-memory bulk is projected at ${projectedS.toFixed(0)} s`;
-    return projectedS <= STORE_BULK_BUDGET_S
-      ? { method: 'store', reason: `${detail} (≤ ${STORE_BULK_BUDGET_S} s budget)` }
-      : { method: 'files', reason: `${detail} (> ${STORE_BULK_BUDGET_S} s budget), so the bulk is generated files + fix()` };
+    return size <= STORE_BULK_MAX
+      ? { method: 'store', reason: `real store() calls for every memory (sizes up to ${fmtInt(STORE_BULK_MAX)})` }
+      : { method: 'files', reason: `generated files + fix() for the bulk (sizes over ${fmtInt(STORE_BULK_MAX)}; store() calls would take minutes)` };
   }
 
   async build(size: number): Promise<{ projectDir: string; build: BuildInfo; corpus: Corpus }> {
@@ -239,10 +232,6 @@ export class EngineBench {
     const total = storePaths(projectDir);
     const count = fs.readdirSync(total.memories).filter((n) => n.endsWith('.md')).length;
     if (count !== size) throw new Error(`built ${count} memories, expected ${size}`);
-    if (method === 'store' && storeCurve.length >= 2) {
-      const points = [...storeCurve, [size - reps / 2, timed.summary.mean] as [number, number]];
-      this.storeCost = linearFit(points);
-    }
     const build: BuildInfo = {
       method,
       reason,

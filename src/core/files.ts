@@ -45,6 +45,38 @@ export function writeFileAtomic(file: string, data: string | readonly Buffer[], 
   }
 }
 
+/**
+ * writeFileAtomic on libuv's thread pool: the same temporary file, flush and
+ * rename, but the event loop stays free meanwhile. A rename or flush can take
+ * tens of milliseconds when the disk is busy, and a server writing its
+ * bookkeeping must go on answering. Returns the new file's signature (taken
+ * before the rename, which keeps inode, size and mtime).
+ */
+export async function writeFileAtomicAsync(file: string, data: string | readonly Buffer[], options: WriteOptions = {}): Promise<FileSignature> {
+  const dir = path.dirname(file);
+  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`);
+  const handle = await fs.promises.open(temp, 'wx', options.mode ?? 0o666);
+  let signature: FileSignature;
+  try {
+    if (typeof data === 'string') await handle.writeFile(data, 'utf8');
+    else await handle.writeFile(Buffer.concat(data));
+    if (options.durable !== false) await handle.sync();
+    signature = signatureOf(await handle.stat());
+  } catch (error) {
+    await handle.close();
+    await fs.promises.rm(temp, { force: true });
+    throw error;
+  }
+  await handle.close();
+  try {
+    await fs.promises.rename(temp, file);
+  } catch (error) {
+    await fs.promises.rm(temp, { force: true });
+    throw error;
+  }
+  return signature;
+}
+
 function writeAll(fd: number, buffers: readonly Buffer[]): void {
   let pending = buffers.filter((b) => b.length > 0);
   while (pending.length > 0) {

@@ -26,6 +26,7 @@ import {
   statSignature,
   toJsonText,
   writeFileAtomic,
+  writeFileAtomicAsync,
   type FileSignature,
 } from './files';
 import { StoreLock } from './lock';
@@ -238,6 +239,13 @@ export class MemoryStore {
   private state: StoreState;
   private stateStatus: JsonFileStatus = { kind: 'missing' };
   private stateSignature: FileSignature | null = null;
+
+  /**
+   * state.json and stats.json while this process writes them without blocking
+   * (under the lock): until the rename is done and its signature recorded, the
+   * memory copy is newer than the disk, and refresh() must not read the file.
+   */
+  private readonly writesInFlight = new Set<string>();
 
   private archiveIndex: ArchiveIndex = { memories: new Map(), purged: new Map() };
   private archiveIndexStatus: JsonFileStatus = { kind: 'missing' };
@@ -943,9 +951,10 @@ export class MemoryStore {
   async updateState<T>(change: (state: StoreState) => T, options: { durable?: boolean } = {}): Promise<T> {
     // Session counts may be the first thing a project writes: create the store when it is missing.
     if (!this.exists()) this.init();
-    return this.mutate(() => {
+    return this.mutate(async () => {
       const result = change(this.state);
-      this.writeState(options.durable);
+      // Hooks call this while Claude Code waits for their next answers: the write leaves the event loop free.
+      await this.writeStateAsync(options.durable);
       return result;
     });
   }
@@ -972,14 +981,15 @@ export class MemoryStore {
    */
   async recordAccessesBySession(bySession: ReadonlyMap<number, readonly string[]>): Promise<void> {
     if ([...bySession.values()].every((ids) => ids.length === 0)) return;
-    await this.mutate(() => {
+    await this.mutate(async () => {
       for (const [session, ids] of bySession) {
         this.recordAccess(
           ids.filter((id) => this.isActive(id)),
           session < 0 ? this.state.session_count : session,
         );
       }
-      this.writeStats();
+      // Session starts record their injected memories here: see updateState.
+      await this.writeStatsAsync();
     });
   }
 
@@ -1028,7 +1038,7 @@ export class MemoryStore {
   // =========================================================================
   // Internals: locking and change detection
 
-  private async mutate<T>(work: () => T): Promise<T> {
+  private async mutate<T>(work: () => T | Promise<T>): Promise<T> {
     if (!this.exists()) throw new LtmError('no_store', `no memory store at ${this.paths.root}`);
     return this.lock.run(() => {
       this.refresh();
@@ -1185,7 +1195,7 @@ export class MemoryStore {
       this.replaceIndexIds(read.value);
       this.indexStatus = read.status;
     }
-    const statsSig = statSignature(this.paths.stats);
+    const statsSig = this.writesInFlight.has(this.paths.stats) ? this.statsSignature : statSignature(this.paths.stats);
     if (!sameSignature(statsSig, this.statsSignature) || (statsSig === null && this.statsStatus.kind !== 'missing')) {
       this.statsSignature = statsSig;
       const read = readStats(readTextIfExists(this.paths.stats));
@@ -1195,7 +1205,7 @@ export class MemoryStore {
       this.statsStatus = read.status;
       this.statsMembers.clear();
     }
-    const stateSig = statSignature(this.paths.state);
+    const stateSig = this.writesInFlight.has(this.paths.state) ? this.stateSignature : statSignature(this.paths.state);
     if (!sameSignature(stateSig, this.stateSignature) || (stateSig === null && this.stateStatus.kind !== 'missing')) {
       this.stateSignature = stateSig;
       const read = readState(readTextIfExists(this.paths.state));
@@ -1560,22 +1570,54 @@ export class MemoryStore {
   }
 
   private writeStats(): void {
-    // Nothing changed since this process last wrote it (or read it).
-    if (!this.statsNeedsFullSync && this.statsDirty.size === 0 && this.statsStatus.kind === 'ok' && this.statsSignature) return;
+    const bytes = this.renderStats();
+    if (!bytes) return;
+    writeFileAtomic(this.paths.stats, bytes, { durable: false });
+    this.statsStatus = { kind: 'ok' };
+    this.statsSignature = statSignature(this.paths.stats);
+  }
+
+  private async writeStatsAsync(): Promise<void> {
+    const bytes = this.renderStats();
+    if (!bytes) return;
+    await this.writeInFlight(this.paths.stats, bytes, false, (signature) => {
+      this.statsSignature = signature;
+      this.statsStatus = { kind: 'ok' };
+    });
+  }
+
+  /** stats.json as bytes, or null when nothing changed since this process last wrote (or read) it. */
+  private renderStats(): Buffer[] | null {
+    if (!this.statsNeedsFullSync && this.statsDirty.size === 0 && this.statsStatus.kind === 'ok' && this.statsSignature) return null;
     const value = (id: string) => this.stats.get(id)!;
     if (this.statsNeedsFullSync) this.statsMembers.sync(new Set(this.stats.keys()), value);
     else for (const id of this.statsDirty) this.statsMembers.update(id, this.stats.has(id), value);
     this.statsNeedsFullSync = false;
     this.statsDirty.clear();
-    writeFileAtomic(this.paths.stats, jsonWithMaps([['memories', this.statsMembers.buffers()]]), { durable: false });
-    this.statsStatus = { kind: 'ok' };
-    this.statsSignature = statSignature(this.paths.stats);
+    return jsonWithMaps([['memories', this.statsMembers.buffers()]]);
   }
 
   private writeState(durable = true): void {
     writeFileAtomic(this.paths.state, toJsonText(stateJson(this.state)), { durable });
     this.stateStatus = { kind: 'ok' };
     this.stateSignature = statSignature(this.paths.state);
+  }
+
+  private async writeStateAsync(durable = true): Promise<void> {
+    await this.writeInFlight(this.paths.state, toJsonText(stateJson(this.state)), durable, (signature) => {
+      this.stateSignature = signature;
+      this.stateStatus = { kind: 'ok' };
+    });
+  }
+
+  /** writeFileAtomicAsync, with refresh() kept off the file until `written` has recorded its signature. */
+  private async writeInFlight(file: string, data: string | Buffer[], durable: boolean, written: (signature: FileSignature) => void): Promise<void> {
+    this.writesInFlight.add(file);
+    try {
+      written(await writeFileAtomicAsync(file, data, { durable }));
+    } finally {
+      this.writesInFlight.delete(file);
+    }
   }
 
   private writeArchiveIndex(): void {

@@ -180,8 +180,14 @@ export class LtmServer {
   private runDueWork(): void {
     const now = Date.now();
     const quietFor = now - this.lastRequestAt;
-    const pause = (w: { maintenance: boolean }) => quietFor >= (w.maintenance ? MAINTENANCE_PAUSE_FACTOR * this.quietMs : this.quietMs);
-    this.runQueuedWork((w) => w.deadline <= now || pause(w));
+    const pause = (maintenance: boolean) => quietFor >= (maintenance ? MAINTENANCE_PAUSE_FACTOR * this.quietMs : this.quietMs);
+    // Once one entry of a kind is due, all of that kind run together: under a steady stream of
+    // hooks each entry would otherwise reach its own deadline, and the state and stats files
+    // would be written once per session instead of once per MAX_DEFER_MS.
+    const kindDue = (maintenance: boolean) => pause(maintenance) || this.queuedWork.some((w) => w.maintenance === maintenance && w.deadline <= now);
+    const regularDue = kindDue(false);
+    const maintenanceDue = kindDue(true);
+    this.runQueuedWork((w) => (w.maintenance ? maintenanceDue : regularDue));
     this.deferQueuedWork();
   }
 

@@ -391,6 +391,35 @@ describe('hook endpoints', function () {
       }
     });
 
+    it('writes what hooks report together while they keep coming: a few writes of state.json, not one per session', async () => {
+      // No pause here (100 ms of quiet would be one): only the 250 ms limit makes follow-up work run.
+      const s = await startTestServer({ quietMs: 100 });
+      const stateWrites: number[] = [];
+      // Every write of state.json is an atomic rename onto it: one event each.
+      const watcher = fs.watch(ltmRoot(s.project), (event, name) => {
+        if (event === 'rename' && name === 'state.json') stateWrites.push(Date.now());
+      });
+      try {
+        const started = Date.now();
+        let sessions = 0;
+        while (Date.now() - started < 800) {
+          const id = `steady-${++sessions}`;
+          assert.equal((await postHook(s.port, s.token, 'session_start', sessionStartPayload(id), { 'X-LTM-Wait': undefined })).status, 200);
+          assert.equal((await postHook(s.port, s.token, 'post_tool_use', postToolUsePayload(id, 'ok'), { 'X-LTM-Wait': undefined })).status, 200);
+        }
+        const duringHooks = stateWrites.length;
+        await s.idle();
+        assert.ok(sessions >= 20, `only ${sessions} sessions in 800 ms`);
+        assert.ok(duringHooks >= 1, 'the counts were written while hooks kept coming');
+        // Each entry reaching its own 250 ms limit would write once per session (one more every few ms).
+        assert.ok(duringHooks <= 6, `${duringHooks} writes of state.json for ${sessions} sessions in 800 ms`);
+        assert.equal(readState(s.project).session_count, sessions, 'every session was counted');
+      } finally {
+        watcher.close();
+        await s.stop();
+      }
+    });
+
     it('recomputes priorities, runs one eviction cycle over max_memories, records last_eviction, removes the counters', async () => {
       setConfig(t.project, { max_memories: 3, eviction_batch_size: 2 });
       await postHook(t.port, t.token, 'session_start', sessionStartPayload('busy'));

@@ -772,6 +772,39 @@ describe('MemoryStore: changes made outside the store', () => {
     assert.equal(statsOf(ctx)[memory.id]!.access_count, 0);
   });
 
+  it('session bookkeeping written off the event loop: readers see it at once, the files hold it on return, another writer is still seen', async () => {
+    const store = ctx.open();
+    const other = ctx.open(); // another process, as far as the files are concerned
+    const { memory } = await store.store({ topic: 'Bookkeeping', content: 'c' });
+    const counted = store.updateState((state) => void (state.session_count = 7), { durable: false });
+    const accessed = store.recordAccesses([memory.id], 7);
+    // Readers keep running while the writes are under way; none may see the change undone.
+    const seen: number[] = [];
+    let writing = true;
+    const reader = (async () => {
+      while (writing) {
+        seen.push(store.currentState.session_count);
+        store.list();
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    await Promise.all([counted, accessed]);
+    writing = false;
+    await reader;
+    assert.ok(seen.length > 1, 'readers ran meanwhile');
+    const firstNew = seen.indexOf(7);
+    assert.ok(seen.every((n) => n === 0 || n === 7), `seen: ${seen.join(',')}`);
+    assert.ok(firstNew === -1 || seen.slice(firstNew).every((n) => n === 7), `the new count was undone: ${seen.join(',')}`);
+    assert.equal(readJson<{ session_count: number }>(path.join(ctx.root, 'state.json')).session_count, 7);
+    assert.equal(statsOf(ctx)[memory.id]!.access_count, 1);
+    assert.equal(store.list().memories[0]!.access_count, 1);
+    // The other writer's changes reach this store's next read.
+    await other.updateState((state) => void (state.session_count += 1));
+    await other.recordAccesses([memory.id]);
+    assert.equal(store.currentState.session_count, 8);
+    assert.equal(store.list().memories[0]!.access_count, 2);
+  });
+
   it('a writer never overwrites a hand edit made in place: updateSummary keeps the edited content', async () => {
     const store = ctx.open();
     const { memory } = await store.store({ topic: 'Edit then summarise', content: 'Original content.', summary: 'Old summary.' });

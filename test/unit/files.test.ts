@@ -1,0 +1,67 @@
+/**
+ * The file primitives every write of the store goes through, on real files.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { TEMP_SUFFIX, sameSignature, statSignature, writeFileAtomicAsync } from '../../src/core/files';
+import { makeTempProject, removeDir } from './storeTestKit';
+
+describe('writeFileAtomicAsync', () => {
+  let dir: string;
+  beforeEach(() => (dir = makeTempProject('ltm-files-')));
+  afterEach(() => removeDir(dir));
+
+  const leftovers = () => fs.readdirSync(dir).filter((name) => name.endsWith(TEMP_SUFFIX));
+
+  it('replaces a file with a string or with buffers, and returns the signature the file has', async () => {
+    const file = path.join(dir, 'state.json');
+    fs.writeFileSync(file, 'old');
+    const first = await writeFileAtomicAsync(file, '{"a":1}\n');
+    assert.equal(fs.readFileSync(file, 'utf8'), '{"a":1}\n');
+    assert.ok(sameSignature(first, statSignature(file)), 'the signature is the renamed file\'s');
+    const second = await writeFileAtomicAsync(file, [Buffer.from('{"b":'), Buffer.alloc(0), Buffer.from('2}\n')], { durable: false });
+    assert.equal(fs.readFileSync(file, 'utf8'), '{"b":2}\n');
+    assert.ok(sameSignature(second, statSignature(file)));
+    assert.ok(!sameSignature(first, second), 'each write is a new inode');
+    assert.deepEqual(leftovers(), []);
+  });
+
+  it('creates the file with the mode asked for', async () => {
+    const file = path.join(dir, 'server.json');
+    await writeFileAtomicAsync(file, 'secret', { mode: 0o600 });
+    assert.equal(fs.statSync(file).mode & 0o777, 0o600);
+  });
+
+  it('fails without touching the target or leaving a temporary file when the rename cannot happen', async () => {
+    // A non-empty directory where the file should go: the rename is refused.
+    const target = path.join(dir, 'stats.json');
+    fs.mkdirSync(target);
+    fs.writeFileSync(path.join(target, 'keep'), 'kept');
+    await assert.rejects(writeFileAtomicAsync(target, 'new'), (error: NodeJS.ErrnoException) => ['EISDIR', 'ENOTEMPTY', 'EEXIST'].includes(error.code ?? ''));
+    assert.equal(fs.readFileSync(path.join(target, 'keep'), 'utf8'), 'kept');
+    assert.deepEqual(leftovers(), []);
+  });
+
+  it('a reader only ever sees the old or the new file, never a part', async () => {
+    const file = path.join(dir, 'big.json');
+    const oldText = `${'a'.repeat(2 * 1024 * 1024)}\n`;
+    const newText = `${'b'.repeat(2 * 1024 * 1024)}\n`;
+    fs.writeFileSync(file, oldText);
+    let reads = 0;
+    let done = false;
+    const reader = (async () => {
+      while (!done) {
+        const seen = fs.readFileSync(file, 'utf8');
+        assert.ok(seen === oldText || seen === newText, `a read saw ${seen.length} characters of a mix`);
+        reads++;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    })();
+    await writeFileAtomicAsync(file, newText);
+    done = true;
+    await reader;
+    assert.equal(fs.readFileSync(file, 'utf8'), newText);
+    assert.ok(reads >= 1, 'the reader ran while the write was under way');
+  });
+});
