@@ -30,7 +30,7 @@ const MEMORIES_PER_SESSION = 25;
 
 /** One line per row: what each measurement is. */
 const DESCRIBE = {
-  store: 'MemoryStore.store() of a new memory: lock, write the .md file, rewrite index.json and stats.json (each fsync\'d)',
+  store: 'MemoryStore.store() of a new memory: lock, write the .md file (fsync\'d), rewrite index.json and stats.json (atomic renames without fsync: the index can be rebuilt from the memory files, stats hold only access counts)',
   get: 'MemoryStore.get() of a random memory: counts an access, so rewrites stats.json under the lock',
   list: 'MemoryStore.list() with the default filter (limit 50): every memory ranked by priority',
   listTag: 'MemoryStore.list({ tag }) cycling through common and rare tags (limit 50)',
