@@ -31,7 +31,7 @@ Commands:
   forget <id> [--purge]                    archive a memory (--purge: delete its text for good)
   restore <id> [--importance critical|important|normal|low]
                                            bring an archived memory back at phase 0
-  check                                    report integrity problems
+  check                                    report integrity problems (exit 1 when there are any)
   fix [--clean-archives]                   repair them (orphaned archives are kept unless asked)
   evict                                    run one eviction cycle
   serve [--port N] [--budget TOKENS]       serve MCP and the hook endpoints on 127.0.0.1
@@ -150,7 +150,7 @@ export async function runCli(argv: readonly string[], cwd = process.cwd()): Prom
   try {
     const out = await execute(command, store, values, positionals);
     store.flushCaches();
-    return { stdout: `${json ? JSON.stringify(out.json, null, 2) : out.text}\n`, stderr: '', exitCode: 0 };
+    return { stdout: `${json ? JSON.stringify(out.json, null, 2) : out.text}\n`, stderr: '', exitCode: out.exitCode ?? 0 };
   } catch (error) {
     if (error instanceof UsageError) return fail(error, 2);
     if (error instanceof LtmError) return fail(error, error.code === 'invalid_input' ? 2 : 1);
@@ -175,13 +175,16 @@ async function serve(projectDir: string, values: Record<string, string | boolean
   const port = integer('port', typeof values.port === 'string' ? values.port : undefined, 0);
   if (port !== undefined && port > 65535) throw new UsageError('--port must be at most 65535');
   const budget = integer('budget', typeof values.budget === 'string' ? values.budget : undefined, 100);
-  const running = await runningServerInfo(storePaths(projectDir));
-  if (running && running.pid !== process.pid) {
-    throw new LtmError('busy', `an LTM server for ${projectDir} is already running (pid ${running.pid}, ${running.url})`);
-  }
   const store = MemoryStore.open(projectDir, { watch: true });
   const log = (message: string) => process.stderr.write(`ltm: ${message}\n`);
-  const server = await LtmServer.start({ store, version: VERSION, preferredPort: port, injectionBudgetTokens: () => budget ?? 2000, log });
+  let server: LtmServer;
+  try {
+    // Claims the project atomically: when another server runs, this throws a 'busy' error naming it.
+    server = await LtmServer.start({ store, version: VERSION, preferredPort: port, injectionBudgetTokens: () => budget ?? 2000, log });
+  } catch (error) {
+    store.dispose();
+    throw error;
+  }
   process.stdout.write(
     `LTM ${VERSION} serving ${projectDir}\n  MCP:   ${server.mcpUrl}\n  hooks: ${server.url}/hook/<event>\n` +
       `For Claude Code outside VS Code: eval "$(ltm env --project ${JSON.stringify(projectDir)})"\n`,
@@ -205,6 +208,8 @@ function fail(error: Error, exitCode: number): CliOutput {
 interface Output {
   json: unknown;
   text: string;
+  /** 0 unless said otherwise (`check` exits 1 when it finds problems, so that it can gate CI). */
+  exitCode?: number;
 }
 
 async function execute(
@@ -277,7 +282,7 @@ async function execute(
     }
     case 'check': {
       const report = store.check();
-      return { json: responses.checkResponse(report), text: responses.checkText(report) };
+      return { json: responses.checkResponse(report), text: responses.checkText(report), exitCode: report.healthy ? 0 : 1 };
     }
     case 'fix': {
       const result = await store.fix({ cleanArchives: Boolean(values['clean-archives']) });

@@ -8,7 +8,7 @@ import { TEMP_SUFFIX } from './files';
 import { indexEntryOf } from './storeFiles';
 
 export type ProblemKind =
-  | 'orphaned_file'
+  | 'not_indexed'
   | 'missing_file'
   | 'orphaned_stats'
   | 'orphaned_archive'
@@ -51,7 +51,7 @@ export interface IntegrityReport {
 }
 
 export const PROBLEM_TITLES: Record<ProblemKind, string> = {
-  orphaned_file: 'Orphaned memory files (no index entry)',
+  not_indexed: 'Memories index.json does not list yet',
   missing_file: 'Index entries without a memory file',
   orphaned_stats: 'Stats entries for no memory',
   orphaned_archive: 'Archives that belong to no memory',
@@ -95,7 +95,8 @@ export function checkIntegrity(s: CheckSnapshot): IntegrityReport {
       const stale: string[] = [];
       for (const [id, file] of s.files) {
         if (!s.indexIds.has(id)) {
-          add({ kind: 'orphaned_file', id, file: `${id}.md`, detail: `memories/${id}.md has no index entry` });
+          // A memory from another branch after a merge that kept one side's index.json: fix indexes it.
+          add({ kind: 'not_indexed', id, file: `${id}.md`, detail: `memories/${id}.md is a valid memory that index.json does not list yet` });
           continue;
         }
         const entry = s.indexEntries.get(id) as Record<string, unknown> | undefined;

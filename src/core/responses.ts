@@ -217,7 +217,7 @@ export function checkText(report: IntegrityReport): string {
   for (const [kind, details] of byKind) {
     lines.push('', `## ${PROBLEM_TITLES[kind]}`, ...details.map((d) => `- ${d}`));
   }
-  if (!report.healthy) lines.push('', 'Run fix to repair these issues (orphaned files are archived first).');
+  if (!report.healthy) lines.push('', 'Run fix to repair these issues (nothing is deleted: memories are indexed, invalid files quarantined, removed text archived first).');
   return lines.join('\n');
 }
 

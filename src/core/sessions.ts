@@ -4,8 +4,10 @@
  * lives in state.json, changed under the store's lock; what hooks report is
  * kept here first and written shortly after they have been answered.
  */
+import { createHash } from 'node:crypto';
 import type { SessionCounters } from './model';
 import { sessionDifficulty, roundScore } from './priority';
+import { redactSecrets } from './secrets';
 import type { EvictionResult, MemoryStore } from './store';
 
 /** Sessions that never sent session_end (a crash, a killed terminal) are dropped after this. */
@@ -34,6 +36,20 @@ function nowIso(): string {
 
 function newCounters(number: number, at: string): SessionCounters {
   return { number, started_at: at, last_activity: at, tool_successes: 0, tool_failures: 0, compacted: false };
+}
+
+/** Claude Code's session IDs are UUIDs; these are kept as they are. */
+const PLAIN_SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/**
+ * The key a session is kept under in state.json. Session IDs come from hook
+ * payloads, which anything on the machine may send: one that is long, holds
+ * odd characters or looks like a secret is kept as a digest, so that neither
+ * a huge key nor a secret reaches the disk. The same ID always gives the same key.
+ */
+export function sessionKey(sessionId: string): string {
+  if (PLAIN_SESSION_ID.test(sessionId) && redactSecrets(sessionId).redactions.length === 0) return sessionId;
+  return `sha256-${createHash('sha256').update(sessionId).digest('hex').slice(0, 32)}`;
 }
 
 /** What happened in a session since its counters were last written to state.json. */
@@ -82,7 +98,8 @@ export class SessionTracker {
    * between; the flush then writes the next free number, and accesses already
    * recorded under the first one are one session off in recency, nothing more.
    */
-  async start(sessionId: string, source: string | undefined): Promise<SessionStartResult> {
+  async start(rawSessionId: string, source: string | undefined): Promise<SessionStartResult> {
+    const sessionId = sessionKey(rawSessionId);
     // A session resumed right after it ended: its end is written first, so it starts anew.
     if (this.pending.get(sessionId)?.ended) await this.flush();
     const known = this.countersOf(sessionId, { started: true });
@@ -113,20 +130,23 @@ export class SessionTracker {
    * and written to state.json with the others of the burst shortly after; the
    * returned promise resolves once it is written.
    */
-  recordToolCall(sessionId: string, failed: boolean): Promise<void> {
+  recordToolCall(rawSessionId: string, failed: boolean): Promise<void> {
+    const sessionId = sessionKey(rawSessionId);
     const counts = this.pendingFor(sessionId);
     if (failed) counts.failures += 1;
     else counts.successes += 1;
     return this.scheduleFlush();
   }
 
-  markCompacted(sessionId: string): Promise<void> {
+  markCompacted(rawSessionId: string): Promise<void> {
+    const sessionId = sessionKey(rawSessionId);
     this.pendingFor(sessionId).compactions += 1;
     return this.scheduleFlush();
   }
 
   /** Ends a session: says what its difficulty was; its counters leave state.json with the next write. */
-  close(sessionId: string): ClosedSession {
+  close(rawSessionId: string): ClosedSession {
+    const sessionId = sessionKey(rawSessionId);
     const counters = this.countersOf(sessionId);
     this.pendingFor(sessionId).ended = true;
     return { number: counters?.number ?? null, difficulty: counters ? roundScore(sessionDifficulty(counters)) : 0 };
@@ -158,20 +178,21 @@ export class SessionTracker {
       if (batch.size > 0) {
         await this.store.updateState((state) => {
           const cutoff = Date.now() - ABANDONED_SESSION_MS;
-          for (const [id, s] of Object.entries(state.sessions)) {
-            if (Date.parse(s.last_activity) < cutoff) delete state.sessions[id];
+          for (const [id, s] of state.sessions) {
+            if (Date.parse(s.last_activity) < cutoff) state.sessions.delete(id);
           }
           // Map order: starts come in the order their numbers were given.
           for (const [sessionId, counts] of batch) {
-            if (counts.start && !state.sessions[sessionId]) {
+            if (counts.start && !state.sessions.has(sessionId)) {
               if (counts.start.counted) state.session_count += 1;
-              state.sessions[sessionId] = newCounters(Math.max(1, state.session_count), counts.start.at);
+              state.sessions.set(sessionId, newCounters(Math.max(1, state.session_count), counts.start.at));
             }
             if (counts.ended) {
-              delete state.sessions[sessionId];
+              state.sessions.delete(sessionId);
               continue;
             }
-            const counters = (state.sessions[sessionId] ??= newCounters(Math.max(1, state.session_count), counts.at));
+            let counters = state.sessions.get(sessionId);
+            if (!counters) state.sessions.set(sessionId, (counters = newCounters(Math.max(1, state.session_count), counts.at)));
             counters.tool_successes += counts.successes;
             counters.tool_failures += counts.failures;
             if (counts.compactions > 0) counters.compacted = true;
@@ -210,7 +231,7 @@ export class SessionTracker {
    * calls alone do not make a session known.
    */
   private countersOf(sessionId: string, options: { started?: boolean } = {}): SessionCounters | undefined {
-    let counters: SessionCounters | undefined = this.store.currentState.sessions[sessionId];
+    let counters: SessionCounters | undefined = this.store.currentState.sessions.get(sessionId);
     // Replayed in the order flushes will apply them.
     for (const batch of [...this.writing, this.pending]) {
       const counts = batch.get(sessionId);
@@ -238,9 +259,9 @@ export class SessionTracker {
    * or the most recently active session's when the session is not known.
    */
   difficultyFor(sessionId: string | undefined): number {
-    let counters = sessionId ? this.countersOf(sessionId) : undefined;
+    let counters = sessionId ? this.countersOf(sessionKey(sessionId)) : undefined;
     if (!counters) {
-      const ids = new Set([...Object.keys(this.store.currentState.sessions), ...[...this.writing, this.pending].flatMap((b) => [...b.keys()])]);
+      const ids = new Set([...this.store.currentState.sessions.keys(), ...[...this.writing, this.pending].flatMap((b) => [...b.keys()])]);
       for (const id of ids) {
         const s = this.countersOf(id);
         if (s && (!counters || s.last_activity > counters.last_activity)) counters = s;
@@ -250,7 +271,7 @@ export class SessionTracker {
   }
 
   sessionNumber(sessionId: string | undefined): number | undefined {
-    return sessionId ? this.countersOf(sessionId)?.number : undefined;
+    return sessionId ? this.countersOf(sessionKey(sessionId))?.number : undefined;
   }
 }
 

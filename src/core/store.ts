@@ -302,16 +302,18 @@ export class MemoryStore {
     return this.state.session_count;
   }
 
-  /** Active memories: valid files that the index lists (all valid files when the index is unusable). */
+  /**
+   * Active memories: every valid file in memories/. index.json is a cache of
+   * them, never a filter: a valid file it does not list (another branch's
+   * memory after a merge resolved with "ours" or "theirs") is a memory the
+   * index has not learned about yet, not one to hide.
+   */
   private activeIds(): string[] {
-    const registered = this.indexUsable() ? this.indexIds : null;
-    const ids: string[] = [];
-    for (const id of this.files.keys()) if (!registered || registered.has(id)) ids.push(id);
-    return ids;
+    return [...this.files.keys()];
   }
 
   private isActive(id: string): boolean {
-    return this.files.has(id) && (!this.indexUsable() || this.indexIds.has(id));
+    return this.files.has(id);
   }
 
   private indexUsable(): boolean {
@@ -370,10 +372,8 @@ export class MemoryStore {
     // Unfiltered (session start, the first page): from the ranking table.
     if (filter.phase === undefined && !tag && !keyword) return this.rankedPage(offset, limit, this.state.session_count);
     // Filtered or long lists (the tree asks for all): rank the matching memories by number, then sort.
-    const registered = this.indexUsable() ? this.indexIds : null;
     const ranked: RankedEntry[] = [];
     for (const [id, file] of this.files) {
-      if (registered && !registered.has(id)) continue;
       const m = file.memory;
       if (filter.phase !== undefined && m.phase !== filter.phase) continue;
       if (tag && !m.tags.includes(tag)) continue;
@@ -852,17 +852,10 @@ export class MemoryStore {
             actions.push(`Gave the copy ${name} (claiming ${problem.id}) its own ID ${newId}`);
             break;
           }
-          case 'orphaned_file': {
-            const id = problem.id!;
-            const file = this.files.get(id);
-            if (!file) break;
-            this.ensureArchived(id, file);
-            this.archiveIndex.memories.set(id, this.archiveEntryFor(file.memory, 'orphaned'));
-            this.writeArchiveIndex();
-            this.deleteMemoryFile(id);
-            actions.push(`Archived and removed orphaned file ${id}.md`);
+          case 'not_indexed':
+            this.register(problem.id!);
+            actions.push(`Added ${problem.id} to index.json (a valid memory it did not list)`);
             break;
-          }
           case 'missing_file':
             this.unregister(problem.id!);
             actions.push(`Removed index entry ${problem.id} (its file is missing)`);
@@ -925,7 +918,7 @@ export class MemoryStore {
       // One pass: everything below is derived from the repaired set of memories.
       if (!this.indexUsable()) this.replaceIndexIds(new Set(this.files.keys()));
       for (const id of this.indexIds) if (!this.files.has(id)) this.unregister(id);
-      for (const id of [...this.stats.keys()]) if (!this.isActiveAfterFix(id)) this.setStats(id, undefined);
+      for (const id of [...this.stats.keys()]) if (!this.isActive(id)) this.setStats(id, undefined);
       this.indexStatus = { kind: 'ok' };
       this.writeIndex();
       this.writeStats();
@@ -933,10 +926,6 @@ export class MemoryStore {
       if (report.problems.some((p) => p.kind === 'state_unreadable')) this.writeState();
       return { actions, report: checkIntegrity(this.snapshotForCheck()) };
     });
-  }
-
-  private isActiveAfterFix(id: string): boolean {
-    return this.files.has(id) && this.indexIds.has(id);
   }
 
   // =========================================================================
@@ -957,6 +946,16 @@ export class MemoryStore {
       await this.writeStateAsync(options.durable);
       return result;
     });
+  }
+
+  /**
+   * Runs `work` under the store's lock (creating the store when missing), for
+   * decisions other processes must not interleave with, such as which process
+   * serves the project. `work` sees the store as it is on disk.
+   */
+  async runExclusive<T>(work: () => T | Promise<T>): Promise<T> {
+    if (!this.exists()) this.init();
+    return this.mutate(work);
   }
 
   /** Resolves when every write this process queued so far has finished. */
@@ -1436,7 +1435,6 @@ export class MemoryStore {
   private replaceIndexIds(ids: Set<string>): void {
     this.indexIds = ids;
     this.indexNeedsFullSync = true;
-    this.rankingStale = true;
   }
 
   /** Ranking inputs of active memories (see RankingTable); kept in step lazily. */
@@ -1456,11 +1454,10 @@ export class MemoryStore {
         accessCount: stats?.access_count ?? 0,
       });
     };
-    if (this.rankingStale || this.rankingUsable !== this.indexUsable()) {
+    if (this.rankingStale) {
       this.ranking.clear();
       for (const id of this.activeIds()) set(id);
       this.rankingStale = false;
-      this.rankingUsable = this.indexUsable();
     } else {
       for (const id of this.rankingDirty) {
         if (this.isActive(id)) set(id);
@@ -1469,8 +1466,6 @@ export class MemoryStore {
     }
     this.rankingDirty.clear();
   }
-  /** Whether the index was usable when the table was filled (it decides which memories are active). */
-  private rankingUsable = false;
 
   /**
    * Writes index.json from the active memories. Normally only the memories
@@ -1689,40 +1684,50 @@ interface PreparedInput {
 }
 
 /** Validates and cleans what a caller wants stored; throws naming the first problem. */
-function prepareInput(input: StoreInput): PreparedInput {
-  if (typeof input.topic !== 'string' || !input.topic.trim()) throw invalidInput('topic is required and must not be empty');
-  if (typeof input.content !== 'string' || !input.content.trim()) throw invalidInput('content is required and must not be empty');
-  if (input.topic.length > 10_000) throw invalidInput('topic is longer than 10,000 characters');
-  if (input.content.length > 1_000_000) throw invalidInput('content is longer than 1,000,000 characters');
-  for (const [name, value] of [['topic', input.topic], ['content', input.content], ['summary', input.summary ?? '']] as const) {
+function prepareInput(raw: StoreInput): PreparedInput {
+  if (typeof raw.topic !== 'string' || !raw.topic.trim()) throw invalidInput('topic is required and must not be empty');
+  if (typeof raw.content !== 'string' || !raw.content.trim()) throw invalidInput('content is required and must not be empty');
+  if (raw.topic.length > 10_000) throw invalidInput('topic is longer than 10,000 characters');
+  if (raw.content.length > 1_000_000) throw invalidInput('content is longer than 1,000,000 characters');
+  if (raw.summary !== undefined && typeof raw.summary !== 'string') throw invalidInput('summary must be a string');
+  for (const [name, value] of [['topic', raw.topic], ['content', raw.content], ['summary', raw.summary ?? '']] as const) {
     rejectUnpairedSurrogates(name, value);
   }
-  if (input.difficulty !== undefined && (typeof input.difficulty !== 'number' || !(input.difficulty >= 0 && input.difficulty <= 1))) {
+  if (raw.difficulty !== undefined && (typeof raw.difficulty !== 'number' || !(raw.difficulty >= 0 && raw.difficulty <= 1))) {
     throw invalidInput('difficulty must be a number from 0 to 1');
   }
-  if (input.tags !== undefined && (!Array.isArray(input.tags) || input.tags.some((t) => typeof t !== 'string'))) {
+  if (raw.tags !== undefined && (!Array.isArray(raw.tags) || raw.tags.some((t) => typeof t !== 'string'))) {
     throw invalidInput('tags must be a list of strings');
   }
+  for (const tag of raw.tags ?? []) rejectUnpairedSurrogates('a tag', tag);
+  const { value: input, redactions } = redactTextFields(raw);
   const tags = normaliseTags(input.tags ?? []);
   const badTag = tags.find((t) => /[\r\n]/.test(t) || t.length > 100);
   if (badTag !== undefined) throw invalidInput(`tag "${badTag.slice(0, 40)}" is not valid (one line, at most 100 characters)`);
-  const redactions = new Map<string, number>();
-  const clean = (text: string): string => {
-    const result = redactSecrets(text);
-    for (const r of result.redactions) redactions.set(r.kind, (redactions.get(r.kind) ?? 0) + r.count);
-    return result.text;
-  };
-  const topic = clean(input.topic.trim());
-  const content = clean(input.content);
-  const summary = input.summary?.trim() ? clean(input.summary.trim()) : deriveSummary(content) || topic;
+  const topic = input.topic.trim();
+  const content = input.content;
+  const summary = input.summary?.trim() ? input.summary.trim() : deriveSummary(content) || topic;
   const problem = summaryProblem(summary);
   if (problem) throw invalidInput(problem);
-  return {
-    topic,
-    content,
-    summary,
-    tags,
-    difficulty: input.difficulty,
-    redactions: [...redactions].map(([kind, count]) => ({ kind, count })),
+  return { topic, content, summary, tags, difficulty: input.difficulty, redactions };
+}
+
+/**
+ * Every text of an input, each string field and each string in a list field,
+ * with known secret shapes replaced. It walks the fields rather than naming
+ * them, so a field added to StoreInput later is redacted too.
+ */
+function redactTextFields<T extends object>(input: T): { value: T; redactions: Redaction[] } {
+  const counts = new Map<string, number>();
+  const clean = (text: string): string => {
+    const result = redactSecrets(text);
+    for (const r of result.redactions) counts.set(r.kind, (counts.get(r.kind) ?? 0) + r.count);
+    return result.text;
   };
+  const value = { ...input } as Record<string, unknown>;
+  for (const [key, field] of Object.entries(value)) {
+    if (typeof field === 'string') value[key] = clean(field);
+    else if (Array.isArray(field)) value[key] = field.map((item: unknown) => (typeof item === 'string' ? clean(item) : item));
+  }
+  return { value: value as T, redactions: [...counts].map(([kind, count]) => ({ kind, count })) };
 }

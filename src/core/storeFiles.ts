@@ -61,6 +61,8 @@ export const GITIGNORE_LINES = [
   'parse-cache.json',
   '.lock',
   '*.ltm-tmp',
+  // Files fix moved aside because they are not valid memories: a person looks at them; git does not share them.
+  'quarantine/',
 ] as const;
 
 export const GITIGNORE_TEXT = `# LTM: per-machine files. memories/, archives/, index.json and archive_index.json are shared through git.\n${GITIGNORE_LINES.join('\n')}\n`;
@@ -88,6 +90,38 @@ function firstIssue(error: z.ZodError): string {
   return `${issue.path.join('.') || 'file'}: ${issue.message}`;
 }
 
+/**
+ * A JSON object whose keys come from outside (memory IDs, session IDs a hook
+ * sent, tags, anything a merge or a hand edit put there) as a Map. No key
+ * becomes a property of a plain object, so `__proto__` or `constructor` is an
+ * ordinary key: `z.record` would copy entries into an object, where
+ * `__proto__` is dropped or, in code that assigns, replaces a prototype.
+ */
+function mapOf<V>(value: z.ZodType<V>) {
+  return z
+    .custom<object>((raw) => raw !== null && typeof raw === 'object' && !Array.isArray(raw), { message: 'expected an object' })
+    .transform((raw, ctx) => {
+      const map = new Map<string, V>();
+      // JSON.parse makes every key, `__proto__` included, an own data property.
+      for (const [key, item] of Object.entries(raw)) {
+        const parsed = value.safeParse(item);
+        if (!parsed.success) {
+          for (const issue of parsed.error.issues) ctx.addIssue({ ...issue, path: [key, ...issue.path] } as never);
+          return z.NEVER;
+        }
+        map.set(key, parsed.data);
+      }
+      return map;
+    });
+}
+
+/** A plain object to hand to JSON.stringify whose keys can be anything, `__proto__` included. */
+export function jsonObjectOf<V, R>(entries: Iterable<readonly [string, V]>, render: (v: V) => R): Record<string, R> {
+  const out = Object.create(null) as Record<string, R>;
+  for (const [key, v] of entries) out[key] = render(v);
+  return out;
+}
+
 function readJsonFile<T>(text: string | null, schema: z.ZodType<T>, empty: T): ReadResult<T> {
   const { data, status } = parseJsonText(text);
   if (status.kind !== 'ok') return { value: empty, status };
@@ -100,7 +134,7 @@ function readJsonFile<T>(text: string | null, schema: z.ZodType<T>, empty: T): R
 // index.json: a cache of the memory files; only its set of IDs is used.
 
 const indexSchema = z.object({
-  memories: z.record(z.string(), z.unknown()),
+  memories: mapOf(z.unknown()),
 });
 
 /** What index.json holds of a memory, in the order it is written. */
@@ -117,14 +151,13 @@ export interface IndexEntry {
 }
 
 export function readIndexIds(text: string | null): ReadResult<Set<string>> {
-  const result = readJsonFile(text, indexSchema, { memories: {} });
-  return { value: new Set(Object.keys(result.value.memories)), status: result.status };
+  const result = readJsonFile(text, indexSchema, { memories: new Map() });
+  return { value: new Set(result.value.memories.keys()), status: result.status };
 }
 
 /** What index.json says of a memory, to tell whether it is stale. */
 export function readIndexEntries(text: string | null): Map<string, unknown> {
-  const result = readJsonFile(text, indexSchema, { memories: {} });
-  return new Map(Object.entries(result.value.memories));
+  return readJsonFile(text, indexSchema, { memories: new Map() }).value.memories;
 }
 
 // ---------------------------------------------------------------------------
@@ -137,11 +170,11 @@ const statsEntrySchema = z.object({
   priority: z.number().catch(0),
 });
 
-const statsSchema = z.object({ memories: z.record(z.string(), statsEntrySchema) });
+const statsSchema = z.object({ memories: mapOf(statsEntrySchema) });
 
 export function readStats(text: string | null): ReadResult<Map<string, MemoryStats>> {
-  const result = readJsonFile(text, statsSchema, { memories: {} });
-  return { value: new Map(Object.entries(result.value.memories)), status: result.status };
+  const result = readJsonFile(text, statsSchema, { memories: new Map() });
+  return { value: result.value.memories, status: result.status };
 }
 
 export function statsEntryJson(stats: MemoryStats): MemoryStats {
@@ -167,8 +200,8 @@ const archiveEntrySchema = z.object({
 });
 
 const archiveIndexSchema = z.object({
-  memories: z.record(z.string(), archiveEntrySchema),
-  purged: z.record(z.string(), z.object({ purged_at: z.string().catch('') })).optional(),
+  memories: mapOf(archiveEntrySchema),
+  purged: mapOf(z.object({ purged_at: z.string().catch('') })).optional(),
 });
 
 export interface ArchiveIndex {
@@ -177,20 +210,12 @@ export interface ArchiveIndex {
 }
 
 export function readArchiveIndex(text: string | null): ReadResult<ArchiveIndex> {
-  const result = readJsonFile(text, archiveIndexSchema, { memories: {} });
-  return {
-    value: {
-      memories: new Map(Object.entries(result.value.memories)),
-      purged: new Map(Object.entries(result.value.purged ?? {})),
-    },
-    status: result.status,
-  };
+  const result = readJsonFile(text, archiveIndexSchema, { memories: new Map() });
+  return { value: { memories: result.value.memories, purged: result.value.purged ?? new Map() }, status: result.status };
 }
 
 function sortedRecord<V, R>(map: ReadonlyMap<string, V>, render: (v: V) => R): Record<string, R> {
-  const out: Record<string, R> = {};
-  for (const key of [...map.keys()].sort()) out[key] = render(map.get(key)!);
-  return out;
+  return jsonObjectOf([...map].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), render);
 }
 
 export function archiveIndexJson(index: ArchiveIndex): unknown {
@@ -230,7 +255,7 @@ const sessionSchema = z.object({
 
 const stateSchema = z.looseObject({
   session_count: z.number().int().min(0).catch(0),
-  sessions: z.record(z.string(), sessionSchema).catch({}),
+  sessions: mapOf(sessionSchema).catch(() => new Map()),
   compaction_count: z.number().int().min(0).catch(0),
   last_eviction: z.string().nullable().catch(null),
   config: z.looseObject(configSchema.shape).catch({ ...DEFAULT_CONFIG }),
@@ -238,7 +263,8 @@ const stateSchema = z.looseObject({
 
 export interface StoreState {
   session_count: number;
-  sessions: Record<string, SessionCounters>;
+  /** By Claude Code's session_id: text from outside, so a Map. */
+  sessions: Map<string, SessionCounters>;
   compaction_count: number;
   last_eviction: string | null;
   config: StoreConfig & Record<string, unknown>;
@@ -247,7 +273,7 @@ export interface StoreState {
 }
 
 export function defaultState(): StoreState {
-  return { session_count: 0, sessions: {}, compaction_count: 0, last_eviction: null, config: { ...DEFAULT_CONFIG } };
+  return { session_count: 0, sessions: new Map(), compaction_count: 0, last_eviction: null, config: { ...DEFAULT_CONFIG } };
 }
 
 export function readState(text: string | null): ReadResult<StoreState> {
@@ -261,9 +287,10 @@ export function readState(text: string | null): ReadResult<StoreState> {
 const STATE_KEY_ORDER = ['version', 'session_count', 'sessions', 'compaction_count', 'last_eviction', 'config'];
 
 export function stateJson(state: StoreState): unknown {
-  const json: Record<string, unknown> = { version: 1 };
-  for (const key of STATE_KEY_ORDER) if (key in state) json[key] = state[key];
-  for (const key of Object.keys(state).sort()) if (!(key in json)) json[key] = state[key];
+  const json = jsonObjectOf<unknown, unknown>([['version', 1]], (v) => v);
+  const value = (key: string) => (key === 'sessions' ? jsonObjectOf(state.sessions, (s) => s) : state[key]);
+  for (const key of STATE_KEY_ORDER) if (Object.hasOwn(state, key)) json[key] = value(key);
+  for (const key of Object.keys(state).sort()) if (!Object.hasOwn(json, key)) json[key] = value(key);
   json.version = 1;
   return json;
 }

@@ -66,6 +66,34 @@ export function findHookScripts(start = __dirname): string {
   }
 }
 
+/** The first lines of every hook script LTM ships (and so of every one it installed). */
+const HOOK_SCRIPT_MARK = '# LTM hook for Claude Code';
+
+/**
+ * Replaces hook scripts that an earlier LTM installed in the project with the
+ * ones this version ships, so that a fix in the script (such as keeping the
+ * token off curl's command line) reaches projects set up before it. A script
+ * LTM did not install (no LTM mark in its first lines) and a project without
+ * installed scripts are left alone. Returns the scripts it updated.
+ */
+export function refreshInstalledHookScripts(projectDir: string, options: { hookScriptsDir?: string } = {}): string[] {
+  const { hooksDir } = setupPaths(projectDir);
+  const updated: string[] = [];
+  let shipped: string | undefined;
+  for (const name of HOOK_SCRIPT_NAMES) {
+    const file = path.join(hooksDir, name);
+    const installed = readTextIfExists(file);
+    if (installed === null || !installed.split('\n', 5).some((line) => line.startsWith(HOOK_SCRIPT_MARK))) continue;
+    shipped ??= options.hookScriptsDir ?? findHookScripts();
+    const text = fs.readFileSync(path.join(shipped, name), 'utf8');
+    if (text === installed) continue;
+    writeFileAtomic(file, text);
+    if (name.endsWith('.sh')) fs.chmodSync(file, 0o755);
+    updated.push(file);
+  }
+  return updated;
+}
+
 function hookCommand(endpoint: string, platform: NodeJS.Platform): string {
   if (platform === 'win32') {
     return `powershell -NoProfile -ExecutionPolicy Bypass -File "$CLAUDE_PROJECT_DIR/${HOOK_COMMAND_MARK}ps1" ${endpoint}`;

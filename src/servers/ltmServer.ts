@@ -8,12 +8,25 @@ import * as fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { LtmError } from '../core/errors';
+import { currentProcess } from '../core/processIdentity';
 import { SessionTracker } from '../core/sessions';
 import type { MemoryStore } from '../core/store';
+import { refreshInstalledHookScripts } from './claudeSetup';
 import { HookRoutes, isHookEvent } from './hookRoutes';
 import { createMcpServer } from './mcpTools';
 import { HttpError, RequestGuard, readJsonBody, sendError, sendJson } from './requestGuard';
-import { loadOrCreateIdentity, removeServerInfo, writeIdentity, writeServerInfo, type ServerInfo } from './serverInfo';
+import {
+  ServerRunningError,
+  loadOrCreateIdentity,
+  readServerInfo,
+  removeServerInfo,
+  sameServer,
+  serverAnswers,
+  serverHolderState,
+  writeIdentity,
+  writeServerInfo,
+  type ServerInfo,
+} from './serverInfo';
 
 export interface LtmServerOptions {
   store: MemoryStore;
@@ -81,38 +94,86 @@ export class LtmServer {
     this.http.requestTimeout = 30_000;
   }
 
-  /** Starts on the preferred port, or the last one, or any free one; writes server.json. */
+  /**
+   * Claims the project and starts serving it: on the preferred port, or the
+   * last one, or any free one. Throws ServerRunningError when another process
+   * (or another server in this one) serves the project.
+   *
+   * The claim is made under the store's cross-process lock: reading
+   * server.json, judging its holder, creating the identity, listening and
+   * writing server.json happen as one step, so of two servers starting at
+   * once the second sees the first's server.json and refuses.
+   */
   static async start(options: LtmServerOptions): Promise<LtmServer> {
     const { store } = options;
     store.init();
-    const identity = loadOrCreateIdentity(store.paths);
-    const server = new LtmServer(options, identity.token);
-    const preferred = options.preferredPort ?? identity.port ?? 0;
-    try {
-      await listen(server.http, preferred);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || preferred === 0) throw error;
-      options.log?.(`port ${preferred} is in use; using a free port`);
-      await listen(server.http, 0);
+    // A server.json of an older version records no process identity: only an answer from its
+    // port tells whether it runs. Asked before taking the lock (it may take a second).
+    const legacy = readServerInfo(store.paths);
+    let legacyAnswered: boolean | null = null;
+    if (legacy && !legacy.holder && legacy.pid !== process.pid && serverHolderState(legacy) === 'unknown') {
+      legacyAnswered = await serverAnswers(legacy);
+      if (legacyAnswered) throw new ServerRunningError(legacy);
     }
-    server.portNumber = (server.http.address() as AddressInfo).port;
-    if (identity.port !== server.portNumber) writeIdentity(store.paths, { ...identity, port: server.portNumber });
-    server.info = {
-      port: server.portNumber,
-      token: identity.token,
-      pid: process.pid,
-      version: options.version,
-      started_at: new Date().toISOString(),
-      url: server.url,
-      project: store.paths.project,
-    };
-    writeServerInfo(store.paths, server.info);
-    options.log?.(`serving ${store.paths.project} at ${server.url}`);
-    return server;
+    return store.runExclusive(async () => {
+      const current = readServerInfo(store.paths);
+      if (current && (await holderRuns(current, sameServer(current, legacy) ? legacyAnswered : null))) {
+        throw new ServerRunningError(current);
+      }
+      const identity = loadOrCreateIdentity(store.paths);
+      const server = new LtmServer(options, identity.token);
+      const preferred = options.preferredPort ?? identity.port ?? 0;
+      try {
+        await listen(server.http, preferred);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || preferred === 0) throw error;
+        options.log?.(`port ${preferred} is in use; using a free port`);
+        await listen(server.http, 0);
+      }
+      server.portNumber = (server.http.address() as AddressInfo).port;
+      if (identity.port !== server.portNumber) writeIdentity(store.paths, { ...identity, port: server.portNumber });
+      const holder = currentProcess();
+      server.info = {
+        port: server.portNumber,
+        token: identity.token,
+        pid: holder.pid,
+        version: options.version,
+        started_at: new Date().toISOString(),
+        url: server.url,
+        project: store.paths.project,
+        holder,
+      };
+      try {
+        writeServerInfo(store.paths, server.info);
+      } catch (error) {
+        server.http.close();
+        throw error;
+      }
+      servingHere.add(server);
+      server.refreshHookScripts();
+      return server;
+    });
+  }
+
+  /** Projects set up by an earlier version get the hook scripts of this one (see refreshInstalledHookScripts). */
+  private refreshHookScripts(): void {
+    try {
+      for (const file of refreshInstalledHookScripts(this.options.store.paths.project)) {
+        this.options.log?.(`updated ${file} to the hook script of this version`);
+      }
+    } catch (error) {
+      // A read-only checkout, or scripts not shipped: the installed ones still work.
+      this.options.log?.(`could not update the installed hook scripts: ${(error as Error).message}`);
+    }
   }
 
   get port(): number {
     return this.portNumber;
+  }
+
+  /** Whether this server wrote `info` (server.json) and still serves. */
+  servesAs(info: ServerInfo): boolean {
+    return this.info !== null && this.info.pid === info.pid && this.info.port === info.port && this.info.token === info.token;
   }
 
   get url(): string {
@@ -123,14 +184,22 @@ export class LtmServer {
     return `${this.url}/mcp`;
   }
 
-  /** Stops listening, ends open connections, finishes follow-up work and removes server.json if it is still ours. */
+  /**
+   * Stops listening, ends open connections, removes server.json if it is
+   * still ours and finishes follow-up work. The port is released before
+   * server.json goes, so that whoever takes over can have the same port
+   * (and the Claude Code sessions that knew it keep working).
+   */
   async stop(): Promise<void> {
-    if (this.info) removeServerInfo(this.options.store.paths, this.info.pid, this.info.port);
-    this.info = null;
-    await new Promise<void>((resolve) => {
+    const closed = new Promise<void>((resolve) => {
+      if (!this.http.listening) return resolve();
       this.http.close(() => resolve());
       this.http.closeAllConnections();
     });
+    servingHere.delete(this);
+    if (this.info) removeServerInfo(this.options.store.paths, this.info.pid, this.info.port);
+    this.info = null;
+    await closed;
     this.runQueuedWork();
     await Promise.allSettled([...this.followUps]);
     await this.sessions.flush();
@@ -211,7 +280,7 @@ export class LtmServer {
     this.deferQueuedWork();
     try {
       this.guard.check(req);
-      const { pathname } = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const pathname = requestPath(req.url);
       if (pathname === '/mcp') return await this.handleMcp(req, res);
       const hook = /^\/hook\/([a-z_]+)$/.exec(pathname);
       if (hook) {
@@ -228,7 +297,7 @@ export class LtmServer {
         } else if (answer.after) {
           this.runAfterAnswer(`${event} follow-up`, answer.after, answer.maintenance === true);
         }
-        res.setHeader('X-LTM-Info', JSON.stringify(info));
+        res.setHeader('X-LTM-Info', headerJson(info));
         return sendJson(res, 200, answer.body);
       }
       if (pathname === '/health') {
@@ -245,6 +314,10 @@ export class LtmServer {
   private async handleMcp(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     if (req.method !== 'POST') throw new MethodNotAllowed('POST');
     const body = await readJsonBody(req);
+    // JSON-RPC 2.0: an empty batch is an invalid request (the SDK would answer 202, as to notifications).
+    if (Array.isArray(body) && body.length === 0) {
+      return sendJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: empty batch' } });
+    }
     const mcp = createMcpServer({
       store: this.options.store,
       sessions: this.sessions,
@@ -286,6 +359,51 @@ export class LtmServer {
     this.options.log?.(`request failed: ${(error as Error).stack ?? String(error)}`);
     sendError(res, new HttpError(500, 'internal error'));
   }
+}
+
+/** The servers this process runs: a server.json naming this process is live only if one of them wrote it. */
+const servingHere = new Set<LtmServer>();
+
+function isServingHere(info: ServerInfo): boolean {
+  return [...servingHere].some((s) => s.servesAs(info));
+}
+
+/**
+ * Whether the server that server.json names still runs. With a recorded
+ * process identity that is known at once; an older server.json's live pid
+ * is asked at its port (`answered`: the answer already got for it).
+ */
+async function holderRuns(info: ServerInfo, answered: boolean | null): Promise<boolean> {
+  // Only this process knows whether a server.json naming it is live (a pid on another machine is not this one).
+  if (info.pid === process.pid && (!info.holder || info.holder.host === currentProcess().host)) return isServingHere(info);
+  const state = serverHolderState(info);
+  if (state !== 'unknown') return state === 'alive';
+  return answered ?? (await serverAnswers(info));
+}
+
+/**
+ * The path of an origin-form request target (`/hook/x?y`). Parsed by hand:
+ * `new URL` reads `//x` as a host and throws on `//`, and a request target is
+ * text from outside, so anything else is a 400, never an exception.
+ */
+function requestPath(target: string | undefined): string {
+  const url = target ?? '/';
+  if (!url.startsWith('/')) throw new HttpError(400, 'the request target must be a path');
+  const end = url.search(/[?#]/);
+  return end < 0 ? url : url.slice(0, end);
+}
+
+/** The largest X-LTM-Info header sent; what a hook reports is small unless it echoes outside text. */
+const MAX_INFO_HEADER = 4096;
+
+/**
+ * `info` as a header value: JSON with every character outside printable
+ * ASCII escaped (a header holds Latin-1 at most, and what a hook reports may
+ * echo text from its payload, such as a tool_use_id), and bounded in size.
+ */
+function headerJson(info: Record<string, unknown>): string {
+  const text = JSON.stringify(info).replace(/[^\x20-\x7e]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return text.length <= MAX_INFO_HEADER ? text : JSON.stringify({ truncated: true, keys: Object.keys(info) });
 }
 
 class MethodNotAllowed extends HttpError {

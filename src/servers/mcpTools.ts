@@ -176,9 +176,10 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
     'ltm_fix',
     {
       title: 'Fix integrity',
-      description: 'Repair every integrity problem in one pass. Orphaned files are always archived before removal.',
+      description:
+        'Repair every integrity problem in one pass. Nothing is lost: memories index.json does not list are indexed, files that are not valid memories are moved to quarantine/, and anything removed is archived first.',
       inputSchema: z.object({
-        archive_orphans: z.literal(true).optional().describe('Always true: orphaned files are archived before removal'),
+        archive_orphans: z.literal(true).optional().describe('Accepted for compatibility; always true: fix never deletes a memory'),
         clean_orphaned_archives: z.boolean().optional().describe('Delete archives that belong to no memory (default: keep them as restorable)'),
       }),
     },

@@ -7,7 +7,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
+import { LtmError } from '../core/errors';
 import { readTextIfExists, writeFileAtomic } from '../core/files';
+import { asProcessIdentity, holderState, pidExists, type ProcessIdentity } from '../core/processIdentity';
 import type { StorePaths } from '../core/storeFiles';
 
 export interface ServerInfo {
@@ -18,7 +20,15 @@ export interface ServerInfo {
   started_at: string;
   url: string;
   project: string;
+  /**
+   * The serving process (pid, start time, machine), so that a server.json
+   * left by a process that died is known to be stale without asking the
+   * port. Absent in server.json written by older versions.
+   */
+  holder?: ProcessIdentity;
 }
+
+const holderSchema = z.custom<ProcessIdentity>((value) => asProcessIdentity(value) !== null).transform((value) => asProcessIdentity(value)!);
 
 const serverInfoSchema = z.object({
   port: z.number().int().min(1).max(65535),
@@ -28,7 +38,16 @@ const serverInfoSchema = z.object({
   started_at: z.string(),
   url: z.string(),
   project: z.string(),
+  holder: holderSchema.optional().catch(undefined),
 });
+
+/** A start refused because another process serves the project; `running` is its server.json. */
+export class ServerRunningError extends LtmError {
+  constructor(readonly running: ServerInfo) {
+    super('busy', `an LTM server for ${running.project} is already running (pid ${running.pid}, ${running.url})`);
+    this.name = 'ServerRunningError';
+  }
+}
 
 /** The token and last port of a project, kept across restarts (git-ignored, owner-only). */
 export interface ServerIdentity {
@@ -67,10 +86,30 @@ export function writeIdentity(paths: StorePaths, identity: ServerIdentity): void
 export function readServerInfo(paths: StorePaths): ServerInfo | null {
   try {
     const parsed = serverInfoSchema.safeParse(JSON.parse(readTextIfExists(paths.server) ?? 'null'));
-    return parsed.success ? parsed.data : null;
+    if (!parsed.success) return null;
+    const { holder, ...info } = parsed.data;
+    // A holder that contradicts the pid is not this server's: judged as an older server.json.
+    return holder && holder.pid === info.pid ? { ...info, holder } : info;
   } catch {
     return null;
   }
+}
+
+/** Whether two server.json contents describe the same server. */
+export function sameServer(a: ServerInfo | null, b: ServerInfo | null): boolean {
+  return a !== null && b !== null && a.pid === b.pid && a.port === b.port && a.token === b.token && a.started_at === b.started_at;
+}
+
+/**
+ * What server.json says of its process without asking the port: 'dead' when
+ * it is certainly gone; 'alive' when its recorded identity (pid and start
+ * time) still runs; 'unknown' when only an answer from the port can settle
+ * it: a server.json without identity (an older version) whose pid exists, or
+ * a holder this machine cannot judge (another container, no start times).
+ */
+export function serverHolderState(info: ServerInfo): 'alive' | 'dead' | 'unknown' {
+  if (info.holder) return holderState(info.holder);
+  return pidExists(info.pid) ? 'unknown' : 'dead';
 }
 
 export function writeServerInfo(paths: StorePaths, info: ServerInfo): void {
@@ -84,14 +123,6 @@ export function removeServerInfo(paths: StorePaths, pid: number, port: number): 
   if (info && info.pid === pid && info.port === port) fs.rmSync(paths.server, { force: true });
 }
 
-export function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /**
  * The running server of a project, or null. A server.json is stale when its
@@ -100,16 +131,21 @@ export function processIsAlive(pid: number): boolean {
  */
 export async function runningServerInfo(paths: StorePaths, timeoutMs = 1000): Promise<ServerInfo | null> {
   const info = readServerInfo(paths);
-  if (!info || !processIsAlive(info.pid)) return null;
+  if (!info || serverHolderState(info) === 'dead') return null;
+  return (await serverAnswers(info, timeoutMs)) ? info : null;
+}
+
+/** Whether the server that `info` describes answers /health with its token, for its project. */
+export async function serverAnswers(info: ServerInfo, timeoutMs = 1000): Promise<boolean> {
   try {
     const response = await fetch(`http://127.0.0.1:${info.port}/health`, {
       headers: { Authorization: `Bearer ${info.token}` },
       signal: AbortSignal.timeout(timeoutMs),
     });
-    if (!response.ok) return null;
+    if (!response.ok) return false;
     const body = (await response.json()) as { project?: unknown };
-    return body.project === info.project ? info : null;
+    return body.project === info.project;
   } catch {
-    return null;
+    return false;
   }
 }

@@ -253,7 +253,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       }
       const lines = folders.map((f) => {
         const s = f.store!.status();
-        const server = f.server ? `server 127.0.0.1:${f.server.port}` : `server not running${f.serverProblem ? ` (${f.serverProblem})` : ''}`;
+        const server = f.server
+          ? `server 127.0.0.1:${f.server.port}${f.server.own ? '' : ` (another window's, pid ${f.server.pid})`}`
+          : `server not running${f.serverProblem ? ` (${f.serverProblem})` : ''}`;
         return `${f.name}: ${s.total_memories} memories (Full ${s.by_phase.full}, Hint ${s.by_phase.hint}, Abstract ${s.by_phase.abstract}), ${s.total_archived} archived, ${s.session_count} sessions, ${server}`;
       });
       for (const line of lines) log.info(line);

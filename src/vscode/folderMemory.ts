@@ -2,6 +2,10 @@
  * One workspace folder's memory: its store, its server on 127.0.0.1, the
  * environment its terminals get, and a watcher that notices changes made by
  * Claude Code, the CLI, a hand edit or a git checkout.
+ *
+ * A project has one server. When another window (or `ltm serve`) already
+ * serves the folder, this window uses that server (same token: the project's
+ * identity) and starts its own as soon as that one is gone.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -9,6 +13,7 @@ import * as vscode from 'vscode';
 import { MemoryStore, initStoreFiles } from '../core/store';
 import { storePaths, type StorePaths } from '../core/storeFiles';
 import { LtmServer } from '../servers/ltmServer';
+import { ServerRunningError, readServerInfo, sameServer, serverHolderState, type ServerInfo } from '../servers/serverInfo';
 import { DisposableOwner } from './lifecycle';
 import type { LtmSettings } from './settings';
 
@@ -21,15 +26,39 @@ export interface FolderMemoryDeps {
 
 /** File events arrive in bursts (a git checkout, an eviction): the UI refreshes once per burst. */
 const CHANGE_DEBOUNCE_MS = 150;
+/** While another process serves the folder, this often it is checked on (besides server.json events). */
+const FOREIGN_CHECK_MS = 2_000;
+/** server.json events are checked on after this short pause (the writer renames, then the port is free). */
+const SERVER_EVENT_DEBOUNCE_MS = 50;
+
+/** The server a folder's clients use: this window's own, or another process's. */
+export interface ServerEndpoint {
+  port: number;
+  token: string;
+  url: string;
+  mcpUrl: string;
+  pid: number;
+  /** False when another window or `ltm serve` serves the folder and this window uses its server. */
+  own: boolean;
+}
 
 export class FolderMemory extends DisposableOwner {
   readonly paths: StorePaths;
   private storeInstance: MemoryStore | null = null;
   private serverInstance: LtmServer | null = null;
+  /** The server.json of the process that serves the folder when this window does not. */
+  private foreignServer: ServerInfo | null = null;
+  private foreignTimer: NodeJS.Timeout | undefined;
+  private serverEventTimer: NodeJS.Timeout | undefined;
+  private checkingForeign: Promise<void> | null = null;
+  private serverStarting: Promise<void> | null = null;
   private serverError: string | null = null;
   private readonly changed = this.own(new vscode.EventEmitter<void>());
   /** Fires after the memories changed, whoever changed them. */
   readonly onDidChange = this.changed.event;
+  private readonly serverChanged = this.own(new vscode.EventEmitter<void>());
+  /** Fires when the server the folder's clients use started, stopped or changed. */
+  readonly onDidChangeServer = this.serverChanged.event;
   private debounce: NodeJS.Timeout | undefined;
   private starting: Promise<void> | null = null;
 
@@ -43,7 +72,13 @@ export class FolderMemory extends DisposableOwner {
     for (const event of [watcher.onDidCreate, watcher.onDidChange, watcher.onDidDelete]) {
       this.own(event((uri) => this.onFileEvent(uri)));
     }
-    this.own({ dispose: () => clearTimeout(this.debounce) });
+    this.own({
+      dispose: () => {
+        clearTimeout(this.debounce);
+        clearTimeout(this.serverEventTimer);
+        clearInterval(this.foreignTimer);
+      },
+    });
   }
 
   get name(): string {
@@ -55,8 +90,13 @@ export class FolderMemory extends DisposableOwner {
     return this.storeInstance;
   }
 
-  get server(): LtmServer | null {
-    return this.serverInstance;
+  /** The server the folder's terminals and MCP clients use (this window's or another's), or null. */
+  get server(): ServerEndpoint | null {
+    const own = this.serverInstance;
+    if (own) return { port: own.port, token: own.token, url: own.url, mcpUrl: own.mcpUrl, pid: process.pid, own: true };
+    const other = this.foreignServer;
+    if (other) return { port: other.port, token: other.token, url: other.url, mcpUrl: `${other.url}/mcp`, pid: other.pid, own: false };
+    return null;
   }
 
   get serverProblem(): string | null {
@@ -106,34 +146,62 @@ export class FolderMemory extends DisposableOwner {
     this.deps.log.info(`${this.name}: store limits set from settings: ${JSON.stringify(explicit)}`);
   }
 
-  async startServer(): Promise<void> {
+  /**
+   * Starts this window's server, or, when another process serves the folder,
+   * uses that one and watches for it to go.
+   */
+  startServer(): Promise<void> {
+    this.serverStarting ??= this.doStartServer().finally(() => (this.serverStarting = null));
+    return this.serverStarting;
+  }
+
+  private async doStartServer(): Promise<void> {
     const store = this.storeInstance;
-    if (!store || this.serverInstance) return;
+    if (!store || this.serverInstance || this.isDisposed) return;
     try {
-      this.serverInstance = await LtmServer.start({
+      const server = await LtmServer.start({
         store,
         version: this.deps.version,
         preferredPort: this.deps.settings.preferredPort(this.folder),
         injectionBudgetTokens: () => this.deps.settings.injectionTokenBudget(this.folder),
         log: (message) => this.deps.log.info(`${this.name}: ${message}`),
       });
+      if (this.isDisposed) {
+        await server.stop();
+        return;
+      }
+      this.serverInstance = server;
       this.serverError = null;
-      const env = this.deps.environment.getScoped({ workspaceFolder: this.folder });
-      env.description = `LTM memory server for ${this.name}: Claude Code started here uses its hooks and MCP tools.`;
-      env.replace('LTM_PORT', String(this.serverInstance.port));
-      env.replace('LTM_TOKEN', this.serverInstance.token);
-      env.replace('LTM_MCP_URL', this.serverInstance.mcpUrl);
+      this.stopWatchingForeign();
+      this.setTerminalEnvironment(server.port, server.token, server.mcpUrl);
+      this.deps.log.info(`${this.name}: serving ${store.paths.project} at ${server.url}`);
     } catch (error) {
-      this.serverError = (error as Error).message;
-      this.deps.log.error(`${this.name}: the memory server did not start: ${this.serverError}`);
+      if (error instanceof ServerRunningError) {
+        this.useForeign(error.running);
+      } else {
+        const message = (error as Error).message;
+        if (message !== this.serverError) this.deps.log.error(`${this.name}: the memory server did not start: ${message}`);
+        this.serverError = message;
+        // A takeover that failed is tried again by the foreign-server check (while its timer runs).
+        if (this.foreignServer) {
+          this.foreignServer = null;
+          this.deps.environment.getScoped({ workspaceFolder: this.folder }).clear();
+        }
+      }
     }
+    this.serverChanged.fire();
   }
 
   async stopServer(): Promise<void> {
+    this.stopWatchingForeign();
+    // A start under way (a takeover) finishes first, so that its server is stopped too.
+    await this.serverStarting;
     const server = this.serverInstance;
     this.serverInstance = null;
+    this.stopWatchingForeign();
     this.deps.environment.getScoped({ workspaceFolder: this.folder }).clear();
     await server?.stop();
+    this.serverChanged.fire();
   }
 
   async restartServer(): Promise<void> {
@@ -142,6 +210,50 @@ export class FolderMemory extends DisposableOwner {
     this.changed.fire();
   }
 
+  private setTerminalEnvironment(port: number, token: string, mcpUrl: string): void {
+    const env = this.deps.environment.getScoped({ workspaceFolder: this.folder });
+    env.description = `LTM memory server for ${this.name}: Claude Code started here uses its hooks and MCP tools.`;
+    env.replace('LTM_PORT', String(port));
+    env.replace('LTM_TOKEN', token);
+    env.replace('LTM_MCP_URL', mcpUrl);
+  }
+
+  /** Another process serves the folder: its terminals use that server until it goes. */
+  private useForeign(info: ServerInfo): void {
+    const changed = !sameServer(this.foreignServer, info);
+    this.foreignServer = info;
+    this.serverError = null;
+    this.setTerminalEnvironment(info.port, info.token, `${info.url}/mcp`);
+    if (changed) this.deps.log.info(`${this.name}: using the server of another window, pid ${info.pid} (${info.url})`);
+    this.foreignTimer ??= setInterval(() => void this.checkForeign(), FOREIGN_CHECK_MS);
+  }
+
+  private stopWatchingForeign(): void {
+    clearInterval(this.foreignTimer);
+    this.foreignTimer = undefined;
+    this.foreignServer = null;
+  }
+
+  /** Takes over when the server this window uses is gone; follows server.json when another took over. */
+  private checkForeign(): Promise<void> {
+    this.checkingForeign ??= this.doCheckForeign().finally(() => (this.checkingForeign = null));
+    return this.checkingForeign;
+  }
+
+  private async doCheckForeign(): Promise<void> {
+    if (!this.foreignTimer || this.serverInstance || this.isDisposed) return;
+    const used = this.foreignServer;
+    const info = readServerInfo(this.paths);
+    // Older versions record no process identity: a live pid counts as running (LtmServer.start asks its port).
+    if (info && serverHolderState(info) !== 'dead') {
+      if (sameServer(used, info)) return;
+      this.useForeign(info);
+      this.serverChanged.fire();
+      return;
+    }
+    if (used) this.deps.log.info(`${this.name}: the server of pid ${used.pid} is gone; starting this window's own`);
+    await this.startServer();
+  }
   /** Opens a memory's file, or its archive when it has left memories/. */
   async openFile(id: string): Promise<void> {
     const store = this.storeInstance;
@@ -162,6 +274,10 @@ export class FolderMemory extends DisposableOwner {
   }
 
   private onFileEvent(uri: vscode.Uri): void {
+    if (/[\\/]server\.json$/.test(uri.fsPath) && this.foreignTimer) {
+      clearTimeout(this.serverEventTimer);
+      this.serverEventTimer = setTimeout(() => void this.checkForeign(), SERVER_EVENT_DEBOUNCE_MS);
+    }
     // The server's own files change on every start; they say nothing about memories.
     if (/[\\/](?:server|server-identity|parse-cache)\.json$|\.ltm-tmp$|[\\/]\.lock(?:[\\/]|$)/.test(uri.fsPath)) return;
     clearTimeout(this.debounce);

@@ -18,6 +18,8 @@ export class LtmMcpProvider extends DisposableOwner implements vscode.McpServerD
   ) {
     super();
     this.own(memories.onDidChange((folder) => folder === undefined && this.changed.fire()));
+    // Another window's server is offered too; a takeover changes the port.
+    this.own(memories.onDidChangeServer(() => this.changed.fire()));
   }
 
   /** Call when a server started, stopped or moved. */

@@ -12,6 +12,7 @@ export class MemoryStatusBar extends DisposableOwner {
     this.item.name = 'LTM memories';
     this.item.command = CommandId.ShowStatus;
     this.own(memories.onDidChange(() => this.update()));
+    this.own(memories.onDidChangeServer(() => this.update()));
     this.update();
   }
 
@@ -25,7 +26,9 @@ export class MemoryStatusBar extends DisposableOwner {
     const down = folders.filter((f) => !f.server);
     this.item.text = `$(${down.length > 0 ? 'warning' : 'database'}) ${total} memor${total === 1 ? 'y' : 'ies'}`;
     const lines = folders.map((f) =>
-      f.server ? `${f.name}: ${f.store!.status().total_memories} memories, server on 127.0.0.1:${f.server.port}` : `${f.name}: server not running${f.serverProblem ? ` (${f.serverProblem})` : ''}`,
+      f.server
+        ? `${f.name}: ${f.store!.status().total_memories} memories, server on 127.0.0.1:${f.server.port}${f.server.own ? '' : ` (another window's, pid ${f.server.pid})`}`
+        : `${f.name}: server not running${f.serverProblem ? ` (${f.serverProblem})` : ''}`,
     );
     this.item.tooltip = `LTM\n${lines.join('\n')}\nClick for status.`;
     this.item.backgroundColor = down.length > 0 ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;

@@ -11,6 +11,9 @@ export class WorkspaceMemories extends DisposableOwner {
   private readonly changed = this.own(new vscode.EventEmitter<FolderMemory | undefined>());
   /** Fires with the folder whose memories changed, or undefined when folders came or went. */
   readonly onDidChange = this.changed.event;
+  private readonly serverChanged = this.own(new vscode.EventEmitter<FolderMemory>());
+  /** Fires with the folder whose server (its own, or another window's it uses) started, stopped or changed. */
+  readonly onDidChangeServer = this.serverChanged.event;
 
   constructor(private readonly deps: FolderMemoryDeps) {
     super();
@@ -62,6 +65,7 @@ export class WorkspaceMemories extends DisposableOwner {
     const memory = new FolderMemory(folder, this.deps);
     this.folders.set(key, memory);
     memory.onDidChange(() => this.changed.fire(memory));
+    memory.onDidChangeServer(() => this.serverChanged.fire(memory));
     await memory.start();
     this.changed.fire(undefined);
   }

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import type { Browser, FrameLocator, Page } from 'playwright-core';
 import { createSampleProject, SAMPLE_MEMORIES } from '../../scripts/sample-project';
 import { splitFrontmatter } from '../../src/core/memoryFile';
-import { REPO_ROOT, ltmJson } from '../support/ltmProcess';
+import { REPO_ROOT, ltm, ltmJson } from '../support/ltmProcess';
 import { CodeServer, launchBrowser, openWorkbench, requireVsCodeTools } from '../vscode/codeServer';
 
 const SCREENSHOTS = path.join(REPO_ROOT, 'test-results', 'screenshots');
@@ -139,12 +139,14 @@ describe('the packaged extension in a real VS Code (UI)', function () {
 
   it('"LTM: Fix integrity" from the command palette repairs a broken store', async () => {
     const ltmDir = path.join(project, '.claude', 'ltm');
-    fs.writeFileSync(path.join(ltmDir, 'memories', 'mem_0badc0de.md'), '---\nid: "mem_0badc0de"\ntopic: "Orphaned by a bad merge"\n---\nOrphan body.\n');
+    fs.writeFileSync(path.join(ltmDir, 'memories', 'mem_0badc0de.md'), '---\nid: "mem_0badc0de"\ntopic: "Unlisted after a bad merge"\n---\nMerged body.\n');
     const index = JSON.parse(fs.readFileSync(path.join(ltmDir, 'index.json'), 'utf8')) as { memories: Record<string, unknown> };
     index.memories.mem_1ee7c0de = { topic: 'gone', tags: [], phase: 0, difficulty: 0.5, created_at: '2026-01-01T00:00:00Z' };
     fs.writeFileSync(path.join(ltmDir, 'index.json'), JSON.stringify(index, null, 2));
-    const broken = ltmJson<{ healthy: boolean; problems: { kind: string }[] }>(['check', '--project', project]);
-    assert.deepEqual(broken.problems.map((p) => p.kind).sort(), ['missing_file', 'orphaned_file']);
+    const check = ltm(['check', '--project', project, '--json']);
+    assert.equal(check.status, 1, 'check fails on a store with problems');
+    const broken = JSON.parse(check.stdout) as { healthy: boolean; problems: { kind: string }[] };
+    assert.deepEqual(broken.problems.map((p) => p.kind).sort(), ['missing_file', 'not_indexed']);
 
     await runCommand('LTM: Check integrity');
     await webview().locator('#integrity-status', { hasText: '2 issue(s) found' }).waitFor({ timeout: 30_000 });
@@ -154,7 +156,8 @@ describe('the packaged extension in a real VS Code (UI)', function () {
     await page.locator('.notifications-toasts, .notifications-center').locator('text=/repaired 2 problem/').first().waitFor({ timeout: 30_000 });
     const fixed = ltmJson<{ healthy: boolean; problems: unknown[] }>(['check', '--project', project]);
     assert.equal(fixed.healthy, true, JSON.stringify(fixed.problems));
-    assert.ok(fs.existsSync(path.join(ltmDir, 'archives', 'mem_0badc0de.md')), 'the orphan was archived before removal');
+    assert.ok(fs.existsSync(path.join(ltmDir, 'memories', 'mem_0badc0de.md')), 'the unlisted memory is kept');
+    assert.ok(Object.hasOwn((JSON.parse(fs.readFileSync(path.join(ltmDir, 'index.json'), 'utf8')) as { memories: object }).memories, 'mem_0badc0de'), 'and indexed');
   });
 
   it('restores an archived memory from the archives view', async () => {

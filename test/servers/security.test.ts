@@ -155,6 +155,40 @@ describe('server security', function () {
     await assertRefused({ method: 'POST', path: '/mcp', headers: { ...t.auth, ...MCP_HEADERS }, body: '{"jsonrpc":"2.0", id: 1}' }, 400, /malformed JSON body: .+/);
   });
 
+  /** Sends a body to /mcp that is JSON but no JSON-RPC message: a 4xx JSON-RPC error, nothing changed. */
+  async function assertJsonRpcRefused(body: string): Promise<{ status: number; error: { code: number; message: string } }> {
+    const before = snapshotFiles(ltmRoot(t.project));
+    const answer = await send({ method: 'POST', path: '/mcp', headers: { ...t.auth, ...MCP_HEADERS }, body });
+    const what = `POST /mcp ${body}: ${answer.status} ${JSON.stringify(answer.text)}`;
+    assert.ok(answer.status >= 400 && answer.status < 500, what);
+    assert.match(String(answer.headers['content-type']), /^application\/json/, what);
+    const json = answer.json();
+    assert.equal(json.jsonrpc, '2.0', what);
+    assert.equal(json.id, null, what);
+    const error = json.error as { code: number; message: string };
+    assert.ok(error && Number.isInteger(error.code) && error.code >= -32700 && error.code <= -32000, what);
+    assert.equal(typeof error.message, 'string', what);
+    assert.deepEqual(snapshotDiff(before, snapshotFiles(ltmRoot(t.project))), [], `files changed after ${what}`);
+    await assertStillServes();
+    return { status: answer.status, error };
+  }
+
+  it('answers an empty JSON-RPC batch with 400 Invalid Request (not 202)', async () => {
+    const answer = await send({ method: 'POST', path: '/mcp', headers: { ...t.auth, ...MCP_HEADERS }, body: '[]' });
+    assert.equal(answer.status, 400, answer.text);
+    assert.match(String(answer.headers['content-type']), /^application\/json/);
+    assert.equal(answer.text, '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Invalid Request: empty batch"}}');
+    await assertJsonRpcRefused('[]');
+    await assertJsonRpcRefused(' [ ] ');
+  });
+
+  it('answers bodies that are no JSON-RPC message (a number, a string, null, {}, [1], …) with a 4xx JSON-RPC error', async () => {
+    for (const body of ['42', '"tools/list"', 'null', 'true', '{}', '[1]', '[null]', '[[]]', '{"jsonrpc":"2.0"}', '{"jsonrpc":"1.0","id":1,"method":"tools/list"}']) {
+      const { status } = await assertJsonRpcRefused(body);
+      assert.equal(status, 400, body);
+    }
+  });
+
   it('answers 404 for unknown paths and unknown hook events', async () => {
     await assertRefused({ path: '/nope', headers: t.auth }, 404, /\/nope/);
     await assertRefused({ method: 'POST', path: '/hook/user_prompt_submit', headers: t.auth, body: '{}' }, 404, /user_prompt_submit/);

@@ -6,7 +6,9 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as net from 'node:net';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { ServerRunningError } from '../../src/servers/serverInfo';
 import { ensureCliBuilt, ltmRoot, makeTempProject, removeDir } from '../unit/storeTestKit';
 import {
   CLI,
@@ -17,9 +19,11 @@ import {
   serverJsonPath,
   sessionStartPayload,
   spawnLtm,
+  startTestServer,
   stopProcess,
   waitForServerJson,
   type ServeProcess,
+  type ServerJson,
 } from './serverKit';
 
 const ISO_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
@@ -85,6 +89,8 @@ describe('ltm serve (process)', function () {
     assert.equal(await health(info.port, info.token), 200);
     assert.equal(await health(info.port, 'wrong'), 401);
     assert.match(proc.stdout(), new RegExp(`MCP: +http://127\\.0\\.0\\.1:${info.port}/mcp`));
+    assert.equal(proc.stdout().match(/serving/g)?.length, 1, 'one banner');
+    assert.equal(proc.stderr(), '', 'nothing on stderr (no second banner)');
   });
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
@@ -136,6 +142,111 @@ describe('ltm serve (process)', function () {
     assert.match(second.stderr(), /^ltm: [^\n]+\n$/, `one line on stderr: ${JSON.stringify(second.stderr())}`);
     assert.match(second.stderr(), new RegExp(`already running \\(pid ${info.pid}`));
     assert.ok(fs.readFileSync(serverJsonPath(project)).equals(bytes), 'server.json was changed');
+    assert.equal(await health(info.port, info.token), 200);
+  });
+
+  /**
+   * Starts two `ltm serve` at the same moment and waits for the outcome: one
+   * exits (code, ms after the start) and the other serves, named in server.json.
+   */
+  async function startTwoAtOnce(): Promise<{ winner: ServeProcess; loser: ServeProcess; code: number | null; exitMs: number; info: ServerJson; serveMs: number }> {
+    const started = Date.now();
+    const a = serve();
+    const b = serve();
+    const first = await Promise.race([
+      a.exited.then((code) => ({ loser: a, winner: b, code })),
+      b.exited.then((code) => ({ loser: b, winner: a, code })),
+      new Promise<never>((_, reject) =>
+        setTimeout(() => reject(new Error(`both ltm serve still run after 8 s\n--- a:\n${a.output()}\n--- b:\n${b.output()}`)), 8_000),
+      ),
+    ]);
+    const exitMs = Date.now() - started;
+    const info = await waitForServerJson(project, first.winner);
+    return { ...first, exitMs, info, serveMs: Date.now() - started };
+  }
+
+  function readIdentityFile(): { token: string; port: number | null } {
+    return JSON.parse(fs.readFileSync(path.join(ltmRoot(project), 'server-identity.json'), 'utf8')) as { token: string; port: number | null };
+  }
+
+  it('of two `ltm serve` started at the same moment exactly one serves; the other exits 1 naming it (5 rounds)', async function () {
+    this.timeout(120_000);
+    for (let round = 1; round <= 5; round++) {
+      // A new store each round: the identity (token) is created by whichever claims the project.
+      fs.rmSync(path.join(project, '.claude'), { recursive: true, force: true });
+      const { winner, loser, code, exitMs, info } = await startTwoAtOnce();
+      const where = `round ${round}:\n--- winner:\n${winner.output()}\n--- loser:\n${loser.output()}`;
+      assert.equal(code, 1, where);
+      assert.ok(exitMs < 5_000, `the refused one exited after ${exitMs} ms`);
+      assert.equal(loser.stdout(), '', where);
+      assert.equal(loser.stderr(), `ltm: an LTM server for ${project} is already running (pid ${winner.child.pid}, http://127.0.0.1:${info.port})\n`, where);
+      assert.equal(info.pid, winner.child.pid);
+      assert.deepEqual(info.holder && { pid: info.holder.pid, host: info.holder.host }, { pid: winner.child.pid, host: os.hostname() }, 'server.json records the holder');
+      // The one token every client can know: server.json's and the identity's, and the server takes it.
+      assert.equal(readIdentityFile().token, info.token, where);
+      assert.equal(readIdentityFile().port, info.port, where);
+      assert.equal(await health(info.port, info.token), 200, where);
+      // It keeps serving after the other gave up.
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(winner.child.exitCode, null, where);
+      assert.equal(await health(info.port, info.token), 200, where);
+      assert.equal(await stopProcess(winner), 0, where);
+      assert.equal(fs.existsSync(serverJsonPath(project)), false, `server.json is still there after the server stopped (${where})`);
+      assert.equal(await health(info.port, info.token), 0, 'still answering after it stopped');
+    }
+  });
+
+  it('after a server is killed with SIGKILL the next `ltm serve` takes over at once, on the same port with the same token', async () => {
+    const first = serve();
+    const old = await waitForServerJson(project, first);
+    first.child.kill('SIGKILL');
+    await first.exited;
+    const stale = JSON.parse(fs.readFileSync(serverJsonPath(project), 'utf8')) as ServerJson;
+    assert.equal(stale.pid, old.pid, 'a killed server leaves its server.json behind');
+
+    // Two take their chance at once: one takes over within 2 s, the other is refused.
+    const { winner, loser, code, info, serveMs } = await startTwoAtOnce();
+    const where = `--- winner:\n${winner.output()}\n--- loser:\n${loser.output()}`;
+    assert.ok(serveMs < 2_000, `took over after ${serveMs} ms`);
+    assert.equal(code, 1, where);
+    assert.match(loser.stderr(), new RegExp(`already running \\(pid ${winner.child.pid}, http://127\\.0\\.0\\.1:${info.port}\\)`), where);
+    assert.equal(info.pid, winner.child.pid);
+    assert.equal(info.holder?.pid, winner.child.pid, 'server.json records the new holder');
+    assert.equal(info.port, old.port, 'the same port: Claude Code sessions that knew it keep working');
+    assert.equal(info.token, old.token, 'the same token');
+    assert.equal(await health(info.port, info.token), 200);
+    assert.equal(await stopProcess(winner), 0);
+    assert.equal(fs.existsSync(serverJsonPath(project)), false);
+  });
+
+  it('in one process (an extension host) a second server for the project is refused until the first stops', async () => {
+    const first = await startTestServer({ project });
+    try {
+      await assert.rejects(startTestServer({ project }), (error: unknown) => {
+        assert.ok(error instanceof ServerRunningError, String(error));
+        assert.deepEqual([error.code, error.running.pid, error.running.port], ['busy', process.pid, first.port]);
+        return true;
+      });
+      assert.equal(await health(first.port, first.token), 200);
+    } finally {
+      await first.stop();
+    }
+    const again = await startTestServer({ project });
+    assert.equal(again.port, first.port);
+    assert.equal(again.token, first.token);
+    await again.stop();
+  });
+
+  it('judges a server.json of an older version (no holder) by its answer: a live one is not replaced', async () => {
+    const first = serve();
+    const info = await waitForServerJson(project, first);
+    // As an older version writes it: no process identity.
+    const { holder: _holder, ...legacy } = info;
+    fs.writeFileSync(serverJsonPath(project), `${JSON.stringify(legacy, null, 2)}\n`);
+    const second = serve();
+    const code = await exitWithin(second, 10_000, 'the second ltm serve');
+    assert.equal(code, 1, second.output());
+    assert.match(second.stderr(), new RegExp(`already running \\(pid ${info.pid}, `));
     assert.equal(await health(info.port, info.token), 200);
   });
 

@@ -254,11 +254,11 @@ export interface HookRun {
   ms: number;
 }
 
-/** Runs a hook script with `sh`, the payload on stdin and exactly the given environment (plus PATH). */
-export function runHookScript(script: string, event: string, payload: unknown, env: Record<string, string>, cwd?: string): Promise<HookRun> {
+/** Runs a hook script with `shell` (sh by default), the payload on stdin and exactly the given environment (plus PATH). */
+export function runHookScript(script: string, event: string, payload: unknown, env: Record<string, string>, cwd?: string, shell = 'sh'): Promise<HookRun> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn('sh', [script, event], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(shell, [script, event], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -282,7 +282,12 @@ export interface ServeProcess {
 
 /** Spawns `node dist/cli.js <args>` without waiting for anything. */
 export function spawnLtm(args: string[]): ServeProcess {
-  const child = spawn(process.execPath, [CLI, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawnNode([CLI, ...args]);
+}
+
+/** Spawns `node <args>` without waiting for anything, its output kept. */
+export function spawnNode(args: string[]): ServeProcess {
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -155,6 +155,38 @@ describe('ltm init / uninit', function () {
     }
   });
 
+  it('a starting server brings hook scripts an earlier version installed up to date, and leaves anything else alone', async () => {
+    initOk(project);
+    const hooksDir = path.join(ltmRoot(project), 'hooks');
+    const shipped = fs.readFileSync(HOOK_SCRIPT, 'utf8');
+    // As an earlier version installed it: the token on curl's command line.
+    const older = shipped.replace(/-K \/dev\/fd\/3/, '-H "Authorization: Bearer $token"');
+    assert.notEqual(older, shipped);
+    fs.writeFileSync(path.join(hooksDir, 'ltm-hook.sh'), older);
+    // A script of the person's own under the same name (no LTM mark) is theirs.
+    const own = '#!/bin/sh\n# my own hook\nexit 0\n';
+    fs.writeFileSync(path.join(hooksDir, 'ltm-hook.ps1'), own);
+    const logged: string[] = [];
+    const t = await startTestServer({ project, log: (m) => logged.push(m) });
+    try {
+      assert.equal(fs.readFileSync(path.join(hooksDir, 'ltm-hook.sh'), 'utf8'), shipped);
+      assert.equal(fs.statSync(path.join(hooksDir, 'ltm-hook.sh')).mode & 0o777, 0o755);
+      assert.equal(fs.readFileSync(path.join(hooksDir, 'ltm-hook.ps1'), 'utf8'), own);
+      assert.deepEqual(logged.filter((m) => m.includes('hook script')), [`updated ${path.join(hooksDir, 'ltm-hook.sh')} to the hook script of this version`]);
+    } finally {
+      await t.stop();
+    }
+    // A project that never ran init gets no scripts.
+    const bare = makeTempProject('ltm-setup-bare-');
+    const u = await startTestServer({ project: bare });
+    try {
+      assert.equal(fs.existsSync(path.join(ltmRoot(bare), 'hooks')), false);
+    } finally {
+      await u.stop();
+      removeDir(bare);
+    }
+  });
+
   it('changes nothing when run twice (every file byte-identical)', () => {
     withExistingFiles();
     initOk(project);

@@ -214,20 +214,28 @@ describe('cli', function () {
       assert.deepEqual(healthy.counts, { indexed_memories: 1, memory_files: 1, stats_entries: 1, archive_files: 0, archived_memories: 0 });
       assert.match(await text('check'), /\*\*Status: Healthy\*\*/);
 
-      fs.writeFileSync(path.join(root, 'memories', 'mem_0000abcd.md'), '---\nid: mem_0000abcd\ntopic: "orphan"\n---\nbody\n');
-      const broken = await json<{ healthy: boolean; problems: { kind: string; id?: string }[] }>('check');
+      fs.writeFileSync(path.join(root, 'memories', 'mem_0000abcd.md'), '---\nid: mem_0000abcd\ntopic: "unlisted"\n---\nbody\n');
+      // A store with problems: the same report, and exit code 1 (so that `ltm check` can gate CI).
+      const brokenJsonOut = await cli('check', '--json');
+      assert.equal(brokenJsonOut.exitCode, 1, brokenJsonOut.stderr);
+      assert.equal(brokenJsonOut.stderr, '');
+      const broken = JSON.parse(brokenJsonOut.stdout) as { healthy: boolean; problems: { kind: string; id?: string }[] };
       assert.equal(broken.healthy, false);
-      assert.deepEqual(broken.problems.map((p) => [p.kind, p.id]), [['orphaned_file', 'mem_0000abcd']]);
-      const brokenText = await text('check');
+      assert.deepEqual(broken.problems.map((p) => [p.kind, p.id]), [['not_indexed', 'mem_0000abcd']]);
+      const brokenTextOut = await cli('check');
+      assert.equal(brokenTextOut.exitCode, 1, brokenTextOut.stderr);
+      assert.equal(brokenTextOut.stderr, '');
+      const brokenText = brokenTextOut.stdout;
       assert.match(brokenText, /\*\*Status: 1 issue\(s\) found\*\*/);
-      assert.match(brokenText, /## Orphaned memory files \(no index entry\)\n- memories\/mem_0000abcd\.md has no index entry/);
+      assert.match(brokenText, /## Memories index\.json does not list yet\n- memories\/mem_0000abcd\.md is a valid memory that index\.json does not list yet/);
 
       const fixed = await json('fix');
       assertShape(fixed, { success: 'boolean', actions: 'array', healthy: 'boolean', problems: 'array' }, 'fix');
       assert.deepEqual([fixed.success, fixed.healthy, fixed.problems], [true, true, []]);
       assert.equal((fixed.actions as string[]).length, 1);
       assert.match((fixed.actions as string[])[0]!, /mem_0000abcd/);
-      assert.ok(fs.existsSync(path.join(root, 'archives', 'mem_0000abcd.md')));
+      assert.ok(!fs.existsSync(path.join(root, 'archives', 'mem_0000abcd.md')), 'nothing was archived');
+      assert.equal((await json('get', 'mem_0000abcd')).topic, 'unlisted');
       assert.match(await text('fix'), /^# LTM Integrity Fix\n\nNothing to repair\.\n\n\*\*The store is healthy\.\*\*\n$/);
       assert.equal((await json('check')).healthy, true);
       assert.equal((await json('get', a)).topic, 'Healthy');
@@ -235,7 +243,7 @@ describe('cli', function () {
       const cleaned = await json<{ actions: string[] }>('fix', '--clean-archives');
       assert.ok(cleaned.actions.some((x) => x.includes('mem_0000dcba')), cleaned.actions.join('\n'));
       assert.ok(!fs.existsSync(path.join(root, 'archives', 'mem_0000dcba.md')));
-      assert.ok(fs.existsSync(path.join(root, 'archives', 'mem_0000abcd.md')), 'an archived memory is not an orphan');
+      assert.ok(fs.existsSync(path.join(root, 'memories', 'mem_0000abcd.md')), 'cleaning archives touches no memory');
     });
 
     it('evict: {ran, before, after, max_memories, steps}', async () => {
@@ -357,6 +365,32 @@ describe('cli', function () {
       assert.equal(got.status, 0);
       assert.match(got.stdout, /^# From the binary\n/);
       assert.equal(readJson<{ memories: Record<string, { access_count: number }> }>(path.join(root, 'stats.json')).memories[id]!.access_count, 1);
+    });
+
+    it('`check` exits 1 on a store with problems and 0 on a healthy one, text and --json alike', () => {
+      const stored = bin('store', '--topic', 'Healthy at first', '--content', 'x', '--json');
+      assert.equal(stored.status, 0, stored.stderr);
+      for (const args of [['check'], ['check', '--json']]) {
+        const r = bin(...args);
+        assert.equal(r.status, 0, `ltm ${args.join(' ')} on a healthy store: ${r.stdout}${r.stderr}`);
+        assert.equal(r.stderr, '');
+      }
+      assert.equal((JSON.parse(bin('check', '--json').stdout) as { healthy: boolean }).healthy, true);
+
+      fs.writeFileSync(path.join(root, 'memories', 'mem_0000abcd.md'), '---\nid: mem_0000abcd\ntopic: "orphan"\n---\nbody\n');
+      const text = bin('check');
+      assert.equal(text.status, 1, `ltm check on a broken store: ${text.stdout}${text.stderr}`);
+      assert.equal(text.stderr, '');
+      assert.match(text.stdout, /\*\*Status: 1 issue\(s\) found\*\*/);
+      const json = bin('check', '--json');
+      assert.equal(json.status, 1, `ltm check --json on a broken store: ${json.stdout}${json.stderr}`);
+      assert.equal(json.stderr, '');
+      const report = JSON.parse(json.stdout) as { healthy: boolean; problems: { kind: string }[] };
+      assert.equal(report.healthy, false);
+      assert.ok(report.problems.length > 0, 'problems are listed');
+
+      assert.equal(bin('fix').status, 0);
+      assert.equal(bin('check').status, 0, 'healthy again after fix');
     });
 
     it('bad arguments exit non-zero with exactly one line on stderr and change nothing', () => {

@@ -65,47 +65,41 @@ describe('integrity: the broken claude-ltm 0.2.5 fixture', () => {
 
   beforeEach(() => copyDir(brokenRoot, path.join(ctx.project, '.claude')));
 
-  it('check reports the orphaned file, the missing file and the orphaned stats, not the evicted memory’s archive, and writes nothing', () => {
+  it('check reports the memory the index does not list, the missing file and the orphaned stats, not the evicted memory’s archive, and writes nothing', () => {
     const store = ctx.open();
     const before = snapshotFiles(ctx.root);
     const report = store.check();
     assert.deepEqual(snapshotDiff(before, snapshotFiles(ctx.root)), [], 'check changed files');
     assert.equal(report.healthy, false);
-    const orphan = find(report, 'orphaned_file', 'mem_deadbeef');
-    assert.ok(orphan, describeProblems(report));
-    assert.equal(orphan.file, 'mem_deadbeef.md');
+    const unlisted = find(report, 'not_indexed', 'mem_deadbeef');
+    assert.ok(unlisted, describeProblems(report));
+    assert.equal(unlisted.file, 'mem_deadbeef.md');
     assert.ok(find(report, 'missing_file', 'mem_missing1'), describeProblems(report));
     assert.ok(find(report, 'orphaned_stats', 'mem_statonly'), describeProblems(report));
     assert.ok(!report.problems.some((p) => p.id === 'mem_4a55fb98' || p.detail.includes('mem_4a55fb98')), describeProblems(report));
-    assert.deepEqual(kinds(report), ['missing_file', 'orphaned_file', 'orphaned_stats']);
-    // the fixture's two good memories are listed, the evicted one is archived
-    assert.deepEqual(store.list().memories.map((m) => m.id).sort(), ['mem_56b2d1cd', 'mem_db545e7e']);
+    assert.deepEqual(kinds(report), ['missing_file', 'not_indexed', 'orphaned_stats']);
+    // every valid memory file is a memory, listed or not; the evicted one is archived
+    assert.deepEqual(store.list().memories.map((m) => m.id).sort(), ['mem_56b2d1cd', 'mem_db545e7e', 'mem_deadbeef']);
     assert.deepEqual(store.list({ phase: 3 }).memories.map((m) => m.id), ['mem_4a55fb98']);
   });
 
-  it('one fix() repairs everything, archiving the orphaned file first; a second check is healthy', async () => {
+  it('one fix() repairs everything, indexing the memory the index did not list; a second check is healthy', async () => {
     const store = ctx.open();
-    const orphanBytes = fs.readFileSync(memPath(ctx, 'mem_deadbeef'));
-    const goodBytes = new Map(['mem_56b2d1cd', 'mem_db545e7e'].map((id) => [id, fs.readFileSync(memPath(ctx, id))]));
+    const before = memoryBytes(ctx);
     const evictedArchive = fs.readFileSync(path.join(ctx.root, 'archives', 'mem_4a55fb98.md'));
 
     const result = await fixAndExpectHealthy(ctx, store);
     assert.ok(result.actions.length >= 3, result.actions.join('\n'));
+    assert.ok(result.actions.some((a) => a.includes('mem_deadbeef') && a.includes('index.json')), result.actions.join('\n'));
 
-    assert.ok(!fs.existsSync(memPath(ctx, 'mem_deadbeef')));
-    assert.ok(fs.readFileSync(path.join(ctx.root, 'archives', 'mem_deadbeef.md')).equals(orphanBytes), 'the orphan’s archive equals its original bytes');
+    // No memory file was moved, archived or changed.
+    assert.deepEqual(memoryBytes(ctx), before);
+    assert.ok(!fs.existsSync(path.join(ctx.root, 'archives', 'mem_deadbeef.md')));
     assert.ok(fs.readFileSync(path.join(ctx.root, 'archives', 'mem_4a55fb98.md')).equals(evictedArchive));
-    for (const [id, bytes] of goodBytes) assert.ok(fs.readFileSync(memPath(ctx, id)).equals(bytes), `${id} changed`);
-    assert.deepEqual(memoryKeys(path.join(ctx.root, 'index.json')), ['mem_56b2d1cd', 'mem_db545e7e']);
+    assert.deepEqual(memoryKeys(path.join(ctx.root, 'index.json')), ['mem_56b2d1cd', 'mem_db545e7e', 'mem_deadbeef']);
     assert.deepEqual(memoryKeys(path.join(ctx.root, 'stats.json')).filter((id) => id === 'mem_statonly'), []);
-    const archiveIndex = memoryKeys(path.join(ctx.root, 'archive_index.json'));
-    assert.ok(archiveIndex.includes('mem_deadbeef') && archiveIndex.includes('mem_4a55fb98'), archiveIndex.join());
-
-    // the orphan is restorable
-    const restored = await store.restore('mem_deadbeef');
-    assert.equal(restored.topic, 'orphan');
-    assert.equal(restored.content, 'orphan body');
-    assert.equal(store.check().healthy, true, describeProblems(store.check()));
+    assert.deepEqual(memoryKeys(path.join(ctx.root, 'archive_index.json')), ['mem_4a55fb98']);
+    assert.equal((await store.get('mem_deadbeef')).content, 'orphan body');
   });
 
   it('fix({cleanArchives: true}) never deletes the archive of an evicted memory', async () => {
@@ -113,7 +107,7 @@ describe('integrity: the broken claude-ltm 0.2.5 fixture', () => {
     const evictedArchive = fs.readFileSync(path.join(ctx.root, 'archives', 'mem_4a55fb98.md'));
     await fixAndExpectHealthy(ctx, store, { cleanArchives: true });
     assert.ok(fs.readFileSync(path.join(ctx.root, 'archives', 'mem_4a55fb98.md')).equals(evictedArchive));
-    assert.ok(fs.existsSync(path.join(ctx.root, 'archives', 'mem_deadbeef.md')), 'the orphan archived by this fix is kept too');
+    assert.equal(store.peek('mem_deadbeef').topic, 'orphan', 'the memory the index did not list is kept active');
     // and again, now that archive_index.json exists
     await fixAndExpectHealthy(ctx, store, { cleanArchives: true });
     assert.ok(fs.existsSync(path.join(ctx.root, 'archives', 'mem_4a55fb98.md')));
@@ -173,17 +167,7 @@ describe('integrity: a damaged index.json', () => {
 
   it('index.json with git conflict markers after a real merge: memories listed, reported, fixed, nothing lost', async function () {
     this.timeout(30_000);
-    const git = (...args: string[]) => {
-      const r = spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', ...args], {
-        cwd: ctx.project,
-        encoding: 'utf8',
-      });
-      return r;
-    };
-    const ok = (...args: string[]) => {
-      const r = git(...args);
-      assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
-    };
+    const { git, ok } = gitIn(ctx.project);
     ok('init', '-q');
     let store = ctx.open();
     const base = (await store.store({ topic: 'Base memory', content: 'On both branches.', tags: ['base'] })).memory.id;
@@ -218,7 +202,68 @@ describe('integrity: a damaged index.json', () => {
     assert.deepEqual(readJson<{ tag_index: Record<string, string[]> }>(path.join(ctx.root, 'index.json')).tag_index.shared?.sort(), [onFeature, onMain].sort());
     assert.deepEqual(snapshotDiff(bytes, memoryBytes(ctx)), [], 'memory files changed');
   });
+
+  for (const side of ['ours', 'theirs'] as const) {
+    it(`a merge whose index.json conflict is resolved with "${side}" hides no memory: every file is active, check reports the unlisted ones, fix indexes them`, async function () {
+      this.timeout(60_000);
+      const { git, ok } = gitIn(ctx.project);
+      ok('init', '-q');
+      let store = ctx.open();
+      const storeMany = async (label: string, n: number) => {
+        const ids: string[] = [];
+        for (let i = 0; i < n; i++) ids.push((await store.store({ topic: `${label} ${i}`, content: `${label} lesson ${i}.`, tags: [label] })).memory.id);
+        return ids;
+      };
+      const base = await storeMany('base', 20);
+      ok('add', '-A');
+      ok('commit', '-q', '-m', 'base');
+      ok('checkout', '-q', '-b', 'feature');
+      const onFeature = await storeMany('feature', 50);
+      ok('add', '-A');
+      ok('commit', '-q', '-m', 'feature');
+      ok('checkout', '-q', 'main');
+      store.dispose();
+      store = ctx.open();
+      const onMain = await storeMany('main', 50);
+      ok('add', '-A');
+      ok('commit', '-q', '-m', 'main');
+      assert.notEqual(git('merge', 'feature').status, 0, 'the merge conflicts');
+      // The usual reflex: take one side's index.json whole.
+      ok('checkout', `--${side}`, '--', '.claude/ltm/index.json');
+      ok('add', '-A');
+      ok('commit', '-q', '--no-edit');
+      const all = [...base, ...onFeature, ...onMain].sort();
+      const unlisted = side === 'ours' ? onFeature : onMain;
+      const bytes = memoryBytes(ctx);
+      assert.deepEqual([...bytes.keys()], all);
+
+      for (const s of [store, ctx.open()]) {
+        assert.equal(s.list({ limit: 500 }).total, 120, 'every memory of both branches is active before any fix');
+        assert.deepEqual(s.list({ tag: side === 'ours' ? 'feature' : 'main', limit: 500 }).memories.map((m) => m.id).sort(), [...unlisted].sort());
+        assert.equal(s.search('lesson', { limit: 200 }).length, 120);
+        const report = s.check();
+        assert.deepEqual(report.problems.filter((p) => p.kind === 'not_indexed').map((p) => p.id).sort(), [...unlisted].sort(), describeProblems(report));
+      }
+      const result = await fixAndExpectHealthy(ctx, ctx.open());
+      assert.equal(result.actions.filter((a) => a.includes('index.json')).length, 50, result.actions.join('\n'));
+      assert.deepEqual(memoryKeys(path.join(ctx.root, 'index.json')), all);
+      assert.deepEqual(snapshotDiff(bytes, memoryBytes(ctx)), [], 'memory files changed');
+      assert.deepEqual(memoryFileIds(path.join(ctx.root, 'archives')), [], 'nothing was archived');
+      assert.equal(ctx.open().list({ limit: 500 }).total, 120);
+    });
+  }
 });
+
+/** git in a directory, with an identity and a default branch of its own. */
+function gitIn(cwd: string) {
+  const git = (...args: string[]) =>
+    spawnSync('git', ['-c', 'user.name=t', '-c', 'user.email=t@t', '-c', 'init.defaultBranch=main', ...args], { cwd, encoding: 'utf8' });
+  const ok = (...args: string[]) => {
+    const r = git(...args);
+    assert.equal(r.status, 0, `git ${args.join(' ')}: ${r.stderr}`);
+  };
+  return { git, ok };
+}
 
 describe('integrity: every other kind of problem', () => {
   const ctx = useProject('ltm-integrity-');
@@ -418,6 +463,25 @@ describe('integrity: every other kind of problem', () => {
     assert.equal((await store.restore(ids[2]!)).topic, 'Memory 2');
   });
 
+  it('quarantine/ is git-ignored, also in a store whose .gitignore predates it: a quarantined file is never committed', async () => {
+    const { ok, git } = gitIn(ctx.project);
+    ok('init', '-q');
+    const { store } = await seed(ctx, 1);
+    // A .gitignore written by an earlier version, without the quarantine line.
+    const gitignore = path.join(ctx.root, '.gitignore');
+    fs.writeFileSync(gitignore, fs.readFileSync(gitignore, 'utf8').replace(/^quarantine\/\n/m, ''));
+    fs.writeFileSync(path.join(ctx.root, 'memories', 'mem_0badf00d.md'), '---\nid: [\n---\nA hand edit gone wrong.\n');
+    ok('add', '-A');
+    ok('commit', '-q', '-m', 'broken');
+    await fixAndExpectHealthy(ctx, store);
+    const quarantined = fs.readdirSync(path.join(ctx.root, 'quarantine'));
+    assert.equal(quarantined.length, 1);
+    assert.equal(git('check-ignore', '-q', path.join(ctx.root, 'quarantine', quarantined[0]!)).status, 0, 'the quarantined file is ignored');
+    ok('add', '-A');
+    const tracked = git('ls-files', '.claude/ltm').stdout;
+    assert.doesNotMatch(tracked, /quarantine/, tracked);
+  });
+
   it('many problems at once are repaired by one fix', async () => {
     const { store, ids } = await seed(ctx, 4);
     await store.forget(ids[3]!);
@@ -434,6 +498,6 @@ describe('integrity: every other kind of problem', () => {
     assert.ok(report.problems.length >= 6, describeProblems(report));
     await fixAndExpectHealthy(ctx, store);
     const topics = store.list().memories.map((m) => m.topic).sort();
-    assert.deepEqual(topics, ['Memory 0', 'Memory 0', 'Memory 1 edited', 'Memory 2']);
+    assert.deepEqual(topics, ['Memory 0', 'Memory 0', 'Memory 1 edited', 'Memory 2', 'not indexed']);
   });
 });

@@ -316,7 +316,7 @@ describe('interop with claude-ltm 0.2.5 stores', () => {
       assert.equal(report.healthy, false);
       assert.deepEqual(
         report.problems.map((p) => `${p.kind} ${p.id}`).sort(),
-        ['missing_file mem_missing1', 'orphaned_file mem_deadbeef', 'orphaned_stats mem_statonly'],
+        ['missing_file mem_missing1', 'not_indexed mem_deadbeef', 'orphaned_stats mem_statonly'],
       );
       assert.ok(!report.problems.some((p) => p.kind === 'orphaned_archive'));
     });

@@ -67,6 +67,50 @@ describe('session tracker', () => {
     assert.equal((await first.start('three', 'startup')).number, 3, 'the next start sees both');
   });
 
+  it('keeps sessions named like prototype keys as ordinary sessions, and pollutes nothing', async () => {
+    const names = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', '__defineGetter__'];
+    const tracker = manualTracker(ctx.open());
+    for (const [i, name] of names.entries()) {
+      assert.deepEqual(await tracker.start(name, 'startup'), { number: i + 1, counted: true }, name);
+      void tracker.recordToolCall(name, i % 2 === 0);
+      void tracker.markCompacted(name);
+    }
+    await tracker.flush();
+    for (const key of ['number', 'tool_successes', 'tool_failures', 'compacted', 'last_activity']) {
+      assert.equal(key in Object.prototype, false, `Object.prototype.${key} was written`);
+    }
+    const state = JSON.parse(fs.readFileSync(stateFile(), 'utf8'), (k, v: unknown) => v) as StateFile;
+    assert.equal(state.session_count, names.length);
+    assert.deepEqual(Object.getOwnPropertyNames(state.sessions).sort(), [...names].sort());
+    // Read back by another tracker: every session is known with its own counters.
+    const again = manualTracker(ctx.open());
+    for (const [i, name] of names.entries()) {
+      assert.deepEqual(await again.start(name, 'resume'), { number: i + 1, counted: false }, name);
+      assert.equal(again.sessionNumber(name), i + 1);
+    }
+    assert.equal(again.sessionNumber('valueOf'), undefined, 'an unknown name is not found on the prototype');
+  });
+
+  it('keeps a huge, odd or secret-shaped session ID by a digest: the same session, and neither the ID nor a secret on disk', async () => {
+    const huge = 'x'.repeat(200_000);
+    const secret = 'AKIA' + 'IOSFODNN7EXAMPLE';
+    const odd = 'line\nbreak "quoted" \u0000 \ud83d\ude00';
+    const tracker = manualTracker(ctx.open());
+    for (const [i, id] of [huge, secret, odd].entries()) {
+      assert.deepEqual(await tracker.start(id, 'startup'), { number: i + 1, counted: true });
+      void tracker.recordToolCall(id, true);
+    }
+    await tracker.flush();
+    const text = fs.readFileSync(stateFile(), 'utf8');
+    assert.ok(text.length < 5_000, `state.json is ${text.length} bytes`);
+    assert.ok(!text.includes(secret) && !text.includes('xxxxxxxxxx') && !text.includes('quoted'), text);
+    const again = manualTracker(ctx.open());
+    for (const [i, id] of [huge, secret, odd].entries()) {
+      assert.equal(again.sessionNumber(id), i + 1);
+      assert.equal(again.close(id).difficulty > 0, true, 'its failure was counted for it');
+    }
+  });
+
   it('knows a session while its start is being written', async () => {
     const store = ctx.open();
     store.init();

@@ -37,9 +37,10 @@ function archiveIndexOf(ctx: Ctx): { memories: Record<string, { reason: string; 
 }
 
 /** Every text file under .claude/ltm that contains `needle`. */
-function filesContaining(ctx: Ctx, needle: string): string[] {
+function filesContaining(ctx: Ctx, needle: string, options: { ignoreCase?: boolean } = {}): string[] {
   const hits: string[] = [];
-  for (const [name, bytes] of snapshotFiles(ctx.root)) if (bytes.toString('utf8').includes(needle)) hits.push(name);
+  const fold = (text: string) => (options.ignoreCase ? text.toLowerCase() : text);
+  for (const [name, bytes] of snapshotFiles(ctx.root)) if (fold(bytes.toString('utf8')).includes(fold(needle))) hits.push(name);
   return hits;
 }
 
@@ -391,6 +392,22 @@ describe('MemoryStore: secrets', () => {
     assert.match(raw, /\[REDACTED Anthropic API key\]/);
     assert.match(raw, /password=\[REDACTED assigned secret\]/);
     assert.match(result.memory.topic, /^Deploy with \[REDACTED GitHub token\]$/);
+  });
+
+  it('redacts secrets given as tags: neither the memory file nor index.json holds them, in any letter case', async () => {
+    const store = ctx.open();
+    const result = await store.store({
+      topic: 'Tagged deploy notes',
+      content: 'Nothing secret in the text.',
+      tags: ['deploy', secrets.aws, `password=${secrets.password}`, `token ${secrets.github}`],
+    });
+    assert.ok(result.redactions.length >= 3, JSON.stringify(result.redactions));
+    for (const secret of Object.values(secrets).filter((s) => s !== secrets.anthropic)) {
+      assert.deepEqual(filesContaining(ctx, secret.toLowerCase(), { ignoreCase: true }), [], `${secret} is on disk`);
+      assert.ok(!JSON.stringify(result.memory.tags).toLowerCase().includes(secret.toLowerCase()), result.memory.tags.join());
+    }
+    assert.ok(result.memory.tags.includes('deploy'));
+    assert.ok(result.memory.tags.some((t) => t.includes('redacted aws access key')), result.memory.tags.join());
   });
 
   it('redacts a secret given to updateSummary', async () => {

@@ -26,9 +26,9 @@ export function ltmRoot(project: string): string {
   return path.join(project, '.claude', 'ltm');
 }
 
-/** Every file under `dir`, by path relative to it, with its exact bytes. */
-export function snapshotFiles(dir: string): Map<string, Buffer> {
-  const out = new Map<string, Buffer>();
+/** Every regular file under `dir` (recursively), by path relative to it; none when `dir` is missing. */
+export function filesUnder(dir: string): string[] {
+  const out: string[] = [];
   const walk = (d: string) => {
     let entries: fs.Dirent[];
     try {
@@ -39,11 +39,16 @@ export function snapshotFiles(dir: string): Map<string, Buffer> {
     for (const e of entries) {
       const full = path.join(d, e.name);
       if (e.isDirectory()) walk(full);
-      else out.set(path.relative(dir, full), fs.readFileSync(full));
+      else if (e.isFile()) out.push(path.relative(dir, full));
     }
   };
   walk(dir);
   return out;
+}
+
+/** Every file under `dir`, by path relative to it, with its exact bytes. */
+export function snapshotFiles(dir: string): Map<string, Buffer> {
+  return new Map(filesUnder(dir).map((name) => [name, fs.readFileSync(path.join(dir, name))]));
 }
 
 /** Names of files that differ between two snapshots (added, removed or changed). */

@@ -4,6 +4,7 @@
  * the mocha suite's `run()` inside its extension host; mocha's output and exit
  * code come back through the page (see ../../../shared notes on code-server).
  */
+import * as fs from 'node:fs';
 import { format } from 'node:util';
 import { CodeServer, launchBrowser } from './codeServer';
 
@@ -16,6 +17,12 @@ export interface ExtensionTestOptions {
   extensionDevelopmentPath: string;
   /** The compiled suite index (exports run()). */
   extensionTestsPath: string;
+  /**
+   * The folder to open. It is opened as the first folder of a saved
+   * multi-root workspace (`<workspace>.code-workspace`), so that the suite can
+   * add and remove folders: in a single-folder window that would reload the
+   * window, and end the suite with it.
+   */
   workspace: string;
   /** Environment for the extension host (the extensionEnvironment payload). */
   extensionEnvironment?: Record<string, string>;
@@ -23,6 +30,8 @@ export interface ExtensionTestOptions {
 }
 
 export async function runExtensionTests(options: ExtensionTestOptions): Promise<ExtensionTestRun> {
+  const workspaceFile = `${options.workspace}.code-workspace`;
+  fs.writeFileSync(workspaceFile, `${JSON.stringify({ folders: [{ path: options.workspace }], settings: {} }, null, 2)}\n`);
   const server = await CodeServer.start({ smokeTestDriver: true });
   const browser = await launchBrowser();
   const log: string[] = [];
@@ -44,7 +53,7 @@ export async function runExtensionTests(options: ExtensionTestOptions): Promise<
       ['skipWelcome', 'true'],
     ];
     if (options.extensionEnvironment) payload.push(['extensionEnvironment', JSON.stringify(options.extensionEnvironment)]);
-    const query = new URLSearchParams({ folder: options.workspace, payload: JSON.stringify(payload) });
+    const query = new URLSearchParams({ workspace: workspaceFile, payload: JSON.stringify(payload) });
     await page.goto(`${server.url}/?${query.toString()}`);
     const timeout = new Promise<number>((resolve) =>
       setTimeout(() => {
@@ -57,5 +66,6 @@ export async function runExtensionTests(options: ExtensionTestOptions): Promise<
   } finally {
     await browser.close();
     await server.stop();
+    fs.rmSync(workspaceFile, { force: true });
   }
 }

@@ -1,8 +1,11 @@
 /**
  * Runs inside the extension host of a real VS Code (code-server), on a
  * workspace holding the claude-ltm 0.2.5 interop store, set up for Claude Code.
+ * The workspace is a saved multi-root one (see runExtensionTests), so that a
+ * test can add a folder without reloading the window.
  */
 import { strict as assert } from 'node:assert';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -36,6 +39,52 @@ function once<T>(event: vscode.Event<T>, timeoutMs: number, what: string): Promi
       resolve(Date.now() - started);
     });
   });
+}
+
+interface ServerJson {
+  port: number;
+  token: string;
+  pid: number;
+  url: string;
+}
+
+function readServerJson(project: string): ServerJson | null {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(project, '.claude', 'ltm', 'server.json'), 'utf8')) as ServerJson;
+  } catch {
+    return null;
+  }
+}
+
+/** The LTM_* variables a new integrated terminal started in `cwd` gets. */
+async function terminalEnvironment(cwd: string): Promise<Record<string, string>> {
+  const out = path.join(cwd, 'terminal-env.txt');
+  fs.rmSync(out, { force: true });
+  const terminal = vscode.window.createTerminal({ name: 'env probe', cwd: vscode.Uri.file(cwd) });
+  terminal.sendText(`env | grep '^LTM_' > ${JSON.stringify(out)}.tmp; mv ${JSON.stringify(out)}.tmp ${JSON.stringify(out)}`);
+  try {
+    await waitFor(() => fs.existsSync(out), 'the terminal to write its environment', 20_000);
+  } finally {
+    terminal.dispose();
+  }
+  const env = Object.fromEntries(
+    fs
+      .readFileSync(out, 'utf8')
+      .trim()
+      .split('\n')
+      .filter((line) => line.includes('='))
+      .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
+  );
+  fs.rmSync(out);
+  return env;
+}
+
+async function health(port: number, token: string): Promise<number> {
+  try {
+    return (await fetch(`http://127.0.0.1:${port}/health`, { headers: { Authorization: `Bearer ${token}` } })).status;
+  } catch {
+    return 0;
+  }
 }
 
 describe('LTM in a real VS Code', () => {
@@ -75,19 +124,7 @@ describe('LTM in a real VS Code', () => {
 
   let terminalEnv: Record<string, string> = {};
   it('gives the folder’s integrated terminals LTM_PORT, LTM_TOKEN and LTM_MCP_URL', async () => {
-    const out = path.join(folder, 'terminal-env.txt');
-    const terminal = vscode.window.createTerminal({ name: 'env probe', cwd: vscode.Uri.file(folder) });
-    terminal.sendText(`env | grep '^LTM_' > ${JSON.stringify(out)}.tmp && mv ${JSON.stringify(out)}.tmp ${JSON.stringify(out)}`);
-    await waitFor(() => fs.existsSync(out), 'the terminal to write its environment', 20_000);
-    terminal.dispose();
-    terminalEnv = Object.fromEntries(
-      fs
-        .readFileSync(out, 'utf8')
-        .trim()
-        .split('\n')
-        .map((line) => [line.slice(0, line.indexOf('=')), line.slice(line.indexOf('=') + 1)]),
-    );
-    fs.rmSync(out);
+    terminalEnv = await terminalEnvironment(folder);
     const [info] = api.folders();
     assert.equal(terminalEnv.LTM_PORT, String(info!.port));
     assert.equal(terminalEnv.LTM_TOKEN, info!.token);
@@ -121,16 +158,17 @@ describe('LTM in a real VS Code', () => {
   });
 
   it('"LTM: Fix integrity" repairs a damaged store in one pass', async () => {
-    fs.writeFileSync(path.join(ltmDir(), 'memories', 'mem_0badc0de.md'), '---\nid: "mem_0badc0de"\ntopic: "orphan"\n---\norphan body\n');
+    fs.writeFileSync(path.join(ltmDir(), 'memories', 'mem_0badc0de.md'), '---\nid: "mem_0badc0de"\ntopic: "unlisted"\n---\nunlisted body\n');
     const index = JSON.parse(fs.readFileSync(path.join(ltmDir(), 'index.json'), 'utf8')) as { memories: Record<string, unknown> };
     index.memories.mem_1ee7c0de = { topic: 'gone', tags: [], phase: 0, difficulty: 0.5, created_at: '2026-01-01T00:00:00Z' };
     fs.writeFileSync(path.join(ltmDir(), 'index.json'), JSON.stringify(index, null, 2));
     const before = MemoryStore.open(folder).check();
-    assert.deepEqual(before.problems.map((p) => p.kind).sort(), ['missing_file', 'orphaned_file']);
+    assert.deepEqual(before.problems.map((p) => p.kind).sort(), ['missing_file', 'not_indexed']);
     await vscode.commands.executeCommand('ltm.fixIntegrity');
     const after = MemoryStore.open(folder).check();
     assert.equal(after.healthy, true, JSON.stringify(after.problems));
-    assert.ok(fs.existsSync(path.join(ltmDir(), 'archives', 'mem_0badc0de.md')), 'the orphan was archived before removal');
+    assert.ok(fs.existsSync(path.join(ltmDir(), 'memories', 'mem_0badc0de.md')), 'the unlisted memory is kept');
+    assert.ok(Object.hasOwn((JSON.parse(fs.readFileSync(path.join(ltmDir(), 'index.json'), 'utf8')) as { memories: object }).memories, 'mem_0badc0de'), 'and indexed');
   });
 
   it('Claude Code, run with the environment of an LTM terminal, reaches the extension’s server', async function () {
@@ -150,5 +188,94 @@ describe('LTM in a real VS Code', () => {
     } finally {
       await fake.stop();
     }
+  });
+  describe('a folder whose server another process started first (like a second window on the same folder)', () => {
+    let second: string | undefined;
+    let serve: ChildProcess | undefined;
+    let serveOutput = '';
+
+    const serveRuns = () => serve !== undefined && serve.exitCode === null && serve.signalCode === null;
+    const secondIndex = () => (vscode.workspace.workspaceFolders ?? []).findIndex((f) => f.uri.fsPath === second);
+
+    after(async () => {
+      // Stopped by its PID whatever happened in the test.
+      if (serve?.pid && serveRuns()) {
+        const exited = new Promise((r) => serve!.once('exit', r));
+        process.kill(serve.pid, 'SIGKILL');
+        await exited;
+      }
+      if (second && secondIndex() >= 0) {
+        vscode.workspace.updateWorkspaceFolders(secondIndex(), 1);
+        await waitFor(() => !api.folders().some((f) => f.path === second), 'the second folder to be closed').catch(() => undefined);
+      }
+      if (second) fs.rmSync(second, { recursive: true, force: true });
+    });
+
+    it('uses the running `ltm serve` instead of starting its own, and starts its own within seconds once that one stops', async function () {
+      this.timeout(120_000);
+      // Adding a folder to a single-folder window reloads it (and ends this suite): runExtensionTests opens a multi-root workspace.
+      assert.ok(vscode.workspace.workspaceFile, 'the suite runs in a saved multi-root workspace (see test/vscode/runExtensionTests.ts)');
+      const extension = vscode.extensions.getExtension(EXTENSION_ID)!;
+      const cli = path.join(extension.extensionPath, 'dist', 'cli.js');
+      const dir = fs.mkdtempSync(path.join(path.dirname(folder), 'second-'));
+      second = dir;
+      const stored = spawnSync(process.execPath, [cli, 'store', '--project', dir, '--topic', 'Served by another process', '--content', 'The second folder.'], {
+        encoding: 'utf8',
+      });
+      assert.equal(stored.status, 0, stored.stderr);
+
+      // A real `ltm serve` (the CLI as another process), running before the extension opens the folder.
+      const child = spawn(process.execPath, [cli, 'serve', '--project', dir], { stdio: ['ignore', 'pipe', 'pipe'] });
+      serve = child;
+      child.stdout!.on('data', (d: Buffer) => (serveOutput += d.toString()));
+      child.stderr!.on('data', (d: Buffer) => (serveOutput += d.toString()));
+      const foreign = await waitFor(() => {
+        if (!serveRuns()) throw new Error(`ltm serve exited: ${serveOutput}`);
+        const info = readServerJson(dir);
+        return info?.pid === child.pid ? info : null;
+      }, 'ltm serve to write server.json');
+
+      assert.ok(vscode.workspace.updateWorkspaceFolders(vscode.workspace.workspaceFolders!.length, 0, { uri: vscode.Uri.file(dir) }));
+      const opened = await waitFor(() => api.folders().find((f) => f.path === dir && f.port !== null), 'the extension to open the second folder', 30_000);
+      assert.equal(opened.memories, 1);
+      assert.deepEqual([opened.port, opened.token, opened.mcpUrl], [foreign.port, foreign.token, `http://127.0.0.1:${foreign.port}/mcp`], 'the extension offers the running server');
+      // It did not start a server of its own: server.json still names ltm serve, which still serves.
+      await new Promise((r) => setTimeout(r, 500));
+      assert.equal(readServerJson(dir)?.pid, child.pid, `server.json changed hands while ltm serve runs:\n${serveOutput}`);
+      assert.ok(serveRuns(), `ltm serve stopped: ${serveOutput}`);
+      assert.equal(await health(foreign.port, foreign.token), 200);
+      // Not an error: the status says whose server it is.
+      const status = (await vscode.commands.executeCommand<string[]>('ltm.showStatus')) ?? [];
+      const line = status.find((l) => l.startsWith(`${path.basename(dir)}:`)) ?? '';
+      assert.match(line, new RegExp(`server 127\\.0\\.0\\.1:${foreign.port} \\(another window's, pid ${child.pid}\\)`), status.join('\n'));
+
+      const env = await terminalEnvironment(dir);
+      assert.deepEqual([env.LTM_PORT, env.LTM_TOKEN, env.LTM_MCP_URL], [String(foreign.port), foreign.token, `http://127.0.0.1:${foreign.port}/mcp`], 'terminals of the folder use the running server');
+
+      // The other process stops (SIGTERM: it removes its server.json): the extension starts its own.
+      const stoppedAt = Date.now();
+      const exited = new Promise((r) => child.once('exit', r));
+      process.kill(child.pid!, 'SIGTERM');
+      await exited;
+      const own = await waitFor(() => {
+        const info = readServerJson(dir);
+        return info?.pid === process.pid ? info : null;
+      }, 'the extension to start its own server', 15_000);
+      const tookMs = Date.now() - stoppedAt;
+      assert.ok(tookMs < 5_000, `the extension took over after ${tookMs} ms`);
+      assert.equal(own.token, foreign.token, 'the same project identity');
+      assert.equal(own.port, foreign.port, 'the same port: Claude Code sessions that knew the old server keep working');
+      assert.equal(await health(own.port, own.token), 200);
+      await waitFor(() => api.folders().find((f) => f.path === dir)?.port === own.port, 'the extension to report its own server');
+      const after = (await vscode.commands.executeCommand<string[]>('ltm.showStatus')) ?? [];
+      assert.match(after.find((l) => l.startsWith(`${path.basename(dir)}:`)) ?? '', new RegExp(`server 127\\.0\\.0\\.1:${own.port}$`), after.join('\n'));
+      const envAfter = await terminalEnvironment(dir);
+      assert.deepEqual([envAfter.LTM_PORT, envAfter.LTM_TOKEN], [String(own.port), own.token]);
+
+      // Closing the folder stops the extension's server for it and removes server.json.
+      vscode.workspace.updateWorkspaceFolders(secondIndex(), 1);
+      await waitFor(() => !api.folders().some((f) => f.path === dir), 'the second folder to be closed');
+      await waitFor(() => readServerJson(dir) === null, 'server.json to be removed');
+    });
   });
 });
