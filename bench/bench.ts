@@ -1,11 +1,11 @@
 /**
  * LTM benchmark: `npm run bench` (builds dist/, then runs this with --expose-gc).
  *
- * Writes bench/RESULTS.md (tables, targets, machine) and bench/results.json
- * (every sample). Sections run in order; to add one (e.g. the hook
- * endpoints), write a `BenchSection` in bench/sections/ and list it in
- * SECTIONS below: the report writer renders whatever tables, targets and
- * notes it returns.
+ * Writes bench/RESULTS.md (tables, targets, machine; committed) and
+ * bench/results.json (every sample; git-ignored, rewritten by each run).
+ * Sections run in order; to add one (e.g. the hook endpoints), write a
+ * `BenchSection` in bench/sections/ and list it in SECTIONS below: the report
+ * writer renders whatever tables, targets and notes it returns.
  *
  * Environment (all optional, for quicker local runs):
  *   LTM_BENCH_SECTIONS=engine        only these sections (comma-separated ids)

@@ -10,10 +10,16 @@ import * as responses from './core/responses';
 import { initProject, uninitProject, type Change } from './servers/claudeSetup';
 import { LtmServer } from './servers/ltmServer';
 import { runningServerInfo } from './servers/serverInfo';
+import { errorMessage } from './core/errors';
+import { DEFAULT_INJECTION_BUDGET_TOKENS, MIN_INJECTION_BUDGET_TOKENS } from './core/injection';
+import { DEFAULT_LIST_LIMIT, DEFAULT_SEARCH_LIMIT } from './core/model';
+import { IMPORTANCE_LEVELS, isImportance } from './core/priority';
 import { storePaths } from './core/storeFiles';
 import * as path from 'node:path';
+// Only `version` is bundled: esbuild drops the rest of the manifest from a named JSON import.
+import { version } from '../package.json';
 
-export const VERSION = '0.1.0';
+export const VERSION: string = version;
 
 const USAGE = `ltm ${VERSION}: long-term memory for Claude Code, kept in <project>/.claude/ltm/
 
@@ -29,7 +35,7 @@ Commands:
   store --topic T --content C [--summary S] [--tags a,b] [--difficulty X] [--auto-tag]
                                            store a new memory
   forget <id> [--purge]                    archive a memory (--purge: delete its text for good)
-  restore <id> [--importance critical|important|normal|low]
+  restore <id> [--importance ${IMPORTANCE_LEVELS.join('|')}]
                                            bring an archived memory back at phase 0
   check                                    report integrity problems (exit 1 when there are any)
   fix [--clean-archives]                   repair them (orphaned archives are kept unless asked)
@@ -116,7 +122,7 @@ export async function runCli(argv: readonly string[], cwd = process.cwd()): Prom
     values = parsed.values as Record<string, string | boolean | undefined>;
     positionals = parsed.positionals;
   } catch (error) {
-    return fail(new UsageError((error as Error).message.split('\n')[0]!), 2);
+    return fail(new UsageError(errorMessage(error).split('\n')[0]!), 2);
   }
   if (values.help) return { stdout: USAGE, stderr: '', exitCode: 0 };
   const expected = POSITIONALS[command] ?? [];
@@ -174,13 +180,13 @@ function setupText(command: string, projectDir: string, changes: readonly Change
 async function serve(projectDir: string, values: Record<string, string | boolean | undefined>): Promise<CliOutput> {
   const port = integer('port', typeof values.port === 'string' ? values.port : undefined, 0);
   if (port !== undefined && port > 65535) throw new UsageError('--port must be at most 65535');
-  const budget = integer('budget', typeof values.budget === 'string' ? values.budget : undefined, 100);
+  const budget = integer('budget', typeof values.budget === 'string' ? values.budget : undefined, MIN_INJECTION_BUDGET_TOKENS);
   const store = MemoryStore.open(projectDir, { watch: true });
   const log = (message: string) => process.stderr.write(`ltm: ${message}\n`);
   let server: LtmServer;
   try {
     // Claims the project atomically: when another server runs, this throws a 'busy' error naming it.
-    server = await LtmServer.start({ store, version: VERSION, preferredPort: port, injectionBudgetTokens: () => budget ?? 2000, log });
+    server = await LtmServer.start({ store, version: VERSION, preferredPort: port, injectionBudgetTokens: () => budget ?? DEFAULT_INJECTION_BUDGET_TOKENS, log });
   } catch (error) {
     store.dispose();
     throw error;
@@ -230,7 +236,7 @@ async function execute(
         phase: integer('phase', str('phase'), 0),
         tag: str('tag'),
         keyword: str('keyword'),
-        limit: integer('limit', str('limit'), 1) ?? 50,
+        limit: integer('limit', str('limit'), 1) ?? DEFAULT_LIST_LIMIT,
         offset,
       });
       return { json: responses.listResponse(result), text: responses.listText(result, offset) };
@@ -238,7 +244,7 @@ async function execute(
     case 'recall': {
       if (values.archives && values.all) throw new UsageError('use either --archives or --all, not both');
       const scope: SearchScope = values.archives ? 'archives' : values.all ? 'all' : 'active';
-      const items = store.search(arg!, { limit: integer('limit', str('limit'), 1) ?? 10, tag: str('tag'), scope });
+      const items = store.search(arg!, { limit: integer('limit', str('limit'), 1) ?? DEFAULT_SEARCH_LIMIT, tag: str('tag'), scope });
       return { json: responses.recallResponse(items), text: responses.recallText(arg!, items) };
     }
     case 'get': {
@@ -274,10 +280,10 @@ async function execute(
     }
     case 'restore': {
       const importance = str('importance');
-      if (importance !== undefined && !['critical', 'important', 'normal', 'low'].includes(importance)) {
-        throw new UsageError(`--importance must be critical, important, normal or low (got "${importance}")`);
+      if (importance !== undefined && !isImportance(importance)) {
+        throw new UsageError(`--importance must be ${IMPORTANCE_LEVELS.slice(0, -1).join(', ')} or ${IMPORTANCE_LEVELS.at(-1)} (got "${importance}")`);
       }
-      const memory = await store.restore(arg!, { importance: importance as 'critical' | undefined });
+      const memory = await store.restore(arg!, { importance });
       return { json: responses.restoreResponse(memory), text: responses.restoreText(memory) };
     }
     case 'check': {

@@ -17,6 +17,7 @@ import type {
   FromWebview,
   IntegrityView,
   MemoryDetails,
+  MemoryPanelConstants,
   ToWebview,
   WebviewView,
 } from '../src/shared/protocol';
@@ -29,8 +30,6 @@ declare function acquireVsCodeApi(): VsCodeApi;
 const vscode = acquireVsCodeApi();
 const app = document.getElementById('app')!;
 const view = (document.body.dataset.view ?? 'memory') as WebviewView;
-
-const PHASES = ['Full', 'Hint', 'Abstract', 'Archived'];
 
 type Child = Node | string | null | undefined | false;
 
@@ -104,9 +103,15 @@ function priorityRow(label: string, weight: string, value: number, contribution:
   return h('tr', {}, h('th', { scope: 'row' }, label), h('td', { className: 'num' }, value.toFixed(2)), h('td', {}, bar), h('td', { className: 'num muted' }, weight), h('td', { className: 'num' }, (contribution >= 0 ? '+' : '') + contribution.toFixed(2)));
 }
 
-function renderMemory(m: MemoryDetails): void {
+/** A weight as the priority table shows it: "× 0.4". */
+function weightLabel(weight: number): string {
+  return `× ${weight}`;
+}
+
+function renderMemory(m: MemoryDetails, constants: MemoryPanelConstants): void {
+  const { phaseNames, priorityWeights: w, importanceTagPrefix, defaultImportance } = constants;
   const archived = m.phase === 3;
-  const importance = m.priority?.importance ?? 'normal';
+  const importance = m.priority?.importance ?? defaultImportance;
   const header = h(
     'header',
     {},
@@ -114,9 +119,9 @@ function renderMemory(m: MemoryDetails): void {
     h(
       'div',
       { className: 'badges' },
-      h('vscode-badge', { variant: 'counter', id: 'phase', title: `Phase ${m.phase}` }, PHASES[m.phase] ?? String(m.phase)),
-      importance !== 'normal' ? h('vscode-badge', { className: `importance ${importance}` }, `importance: ${importance}`) : null,
-      ...m.tags.filter((t) => !t.startsWith('importance:')).map((t) => h('vscode-badge', { className: 'tag' }, t)),
+      h('vscode-badge', { variant: 'counter', id: 'phase', title: `Phase ${m.phase}` }, phaseNames[m.phase] ?? String(m.phase)),
+      importance !== defaultImportance ? h('vscode-badge', { className: `importance ${importance}` }, `importance: ${importance}`) : null,
+      ...m.tags.filter((t) => !t.startsWith(importanceTagPrefix)).map((t) => h('vscode-badge', { className: 'tag' }, t)),
     ),
     h(
       'div',
@@ -162,10 +167,21 @@ function renderMemory(m: MemoryDetails): void {
         h(
           'table',
           { className: 'priority' },
-          h('tbody', {}, priorityRow('Difficulty', '× 0.4', p.difficulty, p.difficulty * 0.4), priorityRow('Recency', '× 0.3', p.recency, p.recency * 0.3), priorityRow('Frequency', '× 0.3', p.frequency, p.frequency * 0.3)),
+          h(
+            'tbody',
+            {},
+            priorityRow('Difficulty', weightLabel(w.difficulty), p.difficulty, p.difficulty * w.difficulty),
+            priorityRow('Recency', weightLabel(w.recency), p.recency, p.recency * w.recency),
+            priorityRow('Frequency', weightLabel(w.frequency), p.frequency, p.frequency * w.frequency),
+          ),
           h('tfoot', {}, h('tr', {}, h('th', { scope: 'row' }, 'Importance'), h('td', { className: 'num' }, p.importance), h('td', {}), h('td', {}), h('td', { className: 'num' }, (p.importanceBoost >= 0 ? '+' : '') + p.importanceBoost.toFixed(2)))),
         ),
-        h('p', { className: 'muted' }, 'Priority = difficulty·0.4 + recency·0.3 + frequency·0.3 + importance, clamped to 0–1. Recency falls with sessions since the last access; frequency counts accesses up to 10.'),
+        h(
+          'p',
+          { className: 'muted' },
+          `Priority = difficulty·${w.difficulty} + recency·${w.recency} + frequency·${w.frequency} + importance, clamped to 0–1. ` +
+            `Recency falls with sessions since the last access; frequency counts accesses up to ${w.frequencyCap}.`,
+        ),
       )
     : null;
 
@@ -190,8 +206,8 @@ function renderMemory(m: MemoryDetails): void {
     h(
       'ol',
       { className: 'history', id: 'history' },
-      h('li', {}, `Created at phase 0 (Full), ${formatDate(m.createdAt)}`),
-      ...m.history.map((e) => h('li', {}, `${e.event === 'restored' ? 'Restored to' : e.event === 'evicted' ? 'Evicted to' : `${e.event}:`} phase ${e.phase} (${PHASES[e.phase] ?? '?'}), ${formatDate(e.at)}`)),
+      h('li', {}, `Created at phase 0 (${phaseNames[0] ?? '?'}), ${formatDate(m.createdAt)}`),
+      ...m.history.map((e) => h('li', {}, `${e.event === 'restored' ? 'Restored to' : e.event === 'evicted' ? 'Evicted to' : `${e.event}:`} phase ${e.phase} (${phaseNames[e.phase] ?? '?'}), ${formatDate(e.at)}`)),
     ),
   );
 
@@ -278,7 +294,7 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const message = event.data;
   switch (message.type) {
     case 'memory':
-      if (view === 'memory') renderMemory(message.memory);
+      if (view === 'memory') renderMemory(message.memory, message.constants);
       break;
     case 'memoryGone':
       app.replaceChildren(h('header', {}, h('h1', {}, 'Memory not found')), h('p', {}, message.message));

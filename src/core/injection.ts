@@ -3,7 +3,7 @@
  * each rendered as what its phase keeps, within a token budget, saying how
  * many more exist and how to reach them.
  */
-import { truncate } from './memoryFile';
+import { oneLine, truncate } from './memoryFile';
 import type { MemoryView } from './store';
 
 export interface InjectionOptions {
@@ -23,29 +23,50 @@ export interface Injection {
   estimatedTokens: number;
 }
 
+/**
+ * The token budget when none is set (`ltm.injectionTokenBudget`, `ltm serve --budget`), and the least
+ * one may set; package.json's setting declares the same default and minimum (a unit test checks).
+ */
 export const DEFAULT_INJECTION_BUDGET_TOKENS = 2000;
+export const MIN_INJECTION_BUDGET_TOKENS = 100;
 const DEFAULT_CONTENT_CHARS = 600;
 
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-function oneLine(text: string): string {
-  return text.replace(/\s+/g, ' ').trim();
-}
-
 function header(m: MemoryView, label: string): string {
   const tags = m.tags.length > 0 ? ` · tags: ${m.tags.join(', ')}` : '';
-  return `### ${oneLine(m.topic)}\n_${label} · ${m.id}${tags} · priority ${m.priority.toFixed(2)}_`;
+  // Topics may be 10,000 characters: a whole one would keep this memory (and all after it) out of the budget.
+  return `### ${truncate(oneLine(m.topic), 200)}\n_${label} · ${m.id}${tags} · priority ${m.priority.toFixed(2)}_`;
+}
+
+/** A Markdown code fence: three or more backticks or tildes, at most three spaces in. */
+const FENCE_LINE = /^ {0,3}(`{3,}|~{3,})/;
+const FENCE_LINES = new RegExp(FENCE_LINE.source, 'gm');
+
+/**
+ * Content cut to `max` characters, with a code fence the cut left open closed
+ * again: otherwise every memory after it, and the closing line, would be read
+ * as part of that code block.
+ */
+function cutContent(content: string, max: number): string {
+  const cut = truncate(content, max);
+  const fences = cut.match(FENCE_LINES) ?? [];
+  return fences.length % 2 === 1 ? `${cut}\n${fences.at(-1)!.trim()}` : cut;
 }
 
 /** A memory as its phase keeps it: full text (bounded), hint, or abstract. */
 function renderMemory(m: MemoryView, contentChars: number): string {
   if (m.phase === 0) {
-    const content = m.content.trim() && m.content.trim() !== m.summary.trim() ? `\n${truncate(m.content.trim(), contentChars)}` : '';
+    const content = m.content.trim() && m.content.trim() !== m.summary.trim() ? `\n${cutContent(m.content.trim(), contentChars)}` : '';
     return `${header(m, 'memory')}\n${m.summary.trim()}${content}`;
   }
-  if (m.phase === 1) return `${header(m, 'hint')}\n${m.summary.trim()}\nKey point: ${truncate(m.content.trim(), contentChars)}`;
+  if (m.phase === 1) {
+    const point = cutContent(m.content.trim(), contentChars);
+    // A fence opens a code block only at the start of a line.
+    return `${header(m, 'hint')}\n${m.summary.trim()}\nKey point:${FENCE_LINE.test(point) ? '\n' : ' '}${point}`;
+  }
   return `${header(m, 'abstract')}\n${truncate(oneLine(m.summary), 200)}${m.content.trim() ? ` (${truncate(oneLine(m.content), 200)})` : ''}`;
 }
 

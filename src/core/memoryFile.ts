@@ -225,6 +225,15 @@ function firstSentence(text: string): string {
   return match ? match[1]! : text;
 }
 
+/**
+ * Text on one line: a topic or summary shown inside Markdown (a list item, a
+ * heading) must not start lines of its own, or a stored topic could fake list
+ * entries or headings in what Claude and people read.
+ */
+export function oneLine(text: string): string {
+  return text.replace(/\s+/g, ' ').trim();
+}
+
 export function truncate(text: string, max: number): string {
   if (text.length <= max) return text;
   let cut = text.slice(0, max - 1);

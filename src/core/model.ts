@@ -21,7 +21,12 @@ export const PHASE_NAMES: Record<Phase, string> = {
   3: 'Archived',
 };
 
-export const MEMORY_ID_PATTERN = /^mem_[0-9a-f]{8}$/;
+/** A memory ID is this prefix and MEMORY_ID_HEX_DIGITS lowercase hex digits: `mem_6f1e26b8`. */
+export const MEMORY_ID_PREFIX = 'mem_';
+export const MEMORY_ID_HEX_DIGITS = 8;
+export const MEMORY_ID_PATTERN = new RegExp(`^${MEMORY_ID_PREFIX}[0-9a-f]{${MEMORY_ID_HEX_DIGITS}}$`);
+/** The shape of a memory ID in words, for messages that refuse one. */
+export const MEMORY_ID_FORMAT = `${MEMORY_ID_PREFIX} followed by ${MEMORY_ID_HEX_DIGITS} hex characters`;
 
 export function isMemoryId(value: string): boolean {
   return MEMORY_ID_PATTERN.test(value);
@@ -84,11 +89,17 @@ export interface StoreConfig {
   eviction_batch_size: number;
 }
 
+/** The limits of a store without its own (package.json's `ltm.*` setting defaults must match; a unit test checks). */
 export const DEFAULT_CONFIG: StoreConfig = {
   max_memories: 100,
   memories_to_load: 10,
   eviction_batch_size: 10,
 };
+
+/** How many memories a list (`list_memories`, `ltm list`) returns when not told. */
+export const DEFAULT_LIST_LIMIT = 50;
+/** How many results a search (`recall`, `search_archives`, `ltm recall`) returns when not told. */
+export const DEFAULT_SEARCH_LIMIT = 10;
 
 /** Why a memory left memories/ for archives/. */
 export type ArchiveReason = 'eviction' | 'forgotten' | 'orphaned' | 'recovered' | 'legacy';

@@ -1,33 +1,74 @@
 /**
  * Priority scoring (seed 001 FR-7, FE-3) and session difficulty (section 9).
+ *
+ * The importance levels, the tags that set them and the weights of the
+ * priority formula are defined here once; the MCP tools' schema, the CLI, the
+ * tree view and the memory panel (which is sent PRIORITY_WEIGHTS) take theirs
+ * from here.
  */
 import type { MemoryStats, SessionCounters } from './model';
 
-export const DIFFICULTY_WEIGHT = 0.4;
-export const RECENCY_WEIGHT = 0.3;
-export const FREQUENCY_WEIGHT = 0.3;
-/** Accesses beyond this count do not raise frequency further. */
-export const FREQUENCY_CAP = 10;
+/** The importance a memory can have, strongest first (the order in which their tags win). */
+export const IMPORTANCE_LEVELS = ['critical', 'important', 'normal', 'low'] as const;
+export type Importance = (typeof IMPORTANCE_LEVELS)[number];
 
-export type Importance = 'critical' | 'important' | 'normal' | 'low';
+export function isImportance(value: string): value is Importance {
+  return (IMPORTANCE_LEVELS as readonly string[]).includes(value);
+}
 
-const IMPORTANCE_BOOST: Record<Importance, number> = {
-  critical: 0.5,
-  important: 0.25,
-  normal: 0,
-  low: -0.25,
-};
+/** The importance of a memory without an `importance:` tag. */
+export const DEFAULT_IMPORTANCE = 'normal' satisfies Importance;
+
+/** A memory's importance is a tag: `importance:critical`, `importance:important`, `importance:low`. */
+export const IMPORTANCE_TAG_PREFIX = 'importance:';
+
+export function importanceTag(level: Importance): string {
+  return `${IMPORTANCE_TAG_PREFIX}${level}`;
+}
+
+export function isImportanceTag(tag: string): boolean {
+  return tag.startsWith(IMPORTANCE_TAG_PREFIX);
+}
+
+/** The levels a tag sets (all but the default), strongest first, with their tags. */
+const IMPORTANCE_MARKERS = IMPORTANCE_LEVELS.filter((level) => level !== DEFAULT_IMPORTANCE).map((level) => ({ level, tag: importanceTag(level) }));
+
+/** The tags that set an importance, strongest first. */
+export const IMPORTANCE_TAGS: readonly string[] = IMPORTANCE_MARKERS.map((m) => m.tag);
+
+export interface PriorityWeights {
+  readonly difficulty: number;
+  readonly recency: number;
+  readonly frequency: number;
+  /** Accesses beyond this count do not raise frequency further. */
+  readonly frequencyCap: number;
+  /** What each importance adds to the weighted sum (before it is clamped to 0–1). */
+  readonly importance: Readonly<Record<Importance, number>>;
+}
+
+/** priority = clamp01(difficulty·w + recency·w + frequency·w + importance boost). */
+export const PRIORITY_WEIGHTS: PriorityWeights = Object.freeze({
+  difficulty: 0.4,
+  recency: 0.3,
+  frequency: 0.3,
+  frequencyCap: 10,
+  importance: Object.freeze({ critical: 0.5, important: 0.25, normal: 0, low: -0.25 }),
+});
 
 /** The strongest `importance:` tag wins, so a memory tagged both critical and low is critical. */
 export function importanceOf(tags: readonly string[]): Importance {
-  if (tags.includes('importance:critical')) return 'critical';
-  if (tags.includes('importance:important')) return 'important';
-  if (tags.includes('importance:low')) return 'low';
-  return 'normal';
+  for (const { level, tag } of IMPORTANCE_MARKERS) if (tags.includes(tag)) return level;
+  return DEFAULT_IMPORTANCE;
 }
 
 export function importanceBoost(tags: readonly string[]): number {
-  return IMPORTANCE_BOOST[importanceOf(tags)];
+  return PRIORITY_WEIGHTS.importance[importanceOf(tags)];
+}
+
+/** The tags with their importance set to `level`: other `importance:` tags removed, the level's tag (if any) last. */
+export function withImportance(tags: readonly string[], level: Importance): string[] {
+  const kept = tags.filter((t) => !isImportanceTag(t));
+  return level === DEFAULT_IMPORTANCE ? kept : [...kept, importanceTag(level)];
 }
 
 export function clamp01(value: number): number {
@@ -58,7 +99,7 @@ export function priorityBreakdown(inputs: PriorityInputs): PriorityBreakdown {
   const recency = recencyOf(inputs.session_count, inputs.stats?.last_session ?? inputs.created_session ?? 0);
   const frequency = frequencyOf(inputs.stats?.access_count ?? 0);
   const importance = importanceOf(inputs.tags);
-  const importanceBoost = IMPORTANCE_BOOST[importance];
+  const importanceBoost = PRIORITY_WEIGHTS.importance[importance];
   return { difficulty, recency, frequency, importance, importanceBoost, priority: combine(difficulty, recency, frequency, importanceBoost) };
 }
 
@@ -67,11 +108,12 @@ export function recencyOf(sessionCount: number, lastSession: number): number {
 }
 
 export function frequencyOf(accessCount: number): number {
-  return Math.min(1, accessCount / FREQUENCY_CAP);
+  return Math.min(1, accessCount / PRIORITY_WEIGHTS.frequencyCap);
 }
 
 export function combine(difficulty: number, recency: number, frequency: number, importanceBoost: number): number {
-  return clamp01(difficulty * DIFFICULTY_WEIGHT + recency * RECENCY_WEIGHT + frequency * FREQUENCY_WEIGHT + importanceBoost);
+  const w = PRIORITY_WEIGHTS;
+  return clamp01(difficulty * w.difficulty + recency * w.recency + frequency * w.frequency + importanceBoost);
 }
 
 /**

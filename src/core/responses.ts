@@ -7,7 +7,7 @@ import type { EvictionResult, FixResult, ForgetResult, ListResult, MemoryView, S
 import { PROBLEM_TITLES, type IntegrityReport, type ProblemKind } from './integrity';
 import { PHASE_NAMES, type Phase } from './model';
 import { describeRedactions } from './secrets';
-import { truncate } from './memoryFile';
+import { oneLine, truncate } from './memoryFile';
 
 const fmt = (n: number) => n.toFixed(2);
 const phaseName = (phase: number) => PHASE_NAMES[phase as Phase] ?? String(phase);
@@ -30,7 +30,7 @@ export function storeResponse(result: StoreResult) {
 
 export function storeText(result: StoreResult): string {
   const m = result.memory;
-  const lines = [`Stored memory **${m.topic}** (ID: \`${m.id}\`)`, `Tags: ${m.tags.join(', ') || '(none)'} | Difficulty: ${fmt(m.difficulty)}`];
+  const lines = [`Stored memory **${oneLine(m.topic)}** (ID: \`${m.id}\`)`, `Tags: ${m.tags.join(', ') || '(none)'} | Difficulty: ${fmt(m.difficulty)}`];
   if (result.redactions.length > 0) {
     lines.push(`Secrets were removed before saving: ${describeRedactions(result.redactions)}.`);
   }
@@ -59,7 +59,7 @@ export function recallText(query: string, items: readonly SearchResultItem[]): s
   if (items.length === 0) return `No memories match "${query}".`;
   const lines = [`Found ${items.length} memor${items.length === 1 ? 'y' : 'ies'} matching "${query}":`, ''];
   for (const i of items) {
-    lines.push(`**${i.topic}** (ID: \`${i.id}\`)${i.archived ? ' — archived' : ''}`);
+    lines.push(`**${oneLine(i.topic)}** (ID: \`${i.id}\`)${i.archived ? ' — archived' : ''}`);
     lines.push(`Tags: ${i.tags.join(', ') || '(none)'} | Priority: ${fmt(i.priority)} | Phase: ${phaseName(i.phase)}`);
     lines.push(`Summary: ${truncate(i.summary.replace(/\s+/g, ' '), 300)}`, '');
   }
@@ -88,7 +88,7 @@ export function listText(result: ListResult, offset = 0): string {
   if (result.total === 0) return 'No memories found.';
   const lines = [`Showing ${result.memories.length} of ${result.total} memories:`, ''];
   for (const m of result.memories) {
-    lines.push(`- **${m.topic}** (ID: \`${m.id}\`)`);
+    lines.push(`- **${oneLine(m.topic)}** (ID: \`${m.id}\`)`);
     lines.push(`  Tags: ${m.tags.join(', ') || '(none)'} | Phase: ${phaseName(m.phase)} | Priority: ${fmt(m.priority)}`);
   }
   if (result.has_more) lines.push('', `More: use offset ${offset + result.memories.length}.`);
@@ -117,7 +117,7 @@ export function getResponse(m: MemoryView) {
 
 export function getText(m: MemoryView): string {
   const lines = [
-    `# ${m.topic}`,
+    `# ${oneLine(m.topic)}`,
     '',
     `**ID:** ${m.id}`,
     `**Tags:** ${m.tags.join(', ') || '(none)'}`,
@@ -157,7 +157,7 @@ export function restoreResponse(m: MemoryView) {
 }
 
 export function restoreText(m: MemoryView): string {
-  return `Restored **${m.topic}** (ID: \`${m.id}\`) with its full text, at phase 0.`;
+  return `Restored **${oneLine(m.topic)}** (ID: \`${m.id}\`) with its full text, at phase 0.`;
 }
 
 // --- status ------------------------------------------------------------------
@@ -242,6 +242,6 @@ export function evictResponse(result: EvictionResult) {
 export function evictText(result: EvictionResult): string {
   if (!result.ran) return `No eviction needed: ${result.before} memories, limit ${result.max_memories}.`;
   const lines = [`Eviction cycle: ${result.steps.length} memor${result.steps.length === 1 ? 'y' : 'ies'} advanced (${result.before} → ${result.after} in memories/, limit ${result.max_memories}).`, ''];
-  for (const s of result.steps) lines.push(`- ${s.id} ${phaseName(s.from)} → ${phaseName(s.to)}: ${s.topic}`);
+  for (const s of result.steps) lines.push(`- ${s.id} ${phaseName(s.from)} → ${phaseName(s.to)}: ${oneLine(s.topic)}`);
   return lines.join('\n');
 }

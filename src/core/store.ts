@@ -48,6 +48,11 @@ import {
   updateFrontmatter,
 } from './memoryFile';
 import {
+  DEFAULT_LIST_LIMIT,
+  DEFAULT_SEARCH_LIMIT,
+  MEMORY_ID_FORMAT,
+  MEMORY_ID_HEX_DIGITS,
+  MEMORY_ID_PREFIX,
   isMemoryId,
   type Phase,
   type ArchiveEntry,
@@ -57,7 +62,7 @@ import {
   type MemoryStats,
   type StoreConfig,
 } from './model';
-import { importanceOf, priorityBreakdown, priorityScore, roundScore, type PriorityBreakdown, type PriorityInputs } from './priority';
+import { importanceOf, priorityBreakdown, priorityScore, roundScore, withImportance, type Importance, type PriorityBreakdown, type PriorityInputs } from './priority';
 import { redactSecrets, type Redaction } from './secrets';
 import { MemorySearchIndex, RELEVANCE_WEIGHT, blendedScore } from './search';
 import { RankingTable, compareRanked, type RankedEntry } from './ranking';
@@ -357,7 +362,7 @@ export class MemoryStore {
   list(filter: ListFilter = {}): ListResult {
     this.refresh();
     const offset = filter.offset ?? 0;
-    const limit = filter.limit ?? 50;
+    const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
     if (!Number.isInteger(offset) || offset < 0) throw invalidInput('offset must be a whole number ≥ 0');
     if (!Number.isInteger(limit) || limit < 1) throw invalidInput('limit must be a whole number ≥ 1');
     if (filter.phase !== undefined && ![0, 1, 2, 3].includes(filter.phase)) {
@@ -476,7 +481,7 @@ export class MemoryStore {
   search(query: string, options: SearchOptions = {}): SearchResultItem[] {
     this.refresh();
     if (!query.trim()) throw invalidInput('the search query is empty');
-    const limit = options.limit ?? 10;
+    const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
     if (!Number.isInteger(limit) || limit < 1) throw invalidInput('limit must be a whole number ≥ 1');
     const scope = options.scope ?? 'active';
     const tag = options.tag?.trim().toLowerCase();
@@ -698,7 +703,7 @@ export class MemoryStore {
    * Brings a memory back at phase 0 with the full text of its archive: an
    * archived memory, or an active one that eviction reduced.
    */
-  async restore(id: string, options: { importance?: 'critical' | 'important' | 'normal' | 'low' } = {}): Promise<MemoryView> {
+  async restore(id: string, options: { importance?: Importance } = {}): Promise<MemoryView> {
     this.requireId(id);
     return this.mutate(() => {
       this.refreshOne(id);
@@ -721,9 +726,7 @@ export class MemoryStore {
       const changes: Record<string, unknown> = { phase: 0, restored_from_archive: true, phase_history: history };
       if (meta.id !== id) changes.id = id;
       if (options.importance) {
-        const tags = meta.tags.filter((t) => !t.startsWith('importance:'));
-        if (options.importance !== 'normal') tags.push(`importance:${options.importance}`);
-        changes.tags = tags;
+        changes.tags = withImportance(meta.tags, options.importance);
       }
       this.writeMemoryFile(id, updateFrontmatter(archiveRaw, changes));
       this.archiveIndex.memories.delete(id);
@@ -1047,7 +1050,7 @@ export class MemoryStore {
 
   private requireId(id: string): void {
     if (typeof id !== 'string' || !isMemoryId(id)) {
-      throw invalidInput(`"${String(id)}" is not a memory ID (expected mem_ followed by 8 hex characters)`);
+      throw invalidInput(`"${String(id)}" is not a memory ID (expected ${MEMORY_ID_FORMAT})`);
     }
   }
 
@@ -1155,7 +1158,7 @@ export class MemoryStore {
     }
     this.fileSignatures.set(name, sig);
     if (!isMemoryId(stem)) {
-      this.invalidFiles.set(name, { name, reason: 'the file name is not a memory ID (mem_ followed by 8 hex characters)' });
+      this.invalidFiles.set(name, { name, reason: `the file name is not a memory ID (${MEMORY_ID_FORMAT})` });
       this.afterMemoryChange(stem, previous, undefined);
       return;
     }
@@ -1325,7 +1328,7 @@ export class MemoryStore {
 
   private newId(): string {
     for (;;) {
-      const id = `mem_${randomBytes(4).toString('hex')}`;
+      const id = `${MEMORY_ID_PREFIX}${randomBytes(MEMORY_ID_HEX_DIGITS / 2).toString('hex')}`;
       if (
         !this.files.has(id) &&
         !this.fileSignatures.has(`${id}.md`) &&

@@ -7,7 +7,9 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { LtmError } from '../core/errors';
+import { describeError } from '../core/errors';
+import { DEFAULT_LIST_LIMIT, DEFAULT_SEARCH_LIMIT, MEMORY_ID_FORMAT, MEMORY_ID_PATTERN } from '../core/model';
+import { IMPORTANCE_LEVELS, IMPORTANCE_TAGS } from '../core/priority';
 import * as responses from '../core/responses';
 import type { SessionTracker } from '../core/sessions';
 import type { MemoryStore } from '../core/store';
@@ -20,16 +22,16 @@ export interface McpToolContext {
   sessionForToolUse: (toolUseId: string | undefined) => string | undefined;
 }
 
-const memoryId = z.string().regex(/^mem_[0-9a-f]{8}$/, 'must be a memory ID: mem_ followed by 8 hex characters');
+const memoryId = z.string().regex(MEMORY_ID_PATTERN, `must be a memory ID: ${MEMORY_ID_FORMAT}`);
 const tag = z.string().trim().min(1).max(100);
-const importance = z.enum(['critical', 'important', 'normal', 'low']);
+const importance = z.enum(IMPORTANCE_LEVELS);
 
 function result(text: string, structured: unknown): CallToolResult {
   return { content: [{ type: 'text', text }], structuredContent: structured as Record<string, unknown> };
 }
 
 function failure(error: unknown): CallToolResult {
-  const message = error instanceof LtmError ? error.message : `unexpected error: ${(error as Error).message}`;
+  const message = describeError(error);
   return { content: [{ type: 'text', text: `Error: ${message}` }], structuredContent: { success: false, error: message }, isError: true };
 }
 
@@ -63,7 +65,7 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
       description:
         'Store a lesson worth keeping across sessions: a hard-won fix, a decision, a convention. ' +
         'Give a short topic, the full content, and optionally a one-line summary and tags ' +
-        '(importance:critical | importance:important | importance:low change its priority).',
+        `(${IMPORTANCE_TAGS.join(' | ')} change its priority).`,
       inputSchema: z.object({
         topic: z.string().trim().min(1).max(10_000).describe('Brief description, e.g. "Fix flaky auth test"'),
         content: z.string().min(1).max(1_000_000).describe('The full memory: problem, cause, solution, context'),
@@ -98,13 +100,13 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
       description: 'Search memories by relevance (topic, tags, summary, content; typos and prefixes tolerated), blended with priority.',
       inputSchema: z.object({
         query: z.string().trim().min(1).max(1_000).describe('Words to search for'),
-        limit: z.number().int().min(1).max(100).optional().describe('Most results (default 10)'),
+        limit: z.number().int().min(1).max(100).optional().describe(`Most results (default ${DEFAULT_SEARCH_LIMIT})`),
         tag: tag.optional().describe('Only memories with this tag'),
         scope: z.enum(['active', 'archives', 'all']).optional().describe('active (default), archives, or all'),
       }),
     },
     safely((args) => {
-      const items = store.search(args.query, { limit: args.limit ?? 10, tag: args.tag, scope: args.scope ?? 'active' });
+      const items = store.search(args.query, { limit: args.limit ?? DEFAULT_SEARCH_LIMIT, tag: args.tag, scope: args.scope ?? 'active' });
       return result(responses.recallText(args.query, items), responses.recallResponse(items));
     }),
   );
@@ -118,12 +120,12 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
         phase: z.number().int().min(0).max(3).optional(),
         tag: tag.optional(),
         keyword: z.string().trim().min(1).max(200).optional(),
-        limit: z.number().int().min(1).max(500).optional().describe('Default 50'),
+        limit: z.number().int().min(1).max(500).optional().describe(`Default ${DEFAULT_LIST_LIMIT}`),
         offset: z.number().int().min(0).optional().describe('Default 0'),
       }),
     },
     safely((args) => {
-      const listed = store.list({ phase: args.phase, tag: args.tag, keyword: args.keyword, limit: args.limit ?? 50, offset: args.offset ?? 0 });
+      const listed = store.list({ phase: args.phase, tag: args.tag, keyword: args.keyword, limit: args.limit ?? DEFAULT_LIST_LIMIT, offset: args.offset ?? 0 });
       return result(responses.listText(listed, args.offset ?? 0), responses.listResponse(listed));
     }),
   );
@@ -201,7 +203,7 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
       }),
     },
     safely((args) => {
-      const items = store.search(args.query, { limit: args.limit ?? 10, tag: args.tag, scope: 'archives' });
+      const items = store.search(args.query, { limit: args.limit ?? DEFAULT_SEARCH_LIMIT, tag: args.tag, scope: 'archives' });
       return result(responses.recallText(args.query, items), responses.recallResponse(items));
     }),
   );

@@ -1,8 +1,12 @@
 /**
  * The messages between the extension and its webview, typed in both
  * directions. Imported by src/vscode (extension side) and webview/ (browser
- * side); it depends on neither.
+ * side); it depends on neither, and on the engine for types only, so the
+ * browser bundle takes no code from it.
  */
+import type { Importance, PriorityWeights } from '../core/priority';
+
+export type { Importance, PriorityWeights };
 
 export type WebviewView = 'memory' | 'integrity' | 'archives';
 
@@ -11,7 +15,7 @@ export interface PriorityView {
   difficulty: number;
   recency: number;
   frequency: number;
-  importance: 'critical' | 'important' | 'normal' | 'low';
+  importance: Importance;
   importanceBoost: number;
 }
 
@@ -73,9 +77,24 @@ export interface ArchivedItemView {
   folder: string;
 }
 
+/**
+ * The engine's constants the memory panel explains a memory with. They are
+ * sent with every memory rather than copied into the page, so the panel
+ * always shows the numbers the engine computes with.
+ */
+export interface MemoryPanelConstants {
+  /** Phase names by phase number (0 Full … 3 Archived). */
+  phaseNames: Readonly<Record<number, string>>;
+  priorityWeights: PriorityWeights;
+  /** Tags with this prefix set the importance, which the panel shows as its own badge. */
+  importanceTagPrefix: string;
+  /** The importance of a memory without such a tag: no badge. */
+  defaultImportance: Importance;
+}
+
 /** Extension → webview. */
 export type ToWebview =
-  | { type: 'memory'; memory: MemoryDetails }
+  | { type: 'memory'; memory: MemoryDetails; constants: MemoryPanelConstants }
   | { type: 'memoryGone'; id: string; message: string }
   | { type: 'integrity'; report: IntegrityView; fix: FixView | null }
   | { type: 'archives'; query: string; items: ArchivedItemView[] }

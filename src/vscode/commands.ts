@@ -5,12 +5,13 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { LtmError } from '../core/errors';
+import { describeError, LtmError } from '../core/errors';
 import { PHASE_NAMES, type Phase } from '../core/model';
+import { importanceTag } from '../core/priority';
 import type { MemoryView } from '../core/store';
 import { initProject, uninitProject } from '../servers/claudeSetup';
 import { CommandId, ContextKey } from './commandIds';
-import type { FolderMemory } from './folderMemory';
+import type { FolderMemory, FolderWithStore } from './folderMemory';
 import type { MemoryTreeNode, MemoryTreeProvider } from './memoryTree';
 import type { Panels } from './webviewPanels';
 import type { WorkspaceMemories } from './workspaceMemories';
@@ -27,7 +28,7 @@ export interface CommandDeps {
 }
 
 interface MemoryTarget {
-  folder: FolderMemory;
+  folder: FolderWithStore;
   memory: MemoryView;
 }
 
@@ -44,14 +45,15 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       try {
         return await body(...args);
       } catch (error) {
-        const message = error instanceof LtmError ? error.message : `unexpected error: ${(error as Error).message}`;
-        log.error(`${id}: ${error instanceof LtmError ? message : ((error as Error).stack ?? message)}`);
+        const message = describeError(error);
+        // An unexpected error is logged with its stack.
+        log.error(`${id}: ${error instanceof Error && !(error instanceof LtmError) ? (error.stack ?? message) : message}`);
         void vscode.window.showErrorMessage(`LTM: ${message}`);
         return undefined;
       }
     });
 
-  const folderWithStore = async (action: string): Promise<FolderMemory | undefined> => {
+  const folderWithStore = async (action: string): Promise<FolderWithStore | undefined> => {
     const folder = await memories.pick(`Folder whose memories to ${action}`, true);
     if (!folder) void vscode.window.showInformationMessage('LTM: no folder has a memory store yet. Run "LTM: Initialize memory" first.');
     return folder;
@@ -60,7 +62,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   /** All memories of all folders, for quick picks. */
   const pickMemory = async (placeHolder: string, phase?: number): Promise<MemoryTarget | undefined> => {
     const items = memories.withStores().flatMap((folder) =>
-      folder.store!.list({ phase, limit: Number.MAX_SAFE_INTEGER }).memories.map((memory) => ({
+      folder.store.list({ phase, limit: Number.MAX_SAFE_INTEGER }).memories.map((memory) => ({
         label: memory.topic.replace(/\s+/g, ' '),
         description: `${memory.id}${memories.withStores().length > 1 ? ` · ${folder.name}` : ''}`,
         detail: memory.summary.replace(/\s+/g, ' '),
@@ -84,7 +86,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     const folder =
       (editor && memories.withStores().find((f) => editor.document.uri.fsPath.startsWith(f.folder.uri.fsPath + path.sep))) ??
       (await folderWithStore('add to'));
-    if (!folder?.store) return;
+    if (!folder) return;
     const content =
       selected ||
       (await vscode.window.showInputBox({
@@ -105,7 +107,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     if (!topic) return;
     const tags = await vscode.window.showInputBox({
       title: 'Remember (3/3): tags',
-      prompt: 'Tags, comma-separated (empty: suggested from the text; importance:critical keeps it forever)',
+      prompt: `Tags, comma-separated (empty: suggested from the text; ${importanceTag('critical')} keeps it forever)`,
       ignoreFocusOut: true,
     });
     if (tags === undefined) return;
@@ -126,8 +128,8 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     await deps.context.workspaceState.update('ltm.groupBy', groupBy);
   };
 
-  const fix = async (folder: FolderMemory) => {
-    const store = folder.store!;
+  const fix = async (folder: FolderWithStore) => {
+    const { store } = folder;
     const result = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: `LTM: fixing ${folder.name}…` },
       () => store.fix({}),
@@ -204,7 +206,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         validateInput: (v) => (v.trim() ? null : 'The summary must not be empty'),
       });
       if (summary === undefined || summary === target.memory.summary) return;
-      await target.folder.store!.updateSummary(target.memory.id, summary);
+      await target.folder.store.updateSummary(target.memory.id, summary);
       target.folder.refresh();
     }),
     command(CommandId.Forget, async (arg) => {
@@ -216,14 +218,14 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         'Forget',
       );
       if (choice !== 'Forget') return;
-      await target.folder.store!.forget(target.memory.id);
+      await target.folder.store.forget(target.memory.id);
       target.folder.refresh();
       log.info(`${target.folder.name}: forgot ${target.memory.id}`);
     }),
     command(CommandId.Restore, async (arg) => {
       const target = await targetOf(arg, 'Archived memory to restore', 3);
       if (!target) return;
-      const restored = await target.folder.store!.restore(target.memory.id);
+      const restored = await target.folder.store.restore(target.memory.id);
       target.folder.refresh();
       log.info(`${target.folder.name}: restored ${restored.id}`);
       void vscode.window.showInformationMessage(`LTM: restored "${restored.topic}" with its full text.`);
@@ -252,7 +254,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
         return;
       }
       const lines = folders.map((f) => {
-        const s = f.store!.status();
+        const s = f.store.status();
         const server = f.server
           ? `server 127.0.0.1:${f.server.port}${f.server.own ? '' : ` (another window's, pid ${f.server.pid})`}`
           : `server not running${f.serverProblem ? ` (${f.serverProblem})` : ''}`;
@@ -288,7 +290,7 @@ async function searchMemories(memories: WorkspaceMemories, panels: Panels): Prom
     const several = memories.withStores().length > 1;
     const results = memories
       .withStores()
-      .flatMap((folder) => folder.store!.search(query, { scope: 'all', limit: 20 }).map((r) => ({ r, folder })))
+      .flatMap((folder) => folder.store.search(query, { scope: 'all', limit: 20 }).map((r) => ({ r, folder })))
       .sort((a, b) => b.r.score - a.r.score)
       .slice(0, 30);
     // alwaysShow: the results are already ranked; the quick pick must not filter them again.

@@ -10,6 +10,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { errorMessage } from '../core/errors';
 import { MemoryStore, initStoreFiles } from '../core/store';
 import { storePaths, type StorePaths } from '../core/storeFiles';
 import { LtmServer } from '../servers/ltmServer';
@@ -30,6 +31,13 @@ const CHANGE_DEBOUNCE_MS = 150;
 const FOREIGN_CHECK_MS = 2_000;
 /** server.json events are checked on after this short pause (the writer renames, then the port is free). */
 const SERVER_EVENT_DEBOUNCE_MS = 50;
+
+/** A folder whose store is open (a store, once open, stays open until the folder is disposed). */
+export type FolderWithStore = FolderMemory & { readonly store: MemoryStore };
+
+export function hasOpenStore(folder: FolderMemory): folder is FolderWithStore {
+  return folder.store !== null;
+}
 
 /** The server a folder's clients use: this window's own, or another process's. */
 export interface ServerEndpoint {
@@ -179,7 +187,7 @@ export class FolderMemory extends DisposableOwner {
       if (error instanceof ServerRunningError) {
         this.useForeign(error.running);
       } else {
-        const message = (error as Error).message;
+        const message = errorMessage(error);
         if (message !== this.serverError) this.deps.log.error(`${this.name}: the memory server did not start: ${message}`);
         this.serverError = message;
         // A takeover that failed is tried again by the foreign-server check (while its timer runs).

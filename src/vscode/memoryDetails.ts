@@ -2,8 +2,18 @@
  * Turns what the store holds into the plain views the webview shows.
  */
 import { PROBLEM_TITLES, type IntegrityReport } from '../core/integrity';
+import { PHASE_NAMES } from '../core/model';
+import { DEFAULT_IMPORTANCE, IMPORTANCE_TAG_PREFIX, PRIORITY_WEIGHTS } from '../core/priority';
 import type { FixResult, MemoryStore, SearchResultItem } from '../core/store';
-import type { ArchivedItemView, FixView, IntegrityView, MemoryDetails } from '../shared/protocol';
+import type { ArchivedItemView, FixView, IntegrityView, MemoryDetails, MemoryPanelConstants } from '../shared/protocol';
+
+/** Sent with every memory, so the panel explains it with the engine's own numbers. */
+export const MEMORY_PANEL_CONSTANTS: MemoryPanelConstants = {
+  phaseNames: PHASE_NAMES,
+  priorityWeights: PRIORITY_WEIGHTS,
+  importanceTagPrefix: IMPORTANCE_TAG_PREFIX,
+  defaultImportance: DEFAULT_IMPORTANCE,
+};
 
 /** Details of an active memory, or of an archived one; null when the ID is unknown. */
 export function memoryDetails(store: MemoryStore, id: string, folder: string): MemoryDetails | null {

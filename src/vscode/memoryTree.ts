@@ -3,25 +3,33 @@
  * then memories by priority.
  */
 import * as vscode from 'vscode';
-import { importanceOf, type Importance } from '../core/priority';
+import { Phase, PHASE_NAMES } from '../core/model';
+import { DEFAULT_IMPORTANCE, importanceOf, isImportanceTag, type Importance } from '../core/priority';
 import type { MemoryView } from '../core/store';
 import { CommandId } from './commandIds';
-import type { FolderMemory } from './folderMemory';
+import type { FolderWithStore } from './folderMemory';
 import { DisposableOwner } from './lifecycle';
 import type { GroupBy } from './settings';
 import type { WorkspaceMemories } from './workspaceMemories';
 
+/** Only folders whose store is open are in the tree. */
 export type MemoryTreeNode =
-  | { kind: 'folder'; folder: FolderMemory }
-  | { kind: 'group'; folder: FolderMemory; label: string; phase?: number; tag?: string | null; memories: MemoryView[] }
-  | { kind: 'memory'; folder: FolderMemory; memory: MemoryView };
+  | { kind: 'folder'; folder: FolderWithStore }
+  | { kind: 'group'; folder: FolderWithStore; label: string; phase?: number; tag?: string | null; memories: MemoryView[] }
+  | { kind: 'memory'; folder: FolderWithStore; memory: MemoryView };
 
-const PHASES: { phase: number; label: string; icon: string }[] = [
-  { phase: 0, label: 'Full', icon: 'note' },
-  { phase: 1, label: 'Hint', icon: 'lightbulb' },
-  { phase: 2, label: 'Abstract', icon: 'symbol-text' },
-  { phase: 3, label: 'Archived', icon: 'archive' },
-];
+const PHASE_ICONS: Record<Phase, string> = {
+  [Phase.Full]: 'note',
+  [Phase.Hint]: 'lightbulb',
+  [Phase.Abstract]: 'symbol-text',
+  [Phase.Archived]: 'archive',
+};
+
+const PHASES: { phase: number; label: string; icon: string }[] = Object.values(Phase).map((phase) => ({
+  phase,
+  label: PHASE_NAMES[phase],
+  icon: PHASE_ICONS[phase],
+}));
 
 const IMPORTANCE_COLOR: Partial<Record<Importance, string>> = {
   critical: 'charts.red',
@@ -30,9 +38,8 @@ const IMPORTANCE_COLOR: Partial<Record<Importance, string>> = {
 };
 
 /** Memories of a folder, active ones by priority and then archived ones, newest first. */
-function memoriesOf(folder: FolderMemory): MemoryView[] {
-  const store = folder.store;
-  if (!store) return [];
+function memoriesOf(folder: FolderWithStore): MemoryView[] {
+  const { store } = folder;
   const active = store.list({ limit: Number.MAX_SAFE_INTEGER }).memories;
   const archived = store.list({ phase: 3, limit: Number.MAX_SAFE_INTEGER }).memories;
   return [...active, ...archived];
@@ -75,7 +82,7 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
     return [];
   }
 
-  private groups(folder: FolderMemory): MemoryTreeNode[] {
+  private groups(folder: FolderWithStore): MemoryTreeNode[] {
     const all = memoriesOf(folder);
     if (this.groupByValue === 'phase') {
       return PHASES.map(({ phase, label }) => ({ kind: 'group' as const, folder, label, phase, memories: all.filter((m) => m.phase === phase) })).filter(
@@ -99,7 +106,7 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
     if (node.kind === 'folder') {
       const item = new vscode.TreeItem(node.folder.name, vscode.TreeItemCollapsibleState.Expanded);
       item.iconPath = new vscode.ThemeIcon('root-folder');
-      item.description = `${node.folder.store?.status().total_memories ?? 0} memories`;
+      item.description = `${node.folder.store.status().total_memories} memories`;
       item.id = `folder:${node.folder.folder.uri.toString()}`;
       item.contextValue = 'folder';
       return item;
@@ -117,14 +124,14 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
     return this.memoryItem(node.folder, node.memory);
   }
 
-  private memoryItem(folder: FolderMemory, m: MemoryView): vscode.TreeItem {
+  private memoryItem(folder: FolderWithStore, m: MemoryView): vscode.TreeItem {
     const archived = m.phase === 3;
     const importance = importanceOf(m.tags);
     const item = new vscode.TreeItem(m.topic.replace(/\s+/g, ' ').slice(0, 200), vscode.TreeItemCollapsibleState.None);
     item.id = `memory:${folder.folder.uri.toString()}:${m.id}`;
-    const tags = m.tags.filter((t) => !t.startsWith('importance:'));
+    const tags = m.tags.filter((t) => !isImportanceTag(t));
     const parts = [
-      ...(importance !== 'normal' ? [`★ ${importance}`] : []),
+      ...(importance !== DEFAULT_IMPORTANCE ? [`★ ${importance}`] : []),
       archived ? 'archived' : m.priority.toFixed(2),
       ...(tags.length > 0 ? [tags.join(', ')] : []),
     ];
@@ -155,7 +162,7 @@ function tooltipFor(m: MemoryView, phaseLabel: string, importance: Importance): 
       ? `${phaseLabel} · archived ${m.accessed_at.slice(0, 10)}`
       : `${phaseLabel} · priority ${m.priority.toFixed(2)} · difficulty ${m.difficulty.toFixed(2)} · ${m.access_count} access${m.access_count === 1 ? '' : 'es'} · created ${m.created_at.slice(0, 10)}`;
   md.appendText(facts);
-  if (importance !== 'normal') md.appendText(` · importance: ${importance}`);
+  if (importance !== DEFAULT_IMPORTANCE) md.appendText(` · importance: ${importance}`);
   md.appendMarkdown('\n\n');
   md.appendText(m.id);
   return md;

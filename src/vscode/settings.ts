@@ -4,6 +4,7 @@
  * the same values; a setting the person has set explicitly is copied there.
  */
 import * as vscode from 'vscode';
+import { DEFAULT_INJECTION_BUDGET_TOKENS } from '../core/injection';
 import type { StoreConfig } from '../core/model';
 
 export type GroupBy = 'phase' | 'tag';
@@ -20,7 +21,7 @@ export class LtmSettings {
   }
 
   injectionTokenBudget(folder: vscode.WorkspaceFolder): number {
-    return vscode.workspace.getConfiguration(SECTION, folder).get<number>('injectionTokenBudget') ?? 2000;
+    return vscode.workspace.getConfiguration(SECTION, folder).get<number>('injectionTokenBudget') ?? DEFAULT_INJECTION_BUDGET_TOKENS;
   }
 
   preferredPort(folder: vscode.WorkspaceFolder): number | undefined {

@@ -6,11 +6,11 @@
  */
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
-import { LtmError } from '../core/errors';
+import { describeError, LtmError } from '../core/errors';
 import { parseFromWebview, type FromWebview, type ToWebview, type WebviewView } from '../shared/protocol';
 import type { FolderMemory } from './folderMemory';
 import { DisposableOwner } from './lifecycle';
-import { archivedItemView, fixView, integrityView, memoryDetails } from './memoryDetails';
+import { archivedItemView, fixView, integrityView, MEMORY_PANEL_CONSTANTS, memoryDetails } from './memoryDetails';
 import type { WorkspaceMemories } from './workspaceMemories';
 
 export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, view: WebviewView, title: string): string {
@@ -39,10 +39,6 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, v
 <script nonce="${nonce}" src="${asset('webview.js')}"></script>
 </body>
 </html>`;
-}
-
-function errorMessage(error: unknown): string {
-  return error instanceof LtmError ? error.message : `unexpected error: ${(error as Error).message}`;
 }
 
 /** A webview panel speaking the typed protocol. */
@@ -75,8 +71,9 @@ abstract class LtmPanel extends DisposableOwner {
         try {
           await this.onMessage(message);
         } catch (error) {
-          this.log.error(`${view} webview: ${errorMessage(error)}`);
-          this.post({ type: 'notice', level: 'error', message: errorMessage(error) });
+          const message = describeError(error);
+          this.log.error(`${view} webview: ${message}`);
+          this.post({ type: 'notice', level: 'error', message });
         }
       }),
     );
@@ -123,7 +120,7 @@ export class MemoryPanel extends LtmPanel {
       return;
     }
     this.panel.title = details.topic.length > 40 ? `${details.topic.slice(0, 39)}…` : details.topic;
-    this.post({ type: 'memory', memory: details });
+    this.post({ type: 'memory', memory: details, constants: MEMORY_PANEL_CONSTANTS });
   }
 
   protected async onMessage(message: FromWebview): Promise<void> {
@@ -210,7 +207,7 @@ export class ArchivesPanel extends LtmPanel {
   search(query: string): void {
     this.query = query;
     const items = this.memories.withStores().flatMap((folder) => {
-      const store = folder.store!;
+      const store = folder.store;
       const found = query.trim()
         ? store.search(query, { scope: 'archives', limit: 100 })
         : store.list({ phase: 3, limit: 200 }).memories.map((m) => ({ ...m, score: 0, archived: true }));

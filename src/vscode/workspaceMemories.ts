@@ -3,7 +3,7 @@
  * folder), kept in step with the folders that are open.
  */
 import * as vscode from 'vscode';
-import { FolderMemory, type FolderMemoryDeps } from './folderMemory';
+import { FolderMemory, hasOpenStore, type FolderMemoryDeps, type FolderWithStore } from './folderMemory';
 import { DisposableOwner } from './lifecycle';
 
 export class WorkspaceMemories extends DisposableOwner {
@@ -35,8 +35,9 @@ export class WorkspaceMemories extends DisposableOwner {
     return [...this.folders.values()].sort((a, b) => order.indexOf(a.folder.uri.toString()) - order.indexOf(b.folder.uri.toString()));
   }
 
-  withStores(): FolderMemory[] {
-    return this.all().filter((f) => f.store !== null);
+  /** The folders whose store is open, typed so: `store` is not null. */
+  withStores(): FolderWithStore[] {
+    return this.all().filter(hasOpenStore);
   }
 
   byUri(uri: string): FolderMemory | undefined {
@@ -44,11 +45,13 @@ export class WorkspaceMemories extends DisposableOwner {
   }
 
   /** The folder that holds a memory or archive with this ID. */
-  holding(id: string): FolderMemory | undefined {
-    return this.withStores().find((f) => hasActive(f, id) || f.store!.archivedIds().includes(id));
+  holding(id: string): FolderWithStore | undefined {
+    return this.withStores().find((f) => hasActive(f, id) || f.store.archivedIds().includes(id));
   }
 
   /** Asks which folder when there are several; `withStore` limits the choice to folders that have one. */
+  pick(placeHolder: string, withStore: true): Promise<FolderWithStore | undefined>;
+  pick(placeHolder: string, withStore: false): Promise<FolderMemory | undefined>;
   async pick(placeHolder: string, withStore: boolean): Promise<FolderMemory | undefined> {
     const candidates = withStore ? this.withStores() : this.all();
     if (candidates.length <= 1) return candidates[0];
@@ -87,9 +90,9 @@ export class WorkspaceMemories extends DisposableOwner {
   }
 }
 
-function hasActive(folder: FolderMemory, id: string): boolean {
+function hasActive(folder: FolderWithStore, id: string): boolean {
   try {
-    folder.store!.peek(id);
+    folder.store.peek(id);
     return true;
   } catch {
     return false;

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { version as PACKAGE_VERSION } from '../../package.json';
 import { ServerRunningError } from '../../src/servers/serverInfo';
 import { ensureCliBuilt, ltmRoot, makeTempProject, removeDir } from '../unit/storeTestKit';
 import {
@@ -79,7 +80,7 @@ describe('ltm serve (process)', function () {
     assert.equal(info.pid, proc.child.pid);
     assert.ok(Number.isInteger(info.port) && info.port > 0 && info.port < 65536);
     assert.match(info.token, /^[A-Za-z0-9_-]{32,}$/);
-    assert.equal(info.version, '0.1.0');
+    assert.equal(info.version, PACKAGE_VERSION);
     assert.match(info.started_at, ISO_RE);
     assert.ok(Date.parse(info.started_at) >= before - 1000 && Date.parse(info.started_at) <= Date.now());
     assert.equal(info.url, `http://127.0.0.1:${info.port}`);
@@ -115,7 +116,7 @@ describe('ltm serve (process)', function () {
     const info = await waitForServerJson(project, proc);
     assert.equal(info.pid, proc.child.pid);
     assert.notEqual(info.token, stale.token);
-    assert.equal(info.version, '0.1.0');
+    assert.equal(info.version, PACKAGE_VERSION);
     assert.equal(await health(info.port, info.token), 200);
   });
 
