@@ -1,5 +1,5 @@
 /**
- * Priority scoring (seed 001 FR-7, FE-3) and session difficulty (section 9).
+ * Priority scoring and session difficulty (the formulas are in the README, "How it works").
  *
  * The importance levels, the tags that set them and the weights of the
  * priority formula are defined here once; the MCP tools' schema, the CLI, the

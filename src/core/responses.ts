@@ -1,7 +1,8 @@
 /**
  * What the engine answers, in two forms shared by the CLI (`--json` or text)
- * and the MCP tools (structuredContent and text): the response shapes of
- * seed 001 section 6, and readable Markdown for people and for Claude.
+ * and the MCP tools (structuredContent and text): the response shapes
+ * (`{success, id, message}`, `{memories, total, has_more}`, …) and readable
+ * Markdown for people and for Claude.
  */
 import type { EvictionResult, FixResult, ForgetResult, ListResult, MemoryView, SearchResultItem, StatusResult, StoreResult } from './store';
 import { PROBLEM_TITLES, type IntegrityReport, type ProblemKind } from './integrity';

@@ -1,6 +1,6 @@
 /**
- * What `ltm init` writes into a project for Claude Code: slash commands (seed
- * 001 FR-9) and the CLAUDE.md block. Each carries a marker so that `ltm uninit`
+ * What `ltm init` writes into a project for Claude Code: slash commands and
+ * the CLAUDE.md block. Each carries a marker so that `ltm uninit`
  * removes exactly these and nothing a person wrote.
  */
 

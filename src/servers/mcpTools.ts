@@ -1,6 +1,6 @@
 /**
- * The MCP tools (seed 001 FR-8 and FE-4). Each answers with readable Markdown
- * and, as structuredContent, the response shape of seed 001 section 6.
+ * The MCP tools. Each answers with readable Markdown and, as structuredContent,
+ * the response shapes in src/core/responses.ts (the same the CLI prints with --json).
  * Failures are isError results, never thrown: invalid arguments are refused
  * by the zod schemas before anything runs, and engine errors name the problem.
  */

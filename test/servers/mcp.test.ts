@@ -1,6 +1,6 @@
 /**
  * The MCP tools through the real MCP SDK client over Streamable HTTP: the tool
- * list, every tool's Markdown text and structuredContent (seed 001 section 6),
+ * list, every tool's Markdown text and structuredContent (src/core/responses.ts),
  * refusals as isError results, and the link from a tool call to its Claude
  * Code session through `_meta["claudecode/toolUseId"]`.
  */
@@ -278,7 +278,7 @@ describe('MCP tools (MCP SDK client)', function () {
       await t?.stop();
     });
 
-    /** Seed 001 section 9: failure_rate·0.5 + min(1, calls/50)·0.3 (+0.2 if compacted). */
+    /** The README's difficulty: failure_rate·0.5 + min(1, calls/50)·0.3 (+0.2 if compacted). */
     const difficulty = (successes: number, failures: number) => Math.round(((failures / (successes + failures)) * 0.5 + Math.min(1, (successes + failures) / 50) * 0.3) * 1e6) / 1e6;
 
     it("store_memory gets the difficulty of the session that made the call, and concurrent sessions' counters stay apart", async () => {

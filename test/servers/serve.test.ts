@@ -205,10 +205,12 @@ describe('ltm serve (process)', function () {
     const stale = JSON.parse(fs.readFileSync(serverJsonPath(project), 'utf8')) as ServerJson;
     assert.equal(stale.pid, old.pid, 'a killed server leaves its server.json behind');
 
-    // Two take their chance at once: one takes over within 2 s, the other is refused.
+    // Two take their chance at once: one takes over, the other is refused. "At once": well under
+    // the 10 s after which a holder nobody can judge is given up (a start takes ~0.5–1 s here,
+    // 3 s on a loaded 2-core machine).
     const { winner, loser, code, info, serveMs } = await startTwoAtOnce();
     const where = `--- winner:\n${winner.output()}\n--- loser:\n${loser.output()}`;
-    assert.ok(serveMs < 2_000, `took over after ${serveMs} ms`);
+    assert.ok(serveMs < 6_000, `took over after ${serveMs} ms`);
     assert.equal(code, 1, where);
     assert.match(loser.stderr(), new RegExp(`already running \\(pid ${winner.child.pid}, http://127\\.0\\.0\\.1:${info.port}\\)`), where);
     assert.equal(info.pid, winner.child.pid);

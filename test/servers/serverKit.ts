@@ -22,7 +22,7 @@ export const HOOK_SCRIPT = path.join(REPO_ROOT, 'hooks', 'ltm-hook.sh');
 
 export type Json = Record<string, unknown>;
 
-/** The tools the MCP server offers (seed 001 FR-8 and FE-4). */
+/** The tools the MCP server offers (README, "Claude Code integration"). */
 export const TOOL_NAMES = [
   'store_memory',
   'recall',
