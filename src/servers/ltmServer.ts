@@ -13,6 +13,7 @@ import { SessionTracker } from '../core/sessions';
 import type { MemoryStore } from '../core/store';
 import { refreshInstalledHookScripts } from './claudeSetup';
 import { HookRoutes, isHookEvent } from './hookRoutes';
+import { FollowUpQueue } from './followUpQueue';
 import { createMcpServer } from './mcpTools';
 import { HttpError, RequestGuard, readJsonBody, sendError, sendJson } from './requestGuard';
 import {
@@ -37,23 +38,9 @@ export interface LtmServerOptions {
   /** Origins allowed to call the server (none by default: browsers are refused). */
   allowedOrigins?: readonly string[];
   log?: (message: string) => void;
-  /** How long without a request counts as a pause for follow-up work (default QUIET_MS). */
+  /** How long without a request counts as a pause for follow-up work (default QUIET_MS in followUpQueue.ts). */
   quietMs?: number;
 }
-
-/** Follow-up work runs after this long without a request... */
-const QUIET_MS = 15;
-/** ...or after this long at the most. */
-const MAX_DEFER_MS = 250;
-/**
- * Maintenance (priorities and eviction after a session ends) is needed by no
- * answer, and an eviction cycle at 10,000 memories holds the event loop for
- * tens of milliseconds: it waits for a pause between hooks (Claude Code makes
- * one whenever the model thinks), or this long when hooks never pause.
- */
-const MAINTENANCE_MAX_DEFER_MS = 60_000;
-/** A pause for maintenance is this many times QUIET_MS (150 ms by default). */
-const MAINTENANCE_PAUSE_FACTOR = 10;
 
 function listen(server: http.Server, port: number): Promise<void> {
   return new Promise((resolve, reject) => {
@@ -76,6 +63,8 @@ export class LtmServer {
   private readonly guard: RequestGuard;
   private readonly hooks: HookRoutes;
   private readonly sessions: SessionTracker;
+  /** Work done after answering: bookkeeping and maintenance, in the pauses between hooks. */
+  private readonly followUps: FollowUpQueue;
   private portNumber = 0;
   private info: ServerInfo | null = null;
 
@@ -83,8 +72,9 @@ export class LtmServer {
     private readonly options: LtmServerOptions,
     readonly token: string,
   ) {
+    this.followUps = new FollowUpQueue({ quietMs: options.quietMs, log: options.log });
     // Session counters are written when the server is quiet, with the other follow-up work.
-    this.sessions = new SessionTracker(options.store, (flush) => this.runAfterAnswer('session counters', flush));
+    this.sessions = new SessionTracker(options.store, (flush) => this.followUps.queue('session counters', flush));
     this.hooks = new HookRoutes(options.store, this.sessions, { injectionBudgetTokens: options.injectionBudgetTokens });
     this.guard = new RequestGuard({ port: () => this.portNumber, token, allowedOrigins: options.allowedOrigins ?? [] });
     this.http = http.createServer((req, res) => void this.handle(req, res));
@@ -200,84 +190,20 @@ export class LtmServer {
     if (this.info) removeServerInfo(this.options.store.paths, this.info.pid, this.info.port);
     this.info = null;
     await closed;
-    this.runQueuedWork();
-    await Promise.allSettled([...this.followUps]);
+    await this.followUps.drain();
     await this.sessions.flush();
   }
 
   /** Resolves once the work done after answering, and the session counts, are written. */
   async idle(): Promise<void> {
-    this.runQueuedWork();
-    while (this.followUps.size > 0) await Promise.allSettled([...this.followUps]);
+    await this.followUps.drain();
     await this.sessions.flush();
     await this.options.store.settled();
   }
 
-  private readonly followUps = new Set<Promise<unknown>>();
-  private queuedWork: { what: string; work: () => Promise<unknown>; deadline: number; maintenance: boolean }[] = [];
-  private idleTimer: NodeJS.Timeout | null = null;
-  private lastRequestAt = 0;
-  private get quietMs(): number {
-    return this.options.quietMs ?? QUIET_MS;
-  }
-
-  /**
-   * Queues work for after the answer went out. It runs once no request has
-   * come for QUIET_MS (Claude Code sends hooks in bursts: the next one should
-   * not wait behind a stats write), and never later than `maxDeferMs`.
-   * stop() and idle() wait for it; errors go to the log.
-   */
-  private runAfterAnswer(what: string, work: () => Promise<unknown>, maintenance = false): void {
-    this.queuedWork.push({ what, work, deadline: Date.now() + (maintenance ? MAINTENANCE_MAX_DEFER_MS : MAX_DEFER_MS), maintenance });
-    this.deferQueuedWork();
-  }
-
-  private deferQueuedWork(): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
-    if (this.queuedWork.length === 0) return;
-    const firstDeadline = this.queuedWork.reduce((first, w) => Math.min(first, w.deadline), Infinity);
-    const wait = Math.max(0, Math.min(this.quietMs, firstDeadline - Date.now()));
-    this.idleTimer = setTimeout(() => this.runDueWork(), wait);
-  }
-
-  /**
-   * What has waited as long as it may, and in a pause between requests the
-   * rest: maintenance only in a longer pause (a hiccup of the client is not the
-   * model thinking, and a hook arriving mid-cycle would wait for the cycle).
-   */
-  private runDueWork(): void {
-    const now = Date.now();
-    const quietFor = now - this.lastRequestAt;
-    const pause = (maintenance: boolean) => quietFor >= (maintenance ? MAINTENANCE_PAUSE_FACTOR * this.quietMs : this.quietMs);
-    // Once one entry of a kind is due, all of that kind run together: under a steady stream of
-    // hooks each entry would otherwise reach its own deadline, and the state and stats files
-    // would be written once per session instead of once per MAX_DEFER_MS.
-    const kindDue = (maintenance: boolean) => pause(maintenance) || this.queuedWork.some((w) => w.maintenance === maintenance && w.deadline <= now);
-    const regularDue = kindDue(false);
-    const maintenanceDue = kindDue(true);
-    this.runQueuedWork((w) => (w.maintenance ? maintenanceDue : regularDue));
-    this.deferQueuedWork();
-  }
-
-  private runQueuedWork(due: (w: { deadline: number; maintenance: boolean }) => boolean = () => true): void {
-    if (this.idleTimer) clearTimeout(this.idleTimer);
-    this.idleTimer = null;
-    const ready = this.queuedWork.filter(due);
-    const started = new Set(ready);
-    this.queuedWork = this.queuedWork.filter((w) => !started.has(w));
-    for (const { what, work } of ready) {
-      const running = work()
-        .catch((error: unknown) => this.options.log?.(`${what} failed: ${(error as Error).stack ?? String(error)}`))
-        .finally(() => this.followUps.delete(running));
-      this.followUps.add(running);
-    }
-  }
-
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     // A request is coming in: queued follow-up work waits for a quiet moment.
-    this.lastRequestAt = Date.now();
-    this.deferQueuedWork();
+    this.followUps.noteRequest();
     try {
       this.guard.check(req);
       const pathname = requestPath(req.url);
@@ -295,7 +221,7 @@ export class LtmServer {
         if (answer.after && req.headers['x-ltm-wait'] !== undefined) {
           info = { ...info, ...(await answer.after()) };
         } else if (answer.after) {
-          this.runAfterAnswer(`${event} follow-up`, answer.after, answer.maintenance === true);
+          this.followUps.queue(`${event} follow-up`, answer.after, { maintenance: answer.maintenance === true });
         }
         res.setHeader('X-LTM-Info', headerJson(info));
         return sendJson(res, 200, answer.body);

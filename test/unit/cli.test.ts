@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { runCli, type CliOutput } from '../../src/cli';
+import { USAGE, runCli, type CliOutput } from '../../src/cli';
+import { COMMANDS, COMMON_OPTIONS } from '../../src/cliCommands';
 import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, readJson, removeDir, snapshotDiff, snapshotFiles, writeConfig } from './storeTestKit';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
@@ -417,5 +418,68 @@ describe('cli', function () {
       }
       assert.deepEqual(snapshotDiff(before, snapshotFiles(root)), []);
     });
+  });
+});
+
+describe('cli: the command table', () => {
+  /** What parseArgs says of an option it does not know, as `ltm` prints it. */
+  const unknownOption = (option: string) =>
+    `ltm: Unknown option '${option}'. To specify a positional argument starting with a '-', place it at the end of the command after '--', as in '-- "${option}"\n`;
+  /** Stand-ins for a command's positional arguments (--help comes before they would be checked). */
+  const positionals = (command: (typeof COMMANDS)[number]) => command.positionals.map((p) => `some-${p}`);
+  const allOptions = new Set(COMMANDS.flatMap((c) => Object.keys(c.options)));
+
+  it('`ltm --help` lists every command of the table, with its usage and description, and no other', async () => {
+    const help = (await runCli(['--help'])).stdout;
+    assert.equal(help, USAGE);
+    for (const command of COMMANDS) {
+      const line = `  ${[command.name, command.usage].filter(Boolean).join(' ')}`;
+      const at = help.indexOf(`\n${line}`);
+      assert.ok(at >= 0, `ltm --help shows "${line}"`);
+      // The description follows on the same line, or on the next when the usage is long.
+      assert.ok(help.slice(at + 1 + line.length).trimStart().startsWith(`${command.description}\n`), `${command.name}: its description follows its usage`);
+    }
+    const listed = help.split('\nCommands:\n')[1]!.split('\n\nOptions:')[0]!.split('\n').filter((l) => /^  \S/.test(l)).map((l) => l.trim().split(' ')[0]);
+    assert.deepEqual(listed, COMMANDS.map((c) => c.name));
+  });
+
+  it('every command accepts its own options and the common ones', async () => {
+    const refused: string[] = [];
+    for (const command of COMMANDS) {
+      for (const [name, option] of Object.entries({ ...COMMON_OPTIONS, ...command.options })) {
+        if (name === 'help') continue;
+        const argv = [command.name, ...positionals(command), `--${name}`, ...(option.type === 'string' ? ['value'] : []), '--help'];
+        const out = await runCli(argv);
+        if (out.exitCode !== 0 || out.stdout !== USAGE) refused.push(`ltm ${argv.join(' ')} → ${out.exitCode} ${out.stderr}`);
+      }
+    }
+    assert.deepEqual(refused, []);
+  });
+
+  it('every command refuses options it does not take, with parseArgs\' message and exit 2', async () => {
+    const wrong: string[] = [];
+    for (const command of COMMANDS) {
+      const foreign = [...allOptions].filter((o) => !(o in command.options)).map((o) => `--${o}`);
+      for (const option of ['--no-such-option', '-x', ...foreign]) {
+        const argv = [command.name, ...positionals(command), option];
+        const out = await runCli(argv);
+        if (out.exitCode !== 2 || out.stdout !== '' || out.stderr !== unknownOption(option)) wrong.push(`ltm ${argv.join(' ')} → ${out.exitCode} ${JSON.stringify(out.stderr)}`);
+      }
+    }
+    assert.deepEqual(wrong, []);
+  });
+
+  it('names of Object.prototype are unknown commands, not a crash', async () => {
+    for (const name of ['constructor', '__proto__', 'hasOwnProperty', 'toString']) {
+      assert.deepEqual(await runCli([name]), { stdout: '', stderr: `ltm: unknown command "${name}" (see ltm --help)\n`, exitCode: 2 });
+    }
+  });
+
+  it('every command refuses arguments it does not take, naming the ones it does', async () => {
+    for (const command of COMMANDS.filter((c) => !c.joinPositionals)) {
+      const out = await runCli([command.name, ...positionals(command), 'extra']);
+      const takes = command.positionals.length === 0 ? 'no arguments' : command.positionals.map((p) => `<${p}>`).join(' ');
+      assert.deepEqual(out, { stdout: '', stderr: `ltm: ${command.name} takes ${takes}, not "extra"\n`, exitCode: 2 });
+    }
   });
 });

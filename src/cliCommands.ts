@@ -1,0 +1,334 @@
+/**
+ * The commands of `ltm`, one entry each: what `ltm --help` says about it, the
+ * options and arguments it takes, and what it does. src/cli.ts derives the
+ * usage text, the argument parser and the dispatch from this table, so a new
+ * command (or option) is one entry here and nothing else.
+ */
+import type { ParseArgsConfig } from 'node:util';
+import * as path from 'node:path';
+import { LtmError } from './core/errors';
+import { MemoryStore, initStoreFiles, type SearchScope } from './core/store';
+import * as responses from './core/responses';
+import { initProject, uninitProject, type Change } from './servers/claudeSetup';
+import { LtmServer } from './servers/ltmServer';
+import { runningServerInfo } from './servers/serverInfo';
+import { DEFAULT_INJECTION_BUDGET_TOKENS, MIN_INJECTION_BUDGET_TOKENS } from './core/injection';
+import { DEFAULT_LIST_LIMIT, DEFAULT_SEARCH_LIMIT } from './core/model';
+import { IMPORTANCE_LEVELS, isImportance } from './core/priority';
+import { storePaths } from './core/storeFiles';
+
+/** Bad arguments: one line on stderr, exit 2. */
+export class UsageError extends Error {}
+
+export type Options = NonNullable<ParseArgsConfig['options']>;
+
+/** What a command gets: its parsed options and positional arguments. */
+export interface CommandInput {
+  projectDir: string;
+  /** The CLI's version (`serve` reports it). */
+  version: string;
+  values: Record<string, string | boolean | undefined>;
+  /** As many as the command's `positionals` names, in that order. */
+  positionals: string[];
+}
+
+/** What a command prints: `text`, or `json` with --json, and a newline. */
+export interface Output {
+  json: unknown;
+  text: string;
+  /** 0 unless said otherwise (`check` exits 1 when it finds problems, so that it can gate CI). */
+  exitCode?: number;
+  /** Print `text` even with --json (serve's last line follows the banner it wrote as text). */
+  textOnly?: boolean;
+}
+
+interface CommandHead {
+  name: string;
+  /** The arguments after the name, as `ltm --help` shows them ('' for none). */
+  usage: string;
+  /** One line for `ltm --help`. */
+  description: string;
+  /** parseArgs options besides the common ones (--project, --json, --help). */
+  options: Options;
+  /** Names of the positional arguments, in order. */
+  positionals: readonly string[];
+  /** The words after the command are one argument (a query needs no quotes). */
+  joinPositionals?: boolean;
+}
+
+/**
+ * A command that works on the project's memories gets the store: opened
+ * before it runs, its caches flushed after, disposed either way. The others
+ * (setup, the server, its address) get only the project directory.
+ */
+export type Command = CommandHead &
+  (
+    | { store: true; run: (store: MemoryStore, input: CommandInput) => Promise<Output> | Output }
+    | { store: false; run: (input: CommandInput) => Promise<Output> }
+  );
+
+/** The options every command accepts. */
+export const COMMON_OPTIONS: Options = {
+  project: { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
+
+const text = { type: 'string' } as const;
+const flag = { type: 'boolean' } as const;
+
+/** In the order `ltm --help` lists them. */
+export const COMMANDS: readonly Command[] = [
+  {
+    name: 'status',
+    usage: '',
+    description: 'memory counts, sessions, storage',
+    options: {},
+    positionals: [],
+    store: true,
+    run: (store) => {
+      const status = store.status();
+      return { json: responses.statusResponse(status), text: responses.statusText(status) };
+    },
+  },
+  {
+    name: 'list',
+    usage: '[--phase N] [--tag T] [--keyword K] [--limit N] [--offset N]',
+    description: 'memories by priority (--phase 3: archived)',
+    options: { phase: text, tag: text, keyword: text, limit: text, offset: text },
+    positionals: [],
+    store: true,
+    run: (store, { values }) => {
+      const offset = integer('offset', str(values, 'offset'), 0) ?? 0;
+      const result = store.list({
+        phase: integer('phase', str(values, 'phase'), 0),
+        tag: str(values, 'tag'),
+        keyword: str(values, 'keyword'),
+        limit: integer('limit', str(values, 'limit'), 1) ?? DEFAULT_LIST_LIMIT,
+        offset,
+      });
+      return { json: responses.listResponse(result), text: responses.listText(result, offset) };
+    },
+  },
+  {
+    name: 'recall',
+    usage: '<query> [--limit N] [--tag T] [--archives | --all]',
+    description: 'ranked search (active, archived or both)',
+    options: { limit: text, tag: text, archives: flag, all: flag },
+    positionals: ['query'],
+    joinPositionals: true,
+    store: true,
+    run: (store, { values, positionals: [query] }) => {
+      if (values.archives && values.all) throw new UsageError('use either --archives or --all, not both');
+      const scope: SearchScope = values.archives ? 'archives' : values.all ? 'all' : 'active';
+      const items = store.search(query!, { limit: integer('limit', str(values, 'limit'), 1) ?? DEFAULT_SEARCH_LIMIT, tag: str(values, 'tag'), scope });
+      return { json: responses.recallResponse(items), text: responses.recallText(query!, items) };
+    },
+  },
+  {
+    name: 'get',
+    usage: '<id>',
+    description: 'a memory in full (counts as an access)',
+    options: {},
+    positionals: ['id'],
+    store: true,
+    run: async (store, { positionals: [id] }) => {
+      const memory = await store.get(id!);
+      return { json: responses.getResponse(memory), text: responses.getText(memory) };
+    },
+  },
+  {
+    name: 'store',
+    usage: '--topic T --content C [--summary S] [--tags a,b] [--difficulty X] [--auto-tag]',
+    description: 'store a new memory',
+    options: { topic: text, content: text, summary: text, tags: text, difficulty: text, 'auto-tag': flag },
+    positionals: [],
+    store: true,
+    run: async (store, { values }) => {
+      const topic = str(values, 'topic');
+      const content = str(values, 'content');
+      if (topic === undefined) throw new UsageError('store needs --topic');
+      if (content === undefined) throw new UsageError('store needs --content');
+      const difficultyText = str(values, 'difficulty');
+      let difficulty: number | undefined;
+      if (difficultyText !== undefined) {
+        difficulty = Number(difficultyText);
+        if (difficultyText.trim() === '' || !Number.isFinite(difficulty)) {
+          throw new UsageError(`--difficulty must be a number from 0 to 1 (got "${difficultyText}")`);
+        }
+      }
+      const result = await store.store({
+        topic,
+        content,
+        summary: str(values, 'summary'),
+        tags: str(values, 'tags')?.split(',') ?? [],
+        autoTag: Boolean(values['auto-tag']),
+        difficulty,
+      });
+      return { json: responses.storeResponse(result), text: responses.storeText(result) };
+    },
+  },
+  {
+    name: 'forget',
+    usage: '<id> [--purge]',
+    description: 'archive a memory (--purge: delete its text for good)',
+    options: { purge: flag },
+    positionals: ['id'],
+    store: true,
+    run: async (store, { values, positionals: [id] }) => {
+      const result = await store.forget(id!, { purge: Boolean(values.purge) });
+      return { json: responses.forgetResponse(result), text: responses.forgetText(result) };
+    },
+  },
+  {
+    name: 'restore',
+    usage: `<id> [--importance ${IMPORTANCE_LEVELS.join('|')}]`,
+    description: 'bring an archived memory back at phase 0',
+    options: { importance: text },
+    positionals: ['id'],
+    store: true,
+    run: async (store, { values, positionals: [id] }) => {
+      const importance = str(values, 'importance');
+      if (importance !== undefined && !isImportance(importance)) {
+        throw new UsageError(`--importance must be ${IMPORTANCE_LEVELS.slice(0, -1).join(', ')} or ${IMPORTANCE_LEVELS.at(-1)} (got "${importance}")`);
+      }
+      const memory = await store.restore(id!, { importance });
+      return { json: responses.restoreResponse(memory), text: responses.restoreText(memory) };
+    },
+  },
+  {
+    name: 'check',
+    usage: '',
+    description: 'report integrity problems (exit 1 when there are any)',
+    options: {},
+    positionals: [],
+    store: true,
+    run: (store) => {
+      const report = store.check();
+      return { json: responses.checkResponse(report), text: responses.checkText(report), exitCode: report.healthy ? 0 : 1 };
+    },
+  },
+  {
+    name: 'fix',
+    usage: '[--clean-archives]',
+    description: 'repair them (orphaned archives are kept unless asked)',
+    options: { 'clean-archives': flag },
+    positionals: [],
+    store: true,
+    run: async (store, { values }) => {
+      const result = await store.fix({ cleanArchives: Boolean(values['clean-archives']) });
+      return { json: responses.fixResponse(result), text: responses.fixText(result) };
+    },
+  },
+  {
+    name: 'evict',
+    usage: '',
+    description: 'run one eviction cycle',
+    options: {},
+    positionals: [],
+    store: true,
+    run: async (store) => {
+      const result = await store.evict();
+      return { json: responses.evictResponse(result), text: responses.evictText(result) };
+    },
+  },
+  {
+    name: 'serve',
+    usage: '[--port N] [--budget TOKENS]',
+    description: 'serve MCP and the hook endpoints on 127.0.0.1',
+    options: { port: text, budget: text },
+    positionals: [],
+    store: false,
+    run: serve,
+  },
+  {
+    name: 'env',
+    usage: '',
+    description: 'print export lines for a running server (eval "$(ltm env)")',
+    options: {},
+    positionals: [],
+    store: false,
+    run: async ({ projectDir }) => {
+      const info = await runningServerInfo(storePaths(projectDir));
+      if (!info) throw new LtmError('not_found', `no LTM server is running for ${projectDir} (start one with: ltm serve)`);
+      const env = { LTM_PORT: String(info.port), LTM_TOKEN: info.token, LTM_MCP_URL: `${info.url}/mcp` };
+      return { json: env, text: Object.entries(env).map(([k, v]) => `export ${k}='${v}'`).join('\n') };
+    },
+  },
+  {
+    name: 'init',
+    usage: '',
+    description: 'set the project up for Claude Code (hooks, MCP, commands, CLAUDE.md)',
+    options: {},
+    positionals: [],
+    store: false,
+    run: async ({ projectDir }) => {
+      const changes = initProject(projectDir);
+      initStoreFiles(storePaths(projectDir));
+      return { json: { success: true, changes }, text: setupText('init', projectDir, changes) };
+    },
+  },
+  {
+    name: 'uninit',
+    usage: '',
+    description: 'remove exactly what init added (memories are kept)',
+    options: {},
+    positionals: [],
+    store: false,
+    run: async ({ projectDir }) => {
+      const changes = uninitProject(projectDir);
+      return { json: { success: true, changes }, text: setupText('uninit', projectDir, changes) };
+    },
+  },
+];
+
+function str(values: CommandInput['values'], name: string): string | undefined {
+  const value = values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function integer(name: string, value: string | undefined, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < min) throw new UsageError(`--${name} must be a whole number ≥ ${min} (got "${value}")`);
+  return Number(value);
+}
+
+function setupText(command: 'init' | 'uninit', projectDir: string, changes: readonly Change[]): string {
+  const lines = changes.filter((c) => c.action !== 'unchanged').map((c) => `  ${c.action} ${path.relative(projectDir, c.file)}`);
+  if (lines.length === 0) return `Nothing to change: ${command === 'init' ? 'LTM is already set up' : 'LTM is not set up'} in ${projectDir}.`;
+  const next =
+    command === 'init'
+      ? '\nNext: run `ltm serve` (or open the folder in VS Code with the LTM extension), then start `claude` in a terminal\nwhere LTM_PORT and LTM_TOKEN are set (the extension sets them; elsewhere: eval "$(ltm env)").'
+      : '\nMemories in .claude/ltm/ were kept.';
+  return `${command === 'init' ? 'Set up' : 'Removed'} LTM for Claude Code in ${projectDir}:\n${lines.join('\n')}\n${next}`;
+}
+
+/** Runs the server until SIGINT or SIGTERM, then removes server.json. */
+async function serve({ projectDir, version, values }: CommandInput): Promise<Output> {
+  const port = integer('port', str(values, 'port'), 0);
+  if (port !== undefined && port > 65535) throw new UsageError('--port must be at most 65535');
+  const budget = integer('budget', str(values, 'budget'), MIN_INJECTION_BUDGET_TOKENS);
+  const store = MemoryStore.open(projectDir, { watch: true });
+  const log = (message: string) => process.stderr.write(`ltm: ${message}\n`);
+  let server: LtmServer;
+  try {
+    // Claims the project atomically: when another server runs, this throws a 'busy' error naming it.
+    server = await LtmServer.start({ store, version, preferredPort: port, injectionBudgetTokens: () => budget ?? DEFAULT_INJECTION_BUDGET_TOKENS, log });
+  } catch (error) {
+    store.dispose();
+    throw error;
+  }
+  process.stdout.write(
+    `LTM ${version} serving ${projectDir}\n  MCP:   ${server.mcpUrl}\n  hooks: ${server.url}/hook/<event>\n` +
+      `For Claude Code outside VS Code: eval "$(ltm env --project ${JSON.stringify(projectDir)})"\n`,
+  );
+  await new Promise<void>((resolve) => {
+    const stop = () => resolve();
+    process.once('SIGINT', stop);
+    process.once('SIGTERM', stop);
+  });
+  await server.stop();
+  store.flushCaches();
+  store.dispose();
+  return { json: null, text: 'LTM server stopped.', textOnly: true };
+}
