@@ -308,6 +308,12 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
   const port = integer('port', str(values, 'port'), 0);
   if (port !== undefined && port > 65535) throw new UsageError('--port must be at most 65535');
   const budget = integer('budget', str(values, 'budget'), MIN_INJECTION_BUDGET_TOKENS);
+  // Listened for before the server starts: a Ctrl-C while it claims the project (server.json is
+  // written by then) must stop it cleanly, not kill the process and leave server.json behind.
+  let onSignal = () => undefined as void;
+  const stopRequested = new Promise<void>((resolve) => (onSignal = resolve));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
   const store = MemoryStore.open(projectDir, { watch: true });
   const log = (message: string) => process.stderr.write(`ltm: ${message}\n`);
   let server: LtmServer;
@@ -315,6 +321,8 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
     // Claims the project atomically: when another server runs, this throws a 'busy' error naming it.
     server = await LtmServer.start({ store, version, preferredPort: port, injectionBudgetTokens: () => budget ?? DEFAULT_INJECTION_BUDGET_TOKENS, log });
   } catch (error) {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
     store.dispose();
     throw error;
   }
@@ -322,11 +330,7 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
     `LTM ${version} serving ${projectDir}\n  MCP:   ${server.mcpUrl}\n  hooks: ${server.url}/hook/<event>\n` +
       `For Claude Code outside VS Code: eval "$(ltm env --project ${JSON.stringify(projectDir)})"\n`,
   );
-  await new Promise<void>((resolve) => {
-    const stop = () => resolve();
-    process.once('SIGINT', stop);
-    process.once('SIGTERM', stop);
-  });
+  await stopRequested;
   await server.stop();
   store.flushCaches();
   store.dispose();

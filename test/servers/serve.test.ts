@@ -107,6 +107,19 @@ describe('ltm serve (process)', function () {
     });
   }
 
+  it('a signal the moment server.json appears (while it starts) still stops it cleanly, removing server.json', async () => {
+    for (let round = 0; round < 5; round++) {
+      const proc = serve();
+      const file = serverJsonPath(project);
+      const deadline = Date.now() + 10_000;
+      while (!fs.existsSync(file) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 1));
+      proc.child.kill('SIGTERM');
+      const code = await exitWithin(proc, 5_000, `ltm serve after an early SIGTERM (round ${round})`);
+      assert.equal(code, 0, `round ${round}: ${proc.output()}`);
+      assert.equal(fs.existsSync(file), false, `round ${round}: server.json is still there`);
+    }
+  });
+
   it('replaces a stale server.json whose process is gone', async () => {
     const port = await closedPort();
     fs.mkdirSync(ltmRoot(project), { recursive: true });
