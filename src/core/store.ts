@@ -48,7 +48,6 @@ import {
   type ArchiveEntry,
   type ArchiveReason,
   type MemoryMeta,
-  type MemoryStats,
   type StoreConfig,
 } from './model';
 import { FrontmatterParseCache } from './parseCache';
@@ -111,7 +110,10 @@ export class MemoryStore {
       archivesChanged: () => this.queries.archivesChanged(),
     });
     this.index = new IndexWriter(this.mirror);
-    this.statsWriter = new StatsWriter(this.mirror);
+    this.statsWriter = new StatsWriter(this.mirror, {
+      score: (id, memory) => this.queries.score(id, memory),
+      touched: (id) => this.queries.touched(id),
+    });
     this.queries = new StoreQueries(this.mirror);
   }
 
@@ -189,8 +191,8 @@ export class MemoryStore {
     if (options.countAccess === false) return this.queries.view(id);
     return this.mutate(() => {
       this.requireActive(id);
-      this.recordAccess([id]);
-      this.writeStats();
+      this.statsWriter.recordAccess([id], this.mirror.state.session_count);
+      this.statsWriter.write();
       return this.queries.view(id);
     });
   }
@@ -298,10 +300,10 @@ export class MemoryStore {
       });
       this.mirror.writeMemoryFile(id, raw);
       this.register(id);
-      this.setStats(id, { access_count: 0, accessed_at: createdAt, last_session: session, priority: 0 });
-      this.updateStoredPriority(id);
+      this.statsWriter.set(id, { access_count: 0, accessed_at: createdAt, last_session: session, priority: 0 });
+      this.statsWriter.storePriority(id);
       this.index.write();
-      this.writeStats();
+      this.statsWriter.write();
       return { memory: this.queries.view(id), redactions: prepared.redactions };
     });
   }
@@ -351,9 +353,9 @@ export class MemoryStore {
         this.mirror.deleteMemoryFile(id);
       }
       this.unregister(id);
-      this.setStats(id, undefined);
+      this.statsWriter.set(id, undefined);
       this.index.write();
-      this.writeStats();
+      this.statsWriter.write();
       return { id, topic, archived: !options.purge, purged: Boolean(options.purge) };
     });
   }
@@ -391,10 +393,10 @@ export class MemoryStore {
       this.mirror.archiveIndex.memories.delete(id);
       this.mirror.writeArchiveIndex();
       this.register(id);
-      this.setStats(id, { access_count: 0, accessed_at: nowIso(), last_session: this.mirror.state.session_count, priority: 0 });
-      this.updateStoredPriority(id);
+      this.statsWriter.set(id, { access_count: 0, accessed_at: nowIso(), last_session: this.mirror.state.session_count, priority: 0 });
+      this.statsWriter.storePriority(id);
       this.index.write();
-      this.writeStats();
+      this.statsWriter.write();
       return this.queries.view(id);
     });
   }
@@ -417,9 +419,9 @@ export class MemoryStore {
     await this.mutate(() => {
       const ended = new Set(sessionNumbers);
       this.mirror.stats.forEach((s, id) => {
-        if (ended.has(s.last_session) && this.isActive(id)) this.updateStoredPriority(id);
+        if (ended.has(s.last_session) && this.isActive(id)) this.statsWriter.storePriority(id);
       });
-      this.writeStats();
+      this.statsWriter.write();
     });
     // One cycle per turn of the lock: a backlog of cycles (many sessions ended
     // at once, or max_memories lowered) must not hold a server's hooks for long.
@@ -463,7 +465,7 @@ export class MemoryStore {
       if (from === 2) {
         this.mirror.deleteMemoryFile(id);
         this.unregister(id);
-        this.setStats(id, undefined);
+        this.statsWriter.set(id, undefined);
       } else {
         const content = from === 0 ? reduceToHint(memory.content) : reduceToAbstract(memory.content, memory.summary);
         const history = [...memory.phase_history, { phase: from + 1, at: nowIso(), event: 'evicted' }];
@@ -474,7 +476,7 @@ export class MemoryStore {
     }
     this.mirror.state.last_eviction = nowIso();
     this.index.write();
-    this.writeStats();
+    this.statsWriter.write();
     this.mirror.writeState();
     result.ran = true;
     result.after = this.activeIds().length;
@@ -510,10 +512,10 @@ export class MemoryStore {
       // One pass: everything below is derived from the repaired set of memories.
       if (!this.indexUsable()) this.index.replaceIds(new Set(mirror.files.keys()));
       for (const id of this.index.ids) if (!mirror.files.has(id)) this.unregister(id);
-      for (const id of [...mirror.stats.keys()]) if (!this.isActive(id)) this.setStats(id, undefined);
+      for (const id of [...mirror.stats.keys()]) if (!this.isActive(id)) this.statsWriter.set(id, undefined);
       mirror.indexStatus = { kind: 'ok' };
       this.index.write();
-      this.writeStats();
+      this.statsWriter.write();
       mirror.writeArchiveIndex();
       if (report.problems.some((p) => p.kind === 'state_unreadable')) mirror.writeState();
       return { actions, report: checkIntegrity(integritySnapshot(mirror, this.index)) };
@@ -574,13 +576,13 @@ export class MemoryStore {
     if ([...bySession.values()].every((ids) => ids.length === 0)) return;
     await this.mutate(async () => {
       for (const [session, ids] of bySession) {
-        this.recordAccess(
+        this.statsWriter.recordAccess(
           ids.filter((id) => this.isActive(id)),
           session < 0 ? this.mirror.state.session_count : session,
         );
       }
       // Session starts record their injected memories here: see updateState.
-      await this.writeStatsAsync();
+      await this.statsWriter.writeAsync();
     });
   }
 
@@ -597,32 +599,9 @@ export class MemoryStore {
   /** Recomputes and stores the priority of the given memories. */
   async refreshPriorities(ids: readonly string[]): Promise<void> {
     await this.mutate(() => {
-      for (const id of ids) if (this.isActive(id)) this.updateStoredPriority(id);
-      this.writeStats();
+      for (const id of ids) if (this.isActive(id)) this.statsWriter.storePriority(id);
+      this.statsWriter.write();
     });
-  }
-
-  private recordAccess(ids: readonly string[], session = this.mirror.state.session_count): void {
-    const at = nowIso();
-    for (const id of ids) {
-      const old = this.mirror.stats.get(id);
-      this.setStats(id, {
-        access_count: (old?.access_count ?? 0) + 1,
-        accessed_at: at,
-        last_session: Math.max(session, old?.last_session ?? 0),
-        priority: old?.priority ?? 0,
-      });
-      this.updateStoredPriority(id);
-    }
-  }
-
-  private updateStoredPriority(id: string): void {
-    const stats = this.mirror.stats.get(id);
-    if (!stats) return;
-    const priority = this.queries.score(id, this.mirror.files.get(id)!.memory);
-    if (priority === stats.priority) return;
-    stats.priority = priority;
-    this.statsWriter.changed(id);
   }
 
   // =========================================================================
@@ -718,23 +697,6 @@ export class MemoryStore {
   private unregister(id: string): void {
     this.index.unregister(id);
     this.queries.touched(id);
-  }
-
-  private setStats(id: string, stats: MemoryStats | undefined): void {
-    if (stats) this.mirror.stats.set(id, stats);
-    else this.mirror.stats.delete(id);
-    this.statsWriter.changed(id);
-    this.queries.touched(id);
-  }
-
-  private writeStats(): void {
-    const bytes = this.statsWriter.render();
-    if (bytes) this.mirror.writeStats(bytes);
-  }
-
-  private async writeStatsAsync(): Promise<void> {
-    const bytes = this.statsWriter.render();
-    if (bytes) await this.mirror.writeStatsAsync(bytes);
   }
 }
 
