@@ -1,11 +1,39 @@
 /**
  * Integrity check: every way the files of a store can disagree, found from a
- * snapshot without changing anything. `MemoryStore.fix` repairs each kind.
+ * snapshot without changing anything. `repair.ts` repairs each kind.
  */
 import * as fs from 'node:fs';
-import type { CheckSnapshot } from './store';
 import { TEMP_SUFFIX } from './files';
-import { indexEntryOf } from './storeFiles';
+import type { Memory } from './model';
+import { indexEntryOf, type ArchiveIndex, type JsonFileStatus, type StorePaths } from './storeFiles';
+import type { InvalidFile } from './storeTypes';
+
+/**
+ * What the check reads: the store's files as last seen, declared here so that
+ * the check depends on data, not on the store that gathers it.
+ */
+export interface IntegritySnapshot {
+  paths: StorePaths;
+  /** Valid memory files by ID. */
+  files: ReadonlyMap<string, { memory: Memory }>;
+  /** Files in memories/ that cannot be memories, by file name. */
+  invalidFiles: ReadonlyMap<string, InvalidFile>;
+  activeIds: ReadonlySet<string>;
+  /** IDs index.json lists. */
+  indexIds: ReadonlySet<string>;
+  indexStatus: JsonFileStatus;
+  /** index.json's entries as written, by ID (empty when it is not usable). */
+  indexEntries: ReadonlyMap<string, unknown>;
+  statsIds: ReadonlySet<string>;
+  statsStatus: JsonFileStatus;
+  stateStatus: JsonFileStatus;
+  archiveIndex: ArchiveIndex;
+  archiveIndexStatus: JsonFileStatus;
+  /** IDs with a file in archives/. */
+  archiveFiles: ReadonlySet<string>;
+  /** Paths of leftover temporary files. */
+  tempFiles: readonly string[];
+}
 
 export type ProblemKind =
   | 'not_indexed'
@@ -76,7 +104,7 @@ const TEMP_FILE_REPORT_AGE_MS = 60_000;
 
 const INDEX_FIELDS = ['topic', 'tags', 'phase', 'difficulty', 'created_at'] as const;
 
-export function checkIntegrity(s: CheckSnapshot): IntegrityReport {
+export function checkIntegrity(s: IntegritySnapshot): IntegrityReport {
   const problems: IntegrityProblem[] = [];
   const add = (p: IntegrityProblem) => problems.push(p);
 

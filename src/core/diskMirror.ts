@@ -1,0 +1,478 @@
+/**
+ * DiskMirror: a store's files as this process last saw them, and the only
+ * code that reads them or writes memory and archive files.
+ *
+ * The files are the truth; the mirror is a parsed copy that stays cheap to keep
+ * current. Before every operation refresh() compares signatures (size, mtime,
+ * inode) of the JSON files and of the memories/ and archives/ directories with
+ * the last ones seen, and an optional watcher reports edits made in place. A
+ * write records the new signature of what it wrote, so this process never
+ * re-reads its own writes. What the store derives from the files (index.json,
+ * stats.json rendering, ranking, search) learns about changes through
+ * MirrorEvents rather than being reached into from here.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import {
+  TEMP_SUFFIX,
+  listDir,
+  readTextIfExists,
+  sameSignature,
+  signatureOf,
+  statSignature,
+  toJsonText,
+  writeFileAtomic,
+  writeFileAtomicAsync,
+  type FileSignature,
+} from './files';
+import { InvalidMemoryFile, parseMemoryFile } from './memoryFile';
+import { MEMORY_ID_FORMAT, isMemoryId, type ArchiveReason, type Memory, type MemoryStats } from './model';
+import type { FrontmatterParseCache } from './parseCache';
+import {
+  archiveIndexJson,
+  readArchiveIndex,
+  readIndexIds,
+  readState,
+  readStats,
+  stateJson,
+  type ArchiveIndex,
+  type JsonFileStatus,
+  type StorePaths,
+  type StoreState,
+} from './storeFiles';
+import type { ArchivedMemory, InvalidFile, OpenOptions } from './storeTypes';
+
+/** A memory file as loaded: its parsed form, exact text and version. */
+export interface LoadedFile {
+  memory: Memory;
+  raw: string;
+  signature: FileSignature;
+}
+
+/** What the mirror tells the store's derived data when the files change. */
+export interface MirrorEvents {
+  /** A memory file's text changed, appeared (`next`) or went away (undefined). */
+  memoryChanged(id: string, next: LoadedFile | undefined): void;
+  /** index.json was read again; `ids` are the memories it lists. */
+  indexRead(ids: Set<string>): void;
+  /** stats.json was read again: the stats map was replaced. */
+  statsRead(): void;
+  /** archives/ or archive_index.json changed. */
+  archivesChanged(): void;
+}
+
+export class DiskMirror {
+  // --- memories/ -----------------------------------------------------------
+  /** Valid memory files, by ID (file name = frontmatter ID). */
+  readonly files = new Map<string, LoadedFile>();
+  /** Everything else in memories/ that looks like a memory file. */
+  readonly invalidFiles = new Map<string, InvalidFile>();
+  /** Signatures of every *.md in memories/ as last read, by file name. */
+  readonly fileSignatures = new Map<string, FileSignature>();
+  private memoriesDirSignature: FileSignature | null = null;
+  /** Names the watcher reported since the last refresh. */
+  private readonly dirtyNames = new Set<string>();
+
+  // --- the JSON files ------------------------------------------------------
+  indexStatus: JsonFileStatus = { kind: 'missing' };
+  indexSignature: FileSignature | null = null;
+  /** index.json's text as read; null once this process wrote it (see IndexWriter.entriesForCheck). */
+  indexText: string | null = null;
+
+  stats = new Map<string, MemoryStats>();
+  statsStatus: JsonFileStatus = { kind: 'missing' };
+  statsSignature: FileSignature | null = null;
+
+  state: StoreState;
+  stateStatus: JsonFileStatus = { kind: 'missing' };
+  private stateSignature: FileSignature | null = null;
+
+  /**
+   * state.json and stats.json while this process writes them without blocking
+   * (under the lock): until the rename is done and its signature recorded, the
+   * memory copy is newer than the disk, and refresh() must not read the file.
+   */
+  private readonly writesInFlight = new Set<string>();
+
+  // --- archives/ -----------------------------------------------------------
+  archiveIndex: ArchiveIndex = { memories: new Map(), purged: new Map() };
+  archiveIndexStatus: JsonFileStatus = { kind: 'missing' };
+  private archiveIndexSignature: FileSignature | null = null;
+  /** IDs with a file in archives/. */
+  archiveFiles = new Set<string>();
+  private archivesDirSignature: FileSignature | null = null;
+
+  private watcher: fs.FSWatcher | null = null;
+  private watchedIno = 0;
+
+  constructor(
+    readonly paths: StorePaths,
+    private readonly options: OpenOptions,
+    private readonly parseCache: FrontmatterParseCache,
+    private readonly events: MirrorEvents,
+  ) {
+    this.state = readState(null).value;
+  }
+
+  dispose(): void {
+    this.watcher?.close();
+    this.watcher = null;
+  }
+
+  /**
+   * Active memories: every valid file in memories/. index.json is a cache of
+   * them, never a filter: a valid file it does not list (another branch's
+   * memory after a merge resolved with "ours" or "theirs") is a memory the
+   * index has not learned about yet, not one to hide.
+   */
+  isActive(id: string): boolean {
+    return this.files.has(id);
+  }
+
+  /** The parser every memory file is read with (the persisted cache). */
+  private readonly parse = (frontmatter: string) => this.parseCache.parse(frontmatter);
+
+  // =========================================================================
+  // Reading
+
+  /** (Re)starts the watcher: memories/ may appear later, or be deleted and made anew. */
+  private keepWatching(): void {
+    if (this.watcher && statSignature(this.paths.memories)?.ino === this.watchedIno) return;
+    this.watcher?.close();
+    this.watcher = null;
+    this.memoriesDirSignature = null;
+    this.startWatching();
+  }
+
+  private startWatching(): void {
+    const dir = statSignature(this.paths.memories);
+    if (!dir) return;
+    try {
+      this.watchedIno = dir.ino;
+      this.watcher = fs.watch(this.paths.memories, (_event, name) => {
+        // Temporary files are this or another writer's atomic writes; the rename that
+        // follows reports the memory file itself.
+        if (typeof name === 'string' && name.endsWith(TEMP_SUFFIX)) return;
+        if (typeof name === 'string' && name.endsWith('.md')) this.dirtyNames.add(name);
+        else this.memoriesDirSignature = null;
+        this.options.onExternalChange?.();
+      });
+      this.watcher.on('error', () => {
+        this.watcher?.close();
+        this.watcher = null;
+      });
+    } catch {
+      this.watcher = null;
+    }
+  }
+
+  /**
+   * Brings the copy up to date with the disk. Cheap when nothing changed;
+   * `full` also stats every memory file, which finds edits made in place when
+   * no watcher reports them.
+   */
+  refresh(options: { full?: boolean } = {}): void {
+    if (this.options.watch) this.keepWatching();
+    if (options.full) this.memoriesDirSignature = null;
+    this.refreshMemoryFiles();
+    this.refreshJsonFiles();
+    this.refreshArchiveFiles();
+  }
+
+  /** A single memory's file is always checked, so a read sees a hand edit at once. */
+  refreshOne(id: string): void {
+    this.refresh();
+    const name = `${id}.md`;
+    const sig = statSignature(path.join(this.paths.memories, name));
+    if (!sameSignature(sig, this.fileSignatures.get(name) ?? null)) this.loadFile(name, sig);
+  }
+
+  private refreshMemoryFiles(): void {
+    const dirSig = statSignature(this.paths.memories);
+    if (!sameSignature(dirSig, this.memoriesDirSignature)) {
+      this.memoriesDirSignature = dirSig;
+      this.dirtyNames.clear();
+      const names = new Set(listDir(this.paths.memories).filter((n) => n.endsWith('.md')));
+      for (const name of [...this.fileSignatures.keys()]) if (!names.has(name)) this.loadFile(name, null);
+      for (const name of names) {
+        const sig = statSignature(path.join(this.paths.memories, name));
+        if (!sameSignature(sig, this.fileSignatures.get(name) ?? null)) this.loadFile(name, sig);
+      }
+      return;
+    }
+    if (this.dirtyNames.size > 0) {
+      const names = [...this.dirtyNames];
+      this.dirtyNames.clear();
+      for (const name of names) {
+        const sig = statSignature(path.join(this.paths.memories, name));
+        if (!sameSignature(sig, this.fileSignatures.get(name) ?? null)) this.loadFile(name, sig);
+      }
+    }
+  }
+
+  /** (Re)reads one file of memories/, or drops it when `sig` is null (gone). */
+  private loadFile(name: string, sig: FileSignature | null): void {
+    const stem = name.slice(0, -3);
+    const previous = this.files.get(stem);
+    this.invalidFiles.delete(name);
+    if (previous) this.files.delete(stem);
+    if (sig === null) {
+      this.fileSignatures.delete(name);
+      this.afterMemoryChange(stem, previous, undefined);
+      return;
+    }
+    let raw: string;
+    try {
+      raw = fs.readFileSync(path.join(this.paths.memories, name), 'utf8');
+    } catch {
+      this.fileSignatures.delete(name);
+      this.afterMemoryChange(stem, previous, undefined);
+      return;
+    }
+    this.fileSignatures.set(name, sig);
+    if (!isMemoryId(stem)) {
+      this.invalidFiles.set(name, { name, reason: `the file name is not a memory ID (${MEMORY_ID_FORMAT})` });
+      this.afterMemoryChange(stem, previous, undefined);
+      return;
+    }
+    try {
+      const { memory } = parseMemoryFile(raw, this.parse);
+      if (memory.id !== stem) {
+        this.invalidFiles.set(name, { name, reason: `its frontmatter ID ${memory.id} is not its file name`, claimedId: memory.id });
+        this.afterMemoryChange(stem, previous, undefined);
+        return;
+      }
+      const loaded: LoadedFile = { memory, raw, signature: sig };
+      this.files.set(stem, loaded);
+      this.afterMemoryChange(stem, previous, loaded);
+    } catch (error) {
+      if (!(error instanceof InvalidMemoryFile)) throw error;
+      this.invalidFiles.set(name, { name, reason: error.reason });
+      this.afterMemoryChange(stem, previous, undefined);
+    }
+  }
+
+  private afterMemoryChange(id: string, previous: LoadedFile | undefined, next: LoadedFile | undefined): void {
+    if (previous?.raw === next?.raw) return;
+    this.events.memoryChanged(id, next);
+  }
+
+  private refreshJsonFiles(): void {
+    const indexSig = statSignature(this.paths.index);
+    if (!sameSignature(indexSig, this.indexSignature) || (indexSig === null && this.indexStatus.kind !== 'missing')) {
+      this.indexSignature = indexSig;
+      this.indexText = readTextIfExists(this.paths.index);
+      const read = readIndexIds(this.indexText);
+      this.events.indexRead(read.value);
+      this.indexStatus = read.status;
+    }
+    const statsSig = this.writesInFlight.has(this.paths.stats) ? this.statsSignature : statSignature(this.paths.stats);
+    if (!sameSignature(statsSig, this.statsSignature) || (statsSig === null && this.statsStatus.kind !== 'missing')) {
+      this.statsSignature = statsSig;
+      const read = readStats(readTextIfExists(this.paths.stats));
+      this.stats = read.value;
+      this.statsStatus = read.status;
+      this.events.statsRead();
+    }
+    const stateSig = this.writesInFlight.has(this.paths.state) ? this.stateSignature : statSignature(this.paths.state);
+    if (!sameSignature(stateSig, this.stateSignature) || (stateSig === null && this.stateStatus.kind !== 'missing')) {
+      this.stateSignature = stateSig;
+      const read = readState(readTextIfExists(this.paths.state));
+      this.state = read.value;
+      this.stateStatus = read.status;
+    }
+    const archiveSig = statSignature(this.paths.archiveIndex);
+    if (
+      !sameSignature(archiveSig, this.archiveIndexSignature) ||
+      (archiveSig === null && this.archiveIndexStatus.kind !== 'missing')
+    ) {
+      this.archiveIndexSignature = archiveSig;
+      const read = readArchiveIndex(readTextIfExists(this.paths.archiveIndex));
+      this.archiveIndex = read.value;
+      this.archiveIndexStatus = read.status;
+      this.events.archivesChanged();
+      if (read.status.kind !== 'ok') this.rebuildArchiveIndex(read.status.kind === 'missing' ? 'legacy' : 'recovered');
+    }
+  }
+
+  private refreshArchiveFiles(): void {
+    const sig = statSignature(this.paths.archives);
+    if (sameSignature(sig, this.archivesDirSignature)) return;
+    this.archivesDirSignature = sig;
+    this.archiveFiles = new Set(
+      listDir(this.paths.archives)
+        .filter((n) => n.endsWith('.md') && isMemoryId(n.slice(0, -3)))
+        .map((n) => n.slice(0, -3)),
+    );
+    this.events.archivesChanged();
+    if (this.archiveIndexStatus.kind !== 'ok') this.rebuildArchiveIndex(this.archiveIndexStatus.kind === 'missing' ? 'legacy' : 'recovered');
+  }
+
+  /**
+   * Without a usable archive_index.json (a store written by the reference
+   * implementation, or a damaged file), every archive of a memory that is not
+   * active is an archived memory: none of them is an orphan to delete.
+   */
+  private rebuildArchiveIndex(reason: ArchiveReason): void {
+    for (const id of this.archiveFiles) {
+      if (this.archiveIndex.memories.has(id) || this.files.has(id)) continue;
+      const file = path.join(this.paths.archives, `${id}.md`);
+      const archived = this.readArchive(id);
+      this.archiveIndex.memories.set(id, {
+        topic: archived?.topic ?? '',
+        tags: archived?.tags ?? [],
+        archived_at: new Date(statSignature(file)?.mtimeMs ?? Date.now()).toISOString(),
+        original_phase: 2,
+        reason,
+      });
+    }
+  }
+
+  /** The text of archives/<id>.md, or null when there is none. */
+  readArchiveText(id: string): string | null {
+    return readTextIfExists(path.join(this.paths.archives, `${id}.md`));
+  }
+
+  /** An archive parsed, with its index entry; null when missing or unreadable. */
+  readArchive(id: string): ArchivedMemory | null {
+    const raw = this.readArchiveText(id);
+    if (raw === null) return null;
+    const entry = this.archiveIndex.memories.get(id) ?? null;
+    try {
+      const { memory } = parseMemoryFile(raw, this.parse);
+      return { ...memory, id, entry, active: this.isActive(id) };
+    } catch (error) {
+      if (!(error instanceof InvalidMemoryFile)) throw error;
+      return null;
+    }
+  }
+
+  /** Parses a memory file's text (an archive about to be restored) with the cache. */
+  parseMemory(raw: string): Memory {
+    return parseMemoryFile(raw, this.parse).memory;
+  }
+
+  /** Bytes of every file the store holds, from signatures already at hand where possible. */
+  storageSize(): number {
+    let total = 0;
+    for (const sig of this.fileSignatures.values()) total += sig.size;
+    for (const id of this.archiveFiles) total += statSignature(path.join(this.paths.archives, `${id}.md`))?.size ?? 0;
+    for (const sig of [this.indexSignature, this.statsSignature, this.stateSignature, this.archiveIndexSignature]) {
+      total += sig?.size ?? 0;
+    }
+    return total;
+  }
+
+  /** Leftover temporary files of atomic writes, in every folder writers use. */
+  tempFiles(): string[] {
+    return [
+      ...listDir(this.paths.memories).filter((n) => n.endsWith(TEMP_SUFFIX)).map((n) => path.join(this.paths.memories, n)),
+      ...listDir(this.paths.archives).filter((n) => n.endsWith(TEMP_SUFFIX)).map((n) => path.join(this.paths.archives, n)),
+      ...listDir(this.paths.root).filter((n) => n.endsWith(TEMP_SUFFIX)).map((n) => path.join(this.paths.root, n)),
+    ];
+  }
+
+  // =========================================================================
+  // Writing (always under the store lock)
+
+  writeMemoryFile(id: string, raw: string): void {
+    const name = `${id}.md`;
+    const file = path.join(this.paths.memories, name);
+    writeFileAtomic(file, raw);
+    const sig = signatureOf(fs.statSync(file));
+    const { memory } = parseMemoryFile(raw, this.parse);
+    const previous = this.files.get(id);
+    const loaded: LoadedFile = { memory, raw, signature: sig };
+    this.files.set(id, loaded);
+    this.fileSignatures.set(name, sig);
+    this.invalidFiles.delete(name);
+    this.afterMemoryChange(id, previous, loaded);
+    this.noteOwnDirectoryChange();
+  }
+
+  deleteMemoryFile(id: string): void {
+    fs.rmSync(path.join(this.paths.memories, `${id}.md`), { force: true });
+    this.forgetFileName(`${id}.md`);
+  }
+
+  /** Forgets a file of memories/ that this process removed or moved away. */
+  forgetFileName(name: string): void {
+    const id = name.slice(0, -3);
+    const previous = this.files.get(id);
+    this.files.delete(id);
+    this.fileSignatures.delete(name);
+    this.invalidFiles.delete(name);
+    this.afterMemoryChange(id, previous, undefined);
+    this.noteOwnDirectoryChange();
+  }
+
+  /** Our own writes change memories/; remembering its new signature avoids a rescan. */
+  private noteOwnDirectoryChange(): void {
+    this.memoriesDirSignature = statSignature(this.paths.memories);
+  }
+
+  writeArchiveFile(id: string, raw: string): void {
+    fs.mkdirSync(this.paths.archives, { recursive: true });
+    writeFileAtomic(path.join(this.paths.archives, `${id}.md`), raw);
+    this.archiveFiles.add(id);
+    this.archivesDirSignature = statSignature(this.paths.archives);
+    this.events.archivesChanged();
+  }
+
+  deleteArchiveFile(id: string): void {
+    fs.rmSync(path.join(this.paths.archives, `${id}.md`), { force: true });
+    this.archiveFiles.delete(id);
+    this.archivesDirSignature = statSignature(this.paths.archives);
+    this.events.archivesChanged();
+  }
+
+  writeArchiveIndex(): void {
+    writeFileAtomic(this.paths.archiveIndex, toJsonText(archiveIndexJson(this.archiveIndex)));
+    this.archiveIndexStatus = { kind: 'ok' };
+    this.archiveIndexSignature = statSignature(this.paths.archiveIndex);
+    this.events.archivesChanged();
+  }
+
+  /** Records that index.json now holds exactly the in-memory state (check needs no text). */
+  noteIndexWritten(): void {
+    this.indexText = null;
+    this.indexStatus = { kind: 'ok' };
+    this.indexSignature = statSignature(this.paths.index);
+  }
+
+  writeStats(bytes: Buffer[]): void {
+    writeFileAtomic(this.paths.stats, bytes, { durable: false });
+    this.statsStatus = { kind: 'ok' };
+    this.statsSignature = statSignature(this.paths.stats);
+  }
+
+  async writeStatsAsync(bytes: Buffer[]): Promise<void> {
+    await this.writeInFlight(this.paths.stats, bytes, false, (signature) => {
+      this.statsSignature = signature;
+      this.statsStatus = { kind: 'ok' };
+    });
+  }
+
+  writeState(durable = true): void {
+    writeFileAtomic(this.paths.state, toJsonText(stateJson(this.state)), { durable });
+    this.stateStatus = { kind: 'ok' };
+    this.stateSignature = statSignature(this.paths.state);
+  }
+
+  async writeStateAsync(durable = true): Promise<void> {
+    await this.writeInFlight(this.paths.state, toJsonText(stateJson(this.state)), durable, (signature) => {
+      this.stateSignature = signature;
+      this.stateStatus = { kind: 'ok' };
+    });
+  }
+
+  /** writeFileAtomicAsync, with refresh() kept off the file until `written` has recorded its signature. */
+  private async writeInFlight(file: string, data: string | Buffer[], durable: boolean, written: (signature: FileSignature) => void): Promise<void> {
+    this.writesInFlight.add(file);
+    try {
+      written(await writeFileAtomicAsync(file, data, { durable }));
+    } finally {
+      this.writesInFlight.delete(file);
+    }
+  }
+}

@@ -1,0 +1,146 @@
+/**
+ * IndexWriter: index.json, the cache of the active memories' metadata and of
+ * their tags, which other tools and the reference implementation read.
+ *
+ * Rewriting 10,000 entries for every stored memory would dominate a write, so
+ * the writer keeps each member's rendered bytes (JsonMapChunks) and the tag
+ * index's bytes per tag, and renders again only what changed since the last
+ * write. It also keeps the set of IDs index.json lists, which integrity
+ * compares with the memory files.
+ */
+import { JsonMapChunks, jsonWithMaps, stringListMember, writeFileAtomic } from './files';
+import type { DiskMirror } from './diskMirror';
+import type { Memory, MemoryMeta } from './model';
+import { indexEntryOf, readIndexEntries } from './storeFiles';
+
+export class IndexWriter {
+  /** The IDs index.json lists: as read, then as this process registers and writes them. */
+  ids = new Set<string>();
+  /**
+   * The memories as index.json holds them after this process wrote it. Memory
+   * objects are replaced, never changed, when a file is read again, so this
+   * still tells what is on disk after a hand edit of the memory file.
+   */
+  private readonly indexed = new Map<string, Memory>();
+  /** Memories whose index entry may have changed since index.json was last written. */
+  private readonly dirty = new Set<string>();
+  /** Set when the registered set was replaced wholesale: the next write looks at everything. */
+  private needsFullSync = true;
+  private readonly members = new JsonMapChunks<MemoryMeta>(indexEntryOf);
+
+  /** Tags of each memory as last written to the tag index, and the IDs under each tag. */
+  private readonly indexedTags = new Map<string, readonly string[]>();
+  private readonly tagIds = new Map<string, Set<string>>();
+  private readonly tagBytes = new Map<string, Buffer | null>();
+
+  constructor(private readonly mirror: DiskMirror) {}
+
+  register(id: string): void {
+    this.ids.add(id);
+    this.dirty.add(id);
+  }
+
+  unregister(id: string): void {
+    this.ids.delete(id);
+    this.dirty.add(id);
+  }
+
+  /** index.json was read again: its IDs replace the registered set. */
+  replaceIds(ids: Set<string>): void {
+    this.ids = ids;
+    this.needsFullSync = true;
+  }
+
+  /** A memory file changed: its entry is rendered again at the next write. */
+  memoryChanged(id: string): void {
+    this.dirty.add(id);
+    this.members.invalidate(id);
+  }
+
+  /**
+   * Writes index.json from the active memories. Normally only the memories
+   * touched since the last write are looked at; their chunk of members and
+   * their tags are rendered again, and every other byte is reused.
+   */
+  write(): void {
+    const files = this.mirror.files;
+    const wasUsable = this.mirror.indexStatus.kind === 'ok';
+    if (this.needsFullSync || !wasUsable) {
+      const active = new Set(files.keys());
+      this.members.sync(active, (id) => files.get(id)!.memory);
+      for (const id of new Set([...this.indexedTags.keys(), ...active])) this.updateTags(id, active.has(id));
+      this.indexed.clear();
+      for (const id of active) this.indexed.set(id, files.get(id)!.memory);
+      this.ids = active;
+      this.needsFullSync = false;
+    } else {
+      for (const id of this.dirty) {
+        const active = files.has(id);
+        this.members.update(id, active, (key) => files.get(key)!.memory);
+        this.updateTags(id, active);
+        if (active) this.indexed.set(id, files.get(id)!.memory);
+        else this.indexed.delete(id);
+      }
+    }
+    this.dirty.clear();
+    writeFileAtomic(
+      this.mirror.paths.index,
+      jsonWithMaps([
+        ['memories', this.members.buffers()],
+        ['tag_index', this.tagIndexBuffers()],
+      ]),
+      { durable: false },
+    );
+    this.mirror.noteIndexWritten();
+  }
+
+  /** index.json's entries by ID, for the integrity check; empty when it is not usable. */
+  entriesForCheck(): Map<string, unknown> {
+    if (this.mirror.indexStatus.kind !== 'ok') return new Map<string, unknown>();
+    // indexText is null when this process wrote the index: `indexed` says what it holds.
+    if (this.mirror.indexText === null) return new Map<string, unknown>([...this.indexed].map(([id, memory]) => [id, indexEntryOf(memory)]));
+    return readIndexEntries(this.mirror.indexText);
+  }
+
+  /**
+   * Moves a memory within the tag index. A memory's tags array is replaced
+   * whenever its file is read again, so an identical array means no change.
+   */
+  private updateTags(id: string, active: boolean): void {
+    const previous = this.indexedTags.get(id);
+    const tags = active ? this.mirror.files.get(id)!.memory.tags : undefined;
+    if (previous === tags) return;
+    for (const tag of previous ?? []) {
+      this.tagIds.get(tag)?.delete(id);
+      this.tagBytes.set(tag, null);
+    }
+    for (const tag of tags ?? []) {
+      let ids = this.tagIds.get(tag);
+      if (!ids) this.tagIds.set(tag, (ids = new Set()));
+      ids.add(id);
+      this.tagBytes.set(tag, null);
+    }
+    if (tags) this.indexedTags.set(id, tags);
+    else this.indexedTags.delete(id);
+  }
+
+  private tagIndexBuffers(): Buffer[] {
+    const out: Buffer[] = [];
+    for (const tag of [...this.tagBytes.keys()].sort()) {
+      let bytes = this.tagBytes.get(tag);
+      if (bytes === null || bytes === undefined) {
+        const ids = this.tagIds.get(tag);
+        if (!ids || ids.size === 0) {
+          this.tagIds.delete(tag);
+          this.tagBytes.delete(tag);
+          continue;
+        }
+        bytes = Buffer.from(stringListMember(tag, [...ids].sort()), 'utf8');
+        this.tagBytes.set(tag, bytes);
+      }
+      if (out.length > 0) out.push(Buffer.from(',\n'));
+      out.push(bytes);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,75 @@
+/**
+ * What a caller wants stored, checked and cleaned before the store takes its
+ * lock: validation that names the first problem, and redaction of known secret
+ * shapes from every text field. Pure functions of the input, so a rejected
+ * request never touches the disk.
+ */
+import { invalidInput } from './errors';
+import { deriveSummary, normaliseTags, summaryProblem } from './memoryFile';
+import { redactSecrets, type Redaction } from './secrets';
+import type { StoreInput } from './storeTypes';
+
+/** UTF-8 cannot encode a lone surrogate: saving one would silently change the text. */
+export function rejectUnpairedSurrogates(name: string, value: string): void {
+  if (/[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/.test(value)) {
+    throw invalidInput(`${name} contains an unpaired UTF-16 surrogate, which cannot be saved as UTF-8`);
+  }
+}
+
+export interface PreparedInput {
+  topic: string;
+  content: string;
+  summary: string;
+  tags: string[];
+  difficulty: number | undefined;
+  redactions: Redaction[];
+}
+
+/** Validates and cleans what a caller wants stored; throws naming the first problem. */
+export function prepareInput(raw: StoreInput): PreparedInput {
+  if (typeof raw.topic !== 'string' || !raw.topic.trim()) throw invalidInput('topic is required and must not be empty');
+  if (typeof raw.content !== 'string' || !raw.content.trim()) throw invalidInput('content is required and must not be empty');
+  if (raw.topic.length > 10_000) throw invalidInput('topic is longer than 10,000 characters');
+  if (raw.content.length > 1_000_000) throw invalidInput('content is longer than 1,000,000 characters');
+  if (raw.summary !== undefined && typeof raw.summary !== 'string') throw invalidInput('summary must be a string');
+  for (const [name, value] of [['topic', raw.topic], ['content', raw.content], ['summary', raw.summary ?? '']] as const) {
+    rejectUnpairedSurrogates(name, value);
+  }
+  if (raw.difficulty !== undefined && (typeof raw.difficulty !== 'number' || !(raw.difficulty >= 0 && raw.difficulty <= 1))) {
+    throw invalidInput('difficulty must be a number from 0 to 1');
+  }
+  if (raw.tags !== undefined && (!Array.isArray(raw.tags) || raw.tags.some((t) => typeof t !== 'string'))) {
+    throw invalidInput('tags must be a list of strings');
+  }
+  for (const tag of raw.tags ?? []) rejectUnpairedSurrogates('a tag', tag);
+  const { value: input, redactions } = redactTextFields(raw);
+  const tags = normaliseTags(input.tags ?? []);
+  const badTag = tags.find((t) => /[\r\n]/.test(t) || t.length > 100);
+  if (badTag !== undefined) throw invalidInput(`tag "${badTag.slice(0, 40)}" is not valid (one line, at most 100 characters)`);
+  const topic = input.topic.trim();
+  const content = input.content;
+  const summary = input.summary?.trim() ? input.summary.trim() : deriveSummary(content) || topic;
+  const problem = summaryProblem(summary);
+  if (problem) throw invalidInput(problem);
+  return { topic, content, summary, tags, difficulty: input.difficulty, redactions };
+}
+
+/**
+ * Every text of an input, each string field and each string in a list field,
+ * with known secret shapes replaced. It walks the fields rather than naming
+ * them, so a field added to StoreInput later is redacted too.
+ */
+export function redactTextFields<T extends object>(input: T): { value: T; redactions: Redaction[] } {
+  const counts = new Map<string, number>();
+  const clean = (text: string): string => {
+    const result = redactSecrets(text);
+    for (const r of result.redactions) counts.set(r.kind, (counts.get(r.kind) ?? 0) + r.count);
+    return result.text;
+  };
+  const value = { ...input } as Record<string, unknown>;
+  for (const [key, field] of Object.entries(value)) {
+    if (typeof field === 'string') value[key] = clean(field);
+    else if (Array.isArray(field)) value[key] = field.map((item: unknown) => (typeof item === 'string' ? clean(item) : item));
+  }
+  return { value: value as T, redactions: [...counts].map(([kind, count]) => ({ kind, count })) };
+}

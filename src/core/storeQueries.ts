@@ -1,0 +1,258 @@
+/**
+ * StoreQueries: the read side of the store, derived from the mirror: each
+ * memory's priority, the ranking table, the search indexes, and the pages and
+ * results built from them.
+ *
+ * Everything here is a cache of what DiskMirror holds, kept in step lazily:
+ * the mirror's events mark what changed and the next read brings it up to
+ * date, so a write costs nothing here and a read of 10,000 memories ranks
+ * numbers before it builds the few views it returns. Callers validate input
+ * and refresh the mirror first; these methods only compute.
+ */
+import type { DiskMirror, LoadedFile } from './diskMirror';
+import type { Memory } from './model';
+import { priorityBreakdown, priorityScore, roundScore, type PriorityBreakdown, type PriorityInputs } from './priority';
+import { RankingTable, compareRanked, type RankedEntry } from './ranking';
+import { MemorySearchIndex, RELEVANCE_WEIGHT, blendedScore } from './search';
+import type { ListFilter, ListResult, MemoryView, SearchResultItem, SearchScope } from './storeTypes';
+
+export class StoreQueries {
+  private searchIndex: MemorySearchIndex | null = null;
+  private archiveSearchIndex: MemorySearchIndex | null = null;
+  /** Ranking inputs of active memories (see RankingTable); kept in step lazily. */
+  private readonly ranking = new RankingTable();
+  private readonly rankingDirty = new Set<string>();
+  private rankingStale = true;
+
+  constructor(private readonly mirror: DiskMirror) {}
+
+  // --- keeping in step -----------------------------------------------------
+
+  /** A memory file changed, appeared or went away. */
+  memoryChanged(id: string, next: LoadedFile | undefined): void {
+    this.rankingDirty.add(id);
+    if (next) this.searchIndex?.upsert(next.memory);
+    else this.searchIndex?.remove(id);
+  }
+
+  /** A memory's ranking inputs (its stats, or whether it is registered) changed. */
+  touched(id: string): void {
+    this.rankingDirty.add(id);
+  }
+
+  /** stats.json was read again: every ranking input may have changed. */
+  statsRead(): void {
+    this.rankingStale = true;
+  }
+
+  /** archives/ changed: the archive search index is built again when next needed. */
+  archivesChanged(): void {
+    this.archiveSearchIndex = null;
+  }
+
+  // --- priorities and views ------------------------------------------------
+
+  /** The parts of a memory's priority, for people who ask why. */
+  priorityOf(id: string, memory: Memory): PriorityBreakdown {
+    return priorityBreakdown(this.priorityInputs(id, memory));
+  }
+
+  private priorityInputs(id: string, memory: Memory, sessionCount = this.mirror.state.session_count): PriorityInputs {
+    return {
+      difficulty: memory.difficulty,
+      tags: memory.tags,
+      stats: this.mirror.stats.get(id),
+      created_session: memory.created_session,
+      session_count: sessionCount,
+    };
+  }
+
+  /** The priority as a rounded number, cheaply: for ranking many memories. */
+  score(id: string, memory: Memory, sessionCount?: number): number {
+    return roundScore(priorityScore(this.priorityInputs(id, memory, sessionCount)));
+  }
+
+  view(id: string, sessionCount?: number): MemoryView {
+    const file = this.mirror.files.get(id)!;
+    const stats = this.mirror.stats.get(id);
+    return {
+      ...file.memory,
+      priority: this.score(id, file.memory, sessionCount),
+      access_count: stats?.access_count ?? 0,
+      accessed_at: stats?.accessed_at ?? file.memory.created_at,
+      last_session: stats?.last_session ?? file.memory.created_session ?? 0,
+    };
+  }
+
+  /** How many memories are active, from the ranking table (no walk over them all). */
+  activeCount(): number {
+    this.syncRanking();
+    return this.ranking.size;
+  }
+
+  // --- lists ---------------------------------------------------------------
+
+  /** A page of memories by priority (phase 3: archived memories, latest first); the filter is valid. */
+  list(filter: ListFilter, offset: number, limit: number): ListResult {
+    if (filter.phase === 3) return this.listArchived(filter, offset, limit);
+    const tag = filter.tag?.trim().toLowerCase();
+    const keyword = filter.keyword?.trim().toLowerCase();
+    // Rank on numbers first and build full views only for the page: a list of
+    // 10,000 memories should not allocate 10,000 copies.
+    const keep = offset + limit;
+    // Unfiltered (session start, the first page): from the ranking table.
+    if (filter.phase === undefined && !tag && !keyword) return this.rankedPage(offset, limit, this.mirror.state.session_count);
+    // Filtered or long lists (the tree asks for all): rank the matching memories by number, then sort.
+    const ranked: RankedEntry[] = [];
+    for (const [id, file] of this.mirror.files) {
+      const m = file.memory;
+      if (filter.phase !== undefined && m.phase !== filter.phase) continue;
+      if (tag && !m.tags.includes(tag)) continue;
+      if (keyword && !m.topic.toLowerCase().includes(keyword)) continue;
+      ranked.push({ id, priority: this.score(id, m), created_at: m.created_at });
+    }
+    const total = ranked.length;
+    const top = ranked.sort(compareRanked).slice(0, keep);
+    const page = top.slice(offset).map((r) => this.view(r.id));
+    return { memories: page, total, has_more: offset + page.length < total };
+  }
+
+  private listArchived(filter: ListFilter, offset: number, limit: number): ListResult {
+    const tag = filter.tag?.trim().toLowerCase();
+    const keyword = filter.keyword?.trim().toLowerCase();
+    const items = this.archivedIds()
+      .map((id) => this.archivedView(id))
+      .filter((m) => (!tag || m.tags.includes(tag)) && (!keyword || m.topic.toLowerCase().includes(keyword)))
+      .sort((a, b) => (a.accessed_at < b.accessed_at ? 1 : a.accessed_at > b.accessed_at ? -1 : 0));
+    const page = items.slice(offset, offset + limit);
+    return { memories: page, total: items.length, has_more: offset + page.length < items.length };
+  }
+
+  /** IDs of memories that live only in archives/. */
+  archivedIds(): string[] {
+    return [...this.mirror.archiveIndex.memories.keys()].filter((id) => !this.mirror.isActive(id) && this.mirror.archiveFiles.has(id));
+  }
+
+  private archivedView(id: string): MemoryView {
+    const entry = this.mirror.archiveIndex.memories.get(id)!;
+    return {
+      id,
+      topic: entry.topic,
+      tags: entry.tags,
+      phase: 3,
+      difficulty: 0,
+      created_at: '',
+      created_session: null,
+      phase_history: [],
+      summary: '',
+      content: '',
+      hasSections: false,
+      priority: 0,
+      access_count: 0,
+      accessed_at: entry.archived_at,
+      last_session: 0,
+    };
+  }
+
+  /** The page of the ranking table at `offset`, as session number `sessionCount` sees it. */
+  rankedPage(offset: number, limit: number, sessionCount: number): ListResult {
+    this.syncRanking();
+    const page = this.ranking
+      .top(offset + limit, sessionCount)
+      .slice(offset)
+      .map((r) => this.view(r.id, sessionCount));
+    return { memories: page, total: this.ranking.size, has_more: offset + page.length < this.ranking.size };
+  }
+
+  private syncRanking(): void {
+    const set = (id: string) => {
+      const memory = this.mirror.files.get(id)!.memory;
+      const stats = this.mirror.stats.get(id);
+      this.ranking.set(id, {
+        difficulty: memory.difficulty,
+        tags: memory.tags,
+        created_at: memory.created_at,
+        lastSession: stats?.last_session ?? memory.created_session ?? 0,
+        accessCount: stats?.access_count ?? 0,
+      });
+    };
+    if (this.rankingStale) {
+      this.ranking.clear();
+      for (const id of this.mirror.files.keys()) set(id);
+      this.rankingStale = false;
+    } else {
+      for (const id of this.rankingDirty) {
+        if (this.mirror.isActive(id)) set(id);
+        else this.ranking.delete(id);
+      }
+    }
+    this.rankingDirty.clear();
+  }
+
+  // --- search --------------------------------------------------------------
+
+  /** Ranked search: relevance blended with priority. The query is not empty and `limit` ≥ 1. */
+  search(query: string, limit: number, scope: SearchScope, tag: string | undefined): SearchResultItem[] {
+    const results: SearchResultItem[] = [];
+    if (scope !== 'archives') {
+      // Hits come by relevance, best first. Priority adds at most 1 − RELEVANCE_WEIGHT,
+      // so once a hit cannot beat the current top `limit`, neither can any later one.
+      const scored: { id: string; score: number; priority: number }[] = [];
+      for (const hit of this.activeSearchIndex().search(query, (id) => this.mirror.isActive(id))) {
+        const floor = scored.length >= limit ? scored[limit - 1]!.score : -1;
+        if (hit.relevance * RELEVANCE_WEIGHT + (1 - RELEVANCE_WEIGHT) < floor) break;
+        const memory = this.mirror.files.get(hit.id)!.memory;
+        if (tag && !memory.tags.includes(tag)) continue;
+        const priority = this.score(hit.id, memory);
+        const score = blendedScore(hit.relevance, priority);
+        if (score <= floor) continue;
+        let at = scored.length;
+        while (at > 0 && scored[at - 1]!.score < score) at--;
+        scored.splice(at, 0, { id: hit.id, score, priority });
+        if (scored.length > limit) scored.pop();
+      }
+      scored.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1));
+      for (const { id, score, priority } of scored.slice(0, limit)) {
+        const m = this.mirror.files.get(id)!.memory;
+        results.push({ id, topic: m.topic, summary: m.summary, tags: m.tags, phase: m.phase, priority, score, archived: false });
+      }
+    }
+    if (scope !== 'active') {
+      for (const hit of this.archivedSearchIndex().search(query)) {
+        const archived = this.mirror.readArchive(hit.id);
+        if (!archived || archived.active) continue;
+        if (tag && !archived.tags.includes(tag)) continue;
+        results.push({
+          id: archived.id,
+          topic: archived.topic,
+          summary: archived.summary,
+          tags: archived.tags,
+          phase: 3,
+          priority: 0,
+          score: blendedScore(hit.relevance, 0),
+          archived: true,
+        });
+      }
+    }
+    return results.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, limit);
+  }
+
+  private activeSearchIndex(): MemorySearchIndex {
+    if (!this.searchIndex) {
+      this.searchIndex = new MemorySearchIndex();
+      for (const file of this.mirror.files.values()) this.searchIndex.upsert(file.memory);
+    }
+    return this.searchIndex;
+  }
+
+  private archivedSearchIndex(): MemorySearchIndex {
+    if (!this.archiveSearchIndex) {
+      this.archiveSearchIndex = new MemorySearchIndex();
+      for (const id of this.archivedIds()) {
+        const archived = this.mirror.readArchive(id);
+        if (archived) this.archiveSearchIndex.upsert(archived);
+      }
+    }
+    return this.archiveSearchIndex;
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The store's public vocabulary: what callers pass to MemoryStore and what it
+ * returns. Kept apart from the store so that the modules the store is built
+ * from, and the servers and views that only read results, share one
+ * definition without importing the store itself.
+ */
+import type { IntegrityReport } from './integrity';
+import type { ArchiveEntry, Memory, Phase, StoreConfig } from './model';
+import type { Redaction } from './secrets';
+
+/** A file in memories/ that cannot be a memory, and why. */
+export interface InvalidFile {
+  name: string;
+  reason: string;
+  /** Set when the file is a valid memory whose frontmatter ID is not its file name. */
+  claimedId?: string;
+}
+
+/** A memory with its volatile data; phase 3 for archived memories listed with list({ phase: 3 }). */
+export interface MemoryView extends Omit<Memory, 'phase'> {
+  phase: Phase;
+  priority: number;
+  access_count: number;
+  accessed_at: string;
+  last_session: number;
+}
+
+export interface ListFilter {
+  phase?: number;
+  tag?: string;
+  keyword?: string;
+  offset?: number;
+  limit?: number;
+}
+
+export interface ListResult {
+  memories: MemoryView[];
+  total: number;
+  has_more: boolean;
+}
+
+export type SearchScope = 'active' | 'archives' | 'all';
+
+export interface SearchOptions {
+  limit?: number;
+  tag?: string;
+  scope?: SearchScope;
+}
+
+export interface SearchResultItem {
+  id: string;
+  topic: string;
+  summary: string;
+  tags: string[];
+  phase: number;
+  priority: number;
+  score: number;
+  archived: boolean;
+}
+
+export interface StoreInput {
+  topic: string;
+  content: string;
+  summary?: string;
+  tags?: readonly string[];
+  autoTag?: boolean;
+  difficulty?: number;
+  /** Session number to record as created_session; defaults to the store's session count. */
+  session?: number;
+}
+
+export interface StoreResult {
+  memory: MemoryView;
+  redactions: Redaction[];
+}
+
+export interface ForgetResult {
+  id: string;
+  topic: string;
+  archived: boolean;
+  purged: boolean;
+}
+
+export interface ArchivedMemory extends Memory {
+  entry: ArchiveEntry | null;
+  /** True while the memory is active in a reduced phase (its archive holds the full text). */
+  active: boolean;
+}
+
+export interface EvictionStep {
+  id: string;
+  topic: string;
+  from: number;
+  to: number;
+}
+
+export interface EvictionResult {
+  ran: boolean;
+  before: number;
+  after: number;
+  max_memories: number;
+  steps: EvictionStep[];
+}
+
+export interface FixResult {
+  actions: string[];
+  report: IntegrityReport;
+}
+
+export interface StatusResult {
+  total_memories: number;
+  by_phase: { full: number; hint: number; abstract: number };
+  total_archived: number;
+  session_count: number;
+  last_eviction: string | null;
+  storage_size_bytes: number;
+  config: StoreConfig;
+  store_path: string;
+  exists: boolean;
+  invalid_files: number;
+}
+
+export interface OpenOptions {
+  /** Watch memories/ for edits made in place (editors that do not rename). For long-lived hosts. */
+  watch?: boolean;
+  /** Called after the store noticed changes made outside this process. */
+  onExternalChange?: () => void;
+}
