@@ -5,6 +5,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
 import {
   asProcessIdentity,
   currentProcess,
@@ -63,15 +64,33 @@ describe('process identity', () => {
 
   it('a zombie (killed, not yet collected by its parent) is dead', async function () {
     if (!onLinux) this.skip();
-    // A shell that forks a sleeper, kills it and does not wait for it: the sleeper stays a zombie.
-    const shell = spawn('sh', ['-c', 'sleep 30 & echo $!; kill -9 $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    // The shell starts a sleeper in the background and becomes `sleep` itself, which never collects
+    // it; the sleeper is killed only after that, so it stays a zombie.
+    const shell = spawn('sh', ['-c', 'sleep 30 & echo $!; exec sleep 30'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const waitUntil = async (probe: () => boolean, what: string) => {
+      const deadline = Date.now() + 5_000;
+      while (!probe()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        await new Promise((r) => setTimeout(r, 10));
+      }
+    };
+    const readProc = (file: string) => {
+      try {
+        return fs.readFileSync(file, 'utf8');
+      } catch {
+        return '';
+      }
+    };
     try {
       const pid = Number(await new Promise<string>((resolve) => shell.stdout.once('data', (d: Buffer) => resolve(d.toString().trim()))));
       const started = processStartTime(pid);
-      const deadline = Date.now() + 5_000;
-      while (isProcessAlive({ ...currentProcess(), pid, started }) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+      await waitUntil(() => readProc(`/proc/${shell.pid}/comm`).trim() === 'sleep', 'the shell to become sleep');
+      assert.equal(isProcessAlive({ ...currentProcess(), pid, started }), true, 'the sleeper runs');
+      process.kill(pid, 'SIGKILL');
+      await waitUntil(() => /\) Z /.test(readProc(`/proc/${pid}/stat`)), 'the sleeper to be a zombie');
       assert.equal(pidExists(pid), true, 'the zombie still has its ID');
       assert.equal(isProcessAlive({ ...currentProcess(), pid, started }), false);
+      assert.equal(holderState({ ...currentProcess(), pid, started }), 'dead');
     } finally {
       shell.kill('SIGKILL');
     }
