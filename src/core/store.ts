@@ -650,7 +650,13 @@ export class MemoryStore {
 
   private saveParseCache(): void {
     if (!this.exists()) return;
-    this.parseCache.save([...this.mirror.files.values()].map((file) => file.raw));
+    const files = this.mirror.files.values();
+    // Lazily: when nothing was parsed since the last save (every CLI command ends here), no file is walked.
+    this.parseCache.save(
+      (function* () {
+        for (const file of files) yield file.raw;
+      })(),
+    );
   }
 
   /** A purged memory's text must not survive anywhere, the git-ignored cache included. */
