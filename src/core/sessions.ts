@@ -38,7 +38,9 @@ function newCounters(number: number, at: string): SessionCounters {
   return { number, started_at: at, last_activity: at, tool_successes: 0, tool_failures: 0, compacted: false };
 }
 
-/** Claude Code's session IDs are UUIDs; these are kept as they are. */
+/** Claude Code's session IDs: kept as they are without looking further (no secret has this shape alone). */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Other plain IDs are kept too, unless they look like a secret. */
 const PLAIN_SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 /**
@@ -48,6 +50,8 @@ const PLAIN_SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
  * a huge key nor a secret reaches the disk. The same ID always gives the same key.
  */
 export function sessionKey(sessionId: string): string {
+  // Every hook call comes here: the usual case must not pay for the secret patterns.
+  if (UUID.test(sessionId)) return sessionId;
   if (PLAIN_SESSION_ID.test(sessionId) && redactSecrets(sessionId).redactions.length === 0) return sessionId;
   return `sha256-${createHash('sha256').update(sessionId).digest('hex').slice(0, 32)}`;
 }

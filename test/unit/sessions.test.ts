@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
-import { SessionTracker } from '../../src/core/sessions';
+import { SessionTracker, sessionKey } from '../../src/core/sessions';
 import { readJson, useProject } from './storeTestKit';
 
 interface StateFile {
@@ -109,6 +109,13 @@ describe('session tracker', () => {
       assert.equal(again.sessionNumber(id), i + 1);
       assert.equal(again.close(id).difficulty > 0, true, 'its failure was counted for it');
     }
+  });
+
+  it("keeps Claude Code's UUID session IDs and other plain IDs as they are", () => {
+    for (const id of ['3f1c2a9e-8b7d-4c6e-9f0a-1b2c3d4e5f60', '3F1C2A9E-8B7D-4C6E-9F0A-1B2C3D4E5F60', 's-1', 'conc.S:2']) {
+      assert.equal(sessionKey(id), id);
+    }
+    assert.match(sessionKey('AKIA' + 'IOSFODNN7EXAMPLE'), /^sha256-[0-9a-f]{32}$/, 'a plain ID that is a secret is not');
   });
 
   it('knows a session while its start is being written', async () => {
