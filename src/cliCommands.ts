@@ -10,7 +10,8 @@ import { LtmError } from './core/errors';
 import { MemoryStore, initStoreFiles, type SearchScope } from './core/store';
 import * as responses from './core/responses';
 import { initProject, uninitProject, type Change } from './servers/claudeSetup';
-import { LtmServer } from './servers/ltmServer';
+// The server (and the MCP SDK it loads, ~100 ms) is imported by `serve` only: every other command starts without it.
+import type { LtmServer } from './servers/ltmServer';
 import { runningServerInfo } from './servers/serverInfo';
 import { DEFAULT_INJECTION_BUDGET_TOKENS, MIN_INJECTION_BUDGET_TOKENS } from './core/injection';
 import { DEFAULT_LIST_LIMIT, DEFAULT_SEARCH_LIMIT } from './core/model';
@@ -318,6 +319,7 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
   const log = (message: string) => process.stderr.write(`ltm: ${message}\n`);
   let server: LtmServer;
   try {
+    const { LtmServer } = await import('./servers/ltmServer');
     // Claims the project atomically: when another server runs, this throws a 'busy' error naming it.
     server = await LtmServer.start({ store, version, preferredPort: port, injectionBudgetTokens: () => budget ?? DEFAULT_INJECTION_BUDGET_TOKENS, log });
   } catch (error) {
