@@ -328,6 +328,11 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
     store.dispose();
     throw error;
   }
+  // The first recall should not wait for the search index: load it (or build and save it) once listening.
+  setImmediate(() => {
+    store.warmSearchIndex();
+    store.flushCaches();
+  });
   process.stdout.write(
     `LTM ${version} serving ${projectDir}\n  MCP:   ${server.mcpUrl}\n  hooks: ${server.url}/hook/<event>\n` +
       `For Claude Code outside VS Code: eval "$(ltm env --project ${JSON.stringify(projectDir)})"\n`,

@@ -90,20 +90,59 @@ export function queryWords(query: string): string[] {
   });
 }
 
-/** The documents holding one term, per field: parallel arrays of slots and term frequencies. */
+/**
+ * A list of numbers: an array while the index changes, or a view into the
+ * bytes of a loaded snapshot until the first change copies it (see `growable`).
+ */
+type Numbers = number[] | Uint32Array;
+
+/** The documents holding one term, per field: parallel lists of slots and term frequencies. */
 interface Posting {
   term: string;
-  slots: number[][];
-  frequencies: number[][];
+  slots: Numbers[];
+  frequencies: Numbers[];
+}
+
+function growable(lists: Numbers[], field: number): number[] {
+  const list = lists[field]!;
+  if (Array.isArray(list)) return list;
+  const copy = Array.from(list);
+  lists[field] = copy;
+  return copy;
+}
+
+/**
+ * The version of what the index holds for a text: bump it when tokenizing,
+ * stop words or fields change, so that a snapshot saved by an older version
+ * is rebuilt rather than read.
+ */
+export const SEARCH_INDEX_FORMAT = 'ltm-search-1';
+
+/** What a snapshot's JSON header holds; the numbers follow it (see MemorySearchIndex.serialize). */
+interface SnapshotHeader {
+  format: string;
+  fields: string[];
+  /** Document ID by slot; null for a free slot. */
+  ids: (string | null)[];
+  /** The version of each document's text when it was indexed, by slot (see serialize's `keyOf`). */
+  keys: (string | null)[];
+  terms: string[];
 }
 
 export class MemorySearchIndex {
+  /** Terms for prefix and typo lookups (a radix tree). */
   private readonly terms = new SearchableMap<Posting>();
+  /** The same postings by exact term: a hash lookup is several times cheaper than the tree's. */
+  private readonly postingOf = new Map<string, Posting>();
   private readonly slotOf = new Map<string, number>();
   /** Document id per slot; undefined for a free slot. */
   private readonly idOf: (string | undefined)[] = [];
-  /** The postings each slot appears in, to take it out again. */
-  private readonly postingsOf: Posting[][] = [];
+  /**
+   * The postings each slot appears in, to take it out again. Null after a
+   * snapshot was loaded, until the first removal derives it from the postings:
+   * a store that opens and only searches never pays for it.
+   */
+  private postingsOf: Posting[][] | null = [];
   private readonly freeSlots: number[] = [];
   /** Field lengths per slot, slot-major: lengths[slot * FIELD_COUNT + field]. */
   private lengths = new Float64Array(64 * FIELD_COUNT);
@@ -124,53 +163,199 @@ export class MemorySearchIndex {
     this.slotOf.set(memory.id, slot);
     this.idOf[slot] = memory.id;
     const postings = new Set<Posting>();
-    FIELDS.forEach((field, f) => {
-      const tokens = tokenize(field.text(memory));
+    const tokenCounts = new Map<string, number>();
+    const termCounts = new Map<string, number>();
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      tokenCounts.clear();
+      for (const token of tokenize(FIELDS[f]!.text(memory))) tokenCounts.set(token, (tokenCounts.get(token) ?? 0) + 1);
       // A field's length is its number of distinct tokens, as MiniSearch counts it.
-      const length = new Set(tokens).size;
+      const length = tokenCounts.size;
       this.lengths[slot * FIELD_COUNT + f] = length;
       this.totalLength[f] = this.totalLength[f]! + length;
-      const counts = new Map<string, number>();
-      for (const token of tokens) {
+      termCounts.clear();
+      for (const [token, count] of tokenCounts) {
         const term = indexTerm(token);
-        if (term) counts.set(term, (counts.get(term) ?? 0) + 1);
+        if (term) termCounts.set(term, (termCounts.get(term) ?? 0) + count);
       }
-      for (const [term, count] of counts) {
-        let posting = this.terms.get(term);
+      for (const [term, count] of termCounts) {
+        // The exact-term map answers the lookup of every token; the radix tree learns only new terms.
+        let posting = this.postingOf.get(term);
         if (!posting) {
           posting = { term, slots: FIELDS.map(() => []), frequencies: FIELDS.map(() => []) };
+          this.postingOf.set(term, posting);
           this.terms.set(term, posting);
         }
         postings.add(posting);
-        posting.slots[f]!.push(slot);
-        posting.frequencies[f]!.push(count);
+        growable(posting.slots, f).push(slot);
+        growable(posting.frequencies, f).push(count);
       }
-    });
-    this.postingsOf[slot] = [...postings];
+    }
+    if (this.postingsOf) this.postingsOf[slot] = [...postings];
   }
 
   remove(id: string): void {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
-    for (const posting of this.postingsOf[slot]!) {
+    const postingsOf = this.postingsBySlot();
+    for (const posting of postingsOf[slot]!) {
       let empty = true;
       for (let f = 0; f < FIELD_COUNT; f++) {
-        const slots = posting.slots[f]!;
-        const at = slots.lastIndexOf(slot);
+        const at = posting.slots[f]!.lastIndexOf(slot);
         if (at >= 0) {
-          slots.splice(at, 1);
-          posting.frequencies[f]!.splice(at, 1);
+          growable(posting.slots, f).splice(at, 1);
+          growable(posting.frequencies, f).splice(at, 1);
         }
+        const slots = posting.slots[f]!;
         if (slots.length > 0) empty = false;
       }
       // A term no memory holds any more must not show up in prefix and typo lookups.
-      if (empty) this.terms.delete(posting.term);
+      if (empty) {
+        this.terms.delete(posting.term);
+        this.postingOf.delete(posting.term);
+      }
     }
     for (let f = 0; f < FIELD_COUNT; f++) this.totalLength[f] = this.totalLength[f]! - this.lengths[slot * FIELD_COUNT + f]!;
-    this.postingsOf[slot] = [];
+    postingsOf[slot] = [];
     this.idOf[slot] = undefined;
     this.slotOf.delete(id);
     this.freeSlots.push(slot);
+  }
+
+  /** The postings of every slot, derived from the postings themselves after a snapshot was loaded. */
+  private postingsBySlot(): Posting[][] {
+    if (this.postingsOf) return this.postingsOf;
+    const bySlot: Posting[][] = this.idOf.map(() => []);
+    for (const posting of this.postingOf.values()) {
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        for (const slot of posting.slots[f]!) {
+          const list = bySlot[slot]!;
+          if (list[list.length - 1] !== posting) list.push(posting);
+        }
+      }
+    }
+    this.postingsOf = bySlot;
+    return bySlot;
+  }
+
+  /** The IDs of the indexed documents. */
+  ids(): IterableIterator<string> {
+    return this.slotOf.keys();
+  }
+
+  /**
+   * The index as bytes: a little-endian u32 giving the length of a JSON
+   * header (IDs and version keys by slot, the terms), the header, padding to 4
+   * bytes, then u32 numbers: the field lengths of every slot, then for each term
+   * and field the number of documents, their slots and their frequencies.
+   * `keyOf` names the version of each document's text (its file signature),
+   * which tells a later process which documents it must index again.
+   */
+  serialize(keyOf: (id: string) => string | undefined): Buffer {
+    const terms = [...this.postingOf.keys()];
+    const header: SnapshotHeader = {
+      format: SEARCH_INDEX_FORMAT,
+      fields: FIELDS.map((f) => f.name),
+      ids: this.idOf.map((id) => id ?? null),
+      keys: this.idOf.map((id) => (id === undefined ? null : (keyOf(id) ?? null))),
+      terms,
+    };
+    let count = this.idOf.length * FIELD_COUNT;
+    for (const posting of this.postingOf.values()) {
+      for (let f = 0; f < FIELD_COUNT; f++) count += 1 + 2 * posting.slots[f]!.length;
+    }
+    const numbers = new Uint32Array(count);
+    let at = 0;
+    for (let i = 0; i < this.idOf.length * FIELD_COUNT; i++) numbers[at++] = this.lengths[i]!;
+    for (const posting of this.postingOf.values()) {
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        const slots = posting.slots[f]!;
+        numbers[at++] = slots.length;
+        numbers.set(slots, at);
+        at += slots.length;
+        numbers.set(posting.frequencies[f]!, at);
+        at += slots.length;
+      }
+    }
+    const json = Buffer.from(JSON.stringify(header), 'utf8');
+    const padded = Math.ceil((4 + json.length) / 4) * 4;
+    const bytes = Buffer.alloc(padded + numbers.byteLength);
+    bytes.writeUInt32LE(json.length, 0);
+    json.copy(bytes, 4);
+    Buffer.from(numbers.buffer, numbers.byteOffset, numbers.byteLength).copy(bytes, padded);
+    return bytes;
+  }
+
+  /**
+   * An index from serialize()'s bytes, with the version key of each document;
+   * null when the bytes are not a whole snapshot of this format (a damaged or
+   * older cache is rebuilt, never trusted).
+   */
+  static deserialize(bytes: Buffer): { index: MemorySearchIndex; keys: Map<string, string | null> } | null {
+    try {
+      if (bytes.length < 4) return null;
+      const jsonLength = bytes.readUInt32LE(0);
+      const padded = Math.ceil((4 + jsonLength) / 4) * 4;
+      if (padded > bytes.length || (bytes.length - padded) % 4 !== 0) return null;
+      const header = JSON.parse(bytes.toString('utf8', 4, 4 + jsonLength)) as SnapshotHeader;
+      if (
+        header.format !== SEARCH_INDEX_FORMAT ||
+        !Array.isArray(header.fields) ||
+        header.fields.join() !== FIELDS.map((f) => f.name).join() ||
+        !Array.isArray(header.ids) ||
+        !Array.isArray(header.keys) ||
+        header.keys.length !== header.ids.length ||
+        !Array.isArray(header.terms)
+      ) {
+        return null;
+      }
+      // Copied into an aligned buffer of its own: the file's bytes may start anywhere.
+      const numbers = new Uint32Array((bytes.length - padded) / 4);
+      Buffer.from(numbers.buffer).set(bytes.subarray(padded));
+      const index = new MemorySearchIndex();
+      const slots = header.ids.length;
+      index.ensureCapacity(slots);
+      const keys = new Map<string, string | null>();
+      for (let slot = 0; slot < slots; slot++) {
+        const id = header.ids[slot];
+        if (id === null || id === undefined) {
+          index.idOf.push(undefined);
+          index.freeSlots.push(slot);
+          continue;
+        }
+        if (typeof id !== 'string' || index.slotOf.has(id)) return null;
+        index.idOf.push(id);
+        index.slotOf.set(id, slot);
+        const key = header.keys[slot];
+        keys.set(id, typeof key === 'string' ? key : null);
+      }
+      let at = slots * FIELD_COUNT;
+      if (at > numbers.length) return null;
+      for (let i = 0; i < at; i++) {
+        index.lengths[i] = numbers[i]!;
+        if (index.idOf[Math.floor(i / FIELD_COUNT)] !== undefined) index.totalLength[i % FIELD_COUNT]! += numbers[i]!;
+      }
+      for (const term of header.terms) {
+        if (typeof term !== 'string' || index.postingOf.has(term)) return null;
+        const posting: Posting = { term, slots: [], frequencies: [] };
+        for (let f = 0; f < FIELD_COUNT; f++) {
+          const n = numbers[at++];
+          if (n === undefined || at + 2 * n > numbers.length) return null;
+          const postingSlots = numbers.subarray(at, at + n);
+          const frequencies = numbers.subarray(at + n, at + 2 * n);
+          at += 2 * n;
+          for (const slot of postingSlots) if (slot >= slots || index.idOf[slot] === undefined) return null;
+          posting.slots.push(postingSlots);
+          posting.frequencies.push(frequencies);
+        }
+        index.postingOf.set(term, posting);
+        index.terms.set(term, posting);
+      }
+      if (at !== numbers.length) return null;
+      index.postingsOf = null;
+      return { index, keys };
+    } catch {
+      return null;
+    }
   }
 
   /**
@@ -228,7 +413,7 @@ export class MemorySearchIndex {
   }
 
   private addTerm(term: string, weight: number, wordIndex: number, touched: number[]): boolean {
-    const posting = this.terms.get(term);
+    const posting = this.postingOf.get(term);
     return posting ? this.addPosting(posting, weight, wordIndex, touched) : false;
   }
 

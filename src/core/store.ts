@@ -340,6 +340,7 @@ export class MemoryStore {
       const topic = active ? this.mirror.files.get(id)!.memory.topic : (this.mirror.archiveIndex.memories.get(id)?.topic ?? '');
       if (options.purge) {
         if (active) this.dropFromParseCache(this.mirror.files.get(id)!.raw);
+        if (active) this.queries.discardSavedSearchIndex();
         this.mirror.archiveIndex.memories.delete(id);
         this.mirror.archiveIndex.purged.set(id, { purged_at: nowIso() });
         this.mirror.writeArchiveIndex();
@@ -643,9 +644,19 @@ export class MemoryStore {
     this.mirror.refreshOne(id);
   }
 
-  /** Saves what was parsed since opening, so the next process opens fast. */
+  /** Saves what was parsed and indexed since opening, so the next process opens and searches fast. */
   flushCaches(): void {
+    if (!this.exists()) return;
+    // What another process removed since (a purge above all) must not be saved back.
+    this.refresh();
     this.saveParseCache();
+    this.queries.saveSearchIndex();
+  }
+
+  /** Loads the search index ahead of the first search (a server does this once it listens). */
+  warmSearchIndex(): void {
+    this.refresh();
+    this.queries.warmSearchIndex();
   }
 
   private saveParseCache(): void {

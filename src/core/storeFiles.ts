@@ -29,6 +29,7 @@ export interface StorePaths {
   gitignore: string;
   lock: string;
   parseCache: string;
+  searchIndex: string;
   server: string;
 }
 
@@ -48,6 +49,7 @@ export function storePaths(projectDir: string): StorePaths {
     gitignore: path.join(root, '.gitignore'),
     lock: path.join(root, '.lock'),
     parseCache: path.join(root, 'parse-cache.json'),
+    searchIndex: path.join(root, 'search-index.bin'),
     server: path.join(root, 'server.json'),
   };
 }
@@ -59,6 +61,7 @@ export const GITIGNORE_LINES = [
   'server.json',
   'server-identity.json',
   'parse-cache.json',
+  'search-index.bin',
   '.lock',
   '*.ltm-tmp',
   // Files fix moved aside because they are not valid memories: a person looks at them; git does not share them.

@@ -14,10 +14,13 @@ import type { Memory } from './model';
 import { priorityBreakdown, priorityScore, roundScore, type PriorityBreakdown, type PriorityInputs } from './priority';
 import { RankingTable, compareRanked, type RankedEntry } from './ranking';
 import { MemorySearchIndex, RELEVANCE_WEIGHT, blendedScore } from './search';
+import { discardSearchIndex, loadSearchIndex, saveSearchIndex } from './searchIndexCache';
 import type { ListFilter, ListResult, MemoryView, SearchResultItem, SearchScope } from './storeTypes';
 
 export class StoreQueries {
   private searchIndex: MemorySearchIndex | null = null;
+  /** The search index changed since it was loaded or last saved to search-index.bin. */
+  private searchIndexUnsaved = false;
   private archiveSearchIndex: MemorySearchIndex | null = null;
   /** Ranking inputs of active memories (see RankingTable); kept in step lazily. */
   private readonly ranking = new RankingTable();
@@ -31,8 +34,10 @@ export class StoreQueries {
   /** A memory file changed, appeared or went away. */
   memoryChanged(id: string, next: LoadedFile | undefined): void {
     this.rankingDirty.add(id);
-    if (next) this.searchIndex?.upsert(next.memory);
-    else this.searchIndex?.remove(id);
+    if (!this.searchIndex) return;
+    if (next) this.searchIndex.upsert(next.memory);
+    else this.searchIndex.remove(id);
+    this.searchIndexUnsaved = true;
   }
 
   /** A memory's ranking inputs (its stats, or whether it is registered) changed. */
@@ -237,10 +242,28 @@ export class StoreQueries {
     return results.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, limit);
   }
 
+  /** Loads (or builds) the search index now rather than at the first search. */
+  warmSearchIndex(): void {
+    this.activeSearchIndex();
+  }
+
+  /** Saves the search index for the next process, when it changed since it was loaded. */
+  saveSearchIndex(): void {
+    if (!this.searchIndex || !this.searchIndexUnsaved) return;
+    if (saveSearchIndex(this.mirror.paths.searchIndex, this.searchIndex, this.mirror.files)) this.searchIndexUnsaved = false;
+  }
+
+  /** Deletes the saved search index: it may hold the words of a memory that was just purged. */
+  discardSavedSearchIndex(): void {
+    discardSearchIndex(this.mirror.paths.searchIndex);
+    this.searchIndexUnsaved = true;
+  }
+
   private activeSearchIndex(): MemorySearchIndex {
     if (!this.searchIndex) {
-      this.searchIndex = new MemorySearchIndex();
-      for (const file of this.mirror.files.values()) this.searchIndex.upsert(file.memory);
+      const { index, changed } = loadSearchIndex(this.mirror.paths.searchIndex, this.mirror.files);
+      this.searchIndex = index;
+      this.searchIndexUnsaved = changed;
     }
     return this.searchIndex;
   }

@@ -130,6 +130,13 @@ export class FolderMemory extends DisposableOwner {
     await this.applyExplicitSettings();
     await this.startServer();
     store.flushCaches();
+    // The first recall should not wait for the search index: load it (or build and save it) once serving.
+    const warm = setTimeout(() => {
+      if (this.isDisposed) return;
+      store.warmSearchIndex();
+      store.flushCaches();
+    }, 0);
+    this.own({ dispose: () => clearTimeout(warm) });
     this.deps.log.info(`${this.name}: opened ${store.status().total_memories} memories in ${Date.now() - started} ms`);
     this.changed.fire();
   }

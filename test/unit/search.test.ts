@@ -77,6 +77,66 @@ describe('search index', () => {
     );
   });
 
+  it('a serialized index, loaded again, answers exactly as the original, and keeps doing so after any further changes', () => {
+    const ids = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'];
+    const step = fc.oneof(
+      fc.constantFrom(...ids).chain((id) => memoryArb(id).map((memory) => ({ upsert: memory }))),
+      fc.constantFrom(...ids).map((id) => ({ remove: id })),
+    );
+    const apply = (index: MemorySearchIndex, current: Map<string, SearchableMemory>, steps: readonly ({ upsert: SearchableMemory } | { remove: string })[]) => {
+      for (const s of steps) {
+        if ('upsert' in s) {
+          index.upsert(s.upsert);
+          current.set(s.upsert.id, s.upsert);
+        } else {
+          index.remove(s.remove);
+          current.delete(s.remove);
+        }
+      }
+    };
+    fc.assert(
+      fc.property(fc.array(step, { maxLength: 20 }), fc.array(step, { maxLength: 10 }), fc.array(queryArb, { minLength: 1, maxLength: 3 }), (before, after, queries) => {
+        const original = new MemorySearchIndex();
+        const current = new Map<string, SearchableMemory>();
+        apply(original, current, before);
+        const loaded = MemorySearchIndex.deserialize(original.serialize((id) => `key of ${id}`));
+        assert.ok(loaded, 'the bytes load');
+        assert.deepEqual(new Map([...loaded.keys].sort()), new Map([...current.keys()].sort().map((id) => [id, `key of ${id}`])));
+        for (const query of queries) assert.deepEqual([...loaded.index.search(query)], [...original.search(query)], `"${query}" right after loading`);
+        // Changes after loading copy the loaded lists before touching them, and free slots are reused.
+        apply(loaded.index, current, after);
+        assert.equal(loaded.index.size, current.size);
+        for (const query of queries) assertSameHits(loaded.index, [...current.values()], query);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('refuses bytes that are not a whole index of this format, instead of answering from them', () => {
+    const index = new MemorySearchIndex();
+    index.upsert({ id: 'm1', topic: 'postgres deadlock', tags: ['db'], summary: 'lock order', content: 'take locks in one order' });
+    index.upsert({ id: 'm2', topic: 'react render', tags: [], summary: 'memo', content: 'rendering twice in strict mode' });
+    const bytes = index.serialize(() => 'k');
+    assert.ok(MemorySearchIndex.deserialize(bytes));
+    assert.equal(MemorySearchIndex.deserialize(Buffer.alloc(0)), null, 'empty');
+    assert.equal(MemorySearchIndex.deserialize(bytes.subarray(0, bytes.length - 4)), null, 'cut short');
+    assert.equal(MemorySearchIndex.deserialize(Buffer.concat([bytes, Buffer.alloc(4)])), null, 'trailing numbers');
+    assert.equal(MemorySearchIndex.deserialize(Buffer.from('not an index at all')), null, 'not an index');
+    const otherFormat = Buffer.from(bytes);
+    const at = otherFormat.indexOf('ltm-search-');
+    otherFormat.write('ltm-search-0', at);
+    assert.equal(MemorySearchIndex.deserialize(otherFormat), null, 'another format version');
+    // A slot number past the documents (a flipped bit in the numbers) is refused, not followed.
+    const single = new MemorySearchIndex();
+    single.upsert({ id: 'm1', topic: 'deadlock', tags: [], summary: '', content: '' });
+    const singleBytes = Buffer.from(single.serialize(() => 'k'));
+    // Numbers: 4 field lengths, then the one term's topic field: count 1, slot 0, frequency 1, then three empty fields.
+    const numbersStart = singleBytes.length - 4 * (4 + 3 + 3);
+    assert.deepEqual([0, 1, 2].map((i) => singleBytes.readUInt32LE(numbersStart + 16 + 4 * i)), [1, 0, 1]);
+    singleBytes.writeUInt32LE(7, numbersStart + 20);
+    assert.equal(MemorySearchIndex.deserialize(singleBytes), null, 'a slot that holds no document');
+  });
+
   const memories: SearchableMemory[] = [
     { id: 'topic', topic: 'Postgres deadlock in migrations', tags: ['db'], summary: 'Lock order.', content: 'Take locks in id order.' },
     { id: 'content', topic: 'Nightly jobs', tags: ['jobs'], summary: 'Batch runs.', content: 'The job talks to postgres through a pool.' },

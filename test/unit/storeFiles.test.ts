@@ -62,6 +62,7 @@ describe('storeFiles', () => {
         gitignore: path.join(root, '.gitignore'),
         lock: path.join(root, '.lock'),
         parseCache: path.join(root, 'parse-cache.json'),
+        searchIndex: path.join(root, 'search-index.bin'),
         server: path.join(root, 'server.json'),
       });
     });

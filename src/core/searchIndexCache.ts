@@ -1,0 +1,83 @@
+/**
+ * The persisted search index (`.claude/ltm/search-index.bin`, git-ignored):
+ * what lets a fresh process answer its first search without tokenizing every
+ * memory (at 10,000 memories, ~0.1 s to load instead of ~0.9 s to build).
+ *
+ * A cache in the strict sense: the memory files are the truth, and the index
+ * is rebuilt from them whenever the file is missing, damaged, of another
+ * format, or not git-ignored. Each document carries the signature of the file
+ * it was indexed from; on loading, documents whose file changed, appeared or
+ * went away since are indexed again, one by one.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { readTextIfExists, writeFileAtomic, type FileSignature } from './files';
+import { MemorySearchIndex, type SearchableMemory } from './search';
+
+/** The version of a file's text that a document was indexed from. */
+export function signatureKey(signature: FileSignature): string {
+  return `${signature.size}:${signature.mtimeMs}:${signature.ino}`;
+}
+
+/** An indexed memory as the cache sees it: its text and the signature of its file. */
+export interface IndexedFile {
+  memory: SearchableMemory;
+  signature: FileSignature;
+}
+
+/**
+ * The index of `files`: loaded from `file` and brought up to date, or built.
+ * `changed` is false when the file held exactly these documents.
+ */
+export function loadSearchIndex(file: string, files: ReadonlyMap<string, IndexedFile>): { index: MemorySearchIndex; changed: boolean } {
+  let bytes: Buffer | null = null;
+  try {
+    bytes = fs.readFileSync(file);
+  } catch {
+    // No cache yet: built below.
+  }
+  const loaded = bytes ? MemorySearchIndex.deserialize(bytes) : null;
+  if (!loaded) {
+    const index = new MemorySearchIndex();
+    for (const f of files.values()) index.upsert(f.memory);
+    return { index, changed: true };
+  }
+  const { index, keys } = loaded;
+  let changed = false;
+  for (const id of [...index.ids()]) {
+    if (files.has(id)) continue;
+    index.remove(id);
+    changed = true;
+  }
+  for (const [id, f] of files) {
+    if (keys.get(id) === signatureKey(f.signature)) continue;
+    index.upsert(f.memory);
+    changed = true;
+  }
+  return { index, changed };
+}
+
+/**
+ * Writes the index to `file`, only where .gitignore keeps it out of git (an
+ * older store's .gitignore gains the line on its next write). Best effort: a
+ * read-only checkout only opens more slowly.
+ */
+export function saveSearchIndex(file: string, index: MemorySearchIndex, files: ReadonlyMap<string, IndexedFile>): boolean {
+  const gitignore = readTextIfExists(path.join(path.dirname(file), '.gitignore')) ?? '';
+  if (!gitignore.split(/\r?\n/).some((line) => line.trim() === path.basename(file))) return false;
+  try {
+    const bytes = index.serialize((id) => {
+      const f = files.get(id);
+      return f ? signatureKey(f.signature) : undefined;
+    });
+    writeFileAtomic(file, [bytes], { durable: false });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Deletes the persisted index (a purged memory's words must not survive in it). */
+export function discardSearchIndex(file: string): void {
+  fs.rmSync(file, { force: true });
+}

@@ -1,0 +1,124 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { MemoryStore } from '../../src/core/store';
+import { loadSearchIndex } from '../../src/core/searchIndexCache';
+import { statSignature } from '../../src/core/files';
+import { useProject } from './storeTestKit';
+
+function searchIds(store: MemoryStore, query: string): string[] {
+  return store.search(query).map((r) => r.id);
+}
+
+describe('search-index.bin (the persisted search index)', () => {
+  const ctx = useProject('ltm-searchcache-');
+  const indexFile = () => path.join(ctx.root, 'search-index.bin');
+  const memoryFile = (id: string) => path.join(ctx.root, 'memories', `${id}.md`);
+
+  async function storeThree(store: MemoryStore): Promise<string[]> {
+    const ids: string[] = [];
+    for (const [topic, content] of [
+      ['Postgres deadlock on invoice import', 'The zebra migration took locks in two orders; take them in id order.'],
+      ['Flaky websocket test in CI', 'The test awaited a hummingbird event before subscribing.'],
+      ['Gradle cache poisoning', 'A stale kingfisher artifact came from the shared build cache.'],
+    ]) {
+      ids.push((await store.store({ topic: topic!, content: content! })).memory.id);
+    }
+    return ids;
+  }
+
+  it('a later process searches what an earlier one saved, as the files are now: edits, additions and deletions in between included', async () => {
+    const first = ctx.open();
+    const [edited, deleted, kept] = await storeThree(first);
+    assert.deepEqual(searchIds(first, 'zebra'), [edited]);
+    first.flushCaches();
+    assert.ok(fs.existsSync(indexFile()), 'flushCaches saved the index');
+
+    // While no LTM process runs: an edit in place (same inode, as editors save), a deletion, and a new memory.
+    fs.writeFileSync(memoryFile(edited!), fs.readFileSync(memoryFile(edited!), 'utf8').replaceAll('zebra', 'giraffe'));
+    fs.rmSync(memoryFile(deleted!));
+    const other = ctx.open();
+    const added = (await other.store({ topic: 'Ostrich parser regression', content: 'The ostrich grammar lost a rule.' })).memory.id;
+
+    const later = ctx.open();
+    assert.deepEqual(searchIds(later, 'giraffe'), [edited], 'the edited text is searched');
+    assert.deepEqual(searchIds(later, 'zebra'), [], 'the old text is not');
+    assert.deepEqual(searchIds(later, 'hummingbird'), [], 'a deleted memory is not found');
+    assert.deepEqual(searchIds(later, 'ostrich'), [added], 'a memory added since is found');
+    assert.deepEqual(searchIds(later, 'kingfisher'), [kept], 'an unchanged memory is found');
+  });
+
+  it('is used as saved when nothing changed, and saved again only after a change', async () => {
+    const store = ctx.open();
+    await storeThree(store);
+    store.search('zebra');
+    store.flushCaches();
+    const saved = statSignature(indexFile());
+    const mirrorFiles = new Map(
+      fs.readdirSync(path.join(ctx.root, 'memories')).map((name) => {
+        const id = name.slice(0, -3);
+        const view = store.peek(id);
+        return [id, { memory: view, signature: statSignature(memoryFile(id))! }] as const;
+      }),
+    );
+    assert.equal(loadSearchIndex(indexFile(), mirrorFiles).changed, false, 'every document is taken from the file');
+
+    const reopened = ctx.open();
+    reopened.search('zebra');
+    reopened.flushCaches();
+    assert.deepEqual(statSignature(indexFile()), saved, 'an index loaded unchanged is not written again');
+
+    await reopened.store({ topic: 'Pelican timeout', content: 'The pelican service needs 30 s to warm up.' });
+    reopened.flushCaches();
+    assert.notDeepEqual(statSignature(indexFile()), saved, 'a change is saved');
+    assert.equal(ctx.open().search('pelican').length, 1);
+  });
+
+  it('a damaged or foreign file is rebuilt from the memory files, never answered from', async () => {
+    const store = ctx.open();
+    const [edited] = await storeThree(store);
+    for (const junk of [Buffer.from('garbage'), Buffer.alloc(0), Buffer.alloc(4096, 0xff)]) {
+      fs.writeFileSync(indexFile(), junk);
+      const reopened = ctx.open();
+      assert.deepEqual(searchIds(reopened, 'zebra'), [edited]);
+      reopened.flushCaches();
+      assert.ok(fs.statSync(indexFile()).size > 4096 || !fs.readFileSync(indexFile()).equals(junk), 'replaced by a real index');
+    }
+  });
+
+  it('is written only where .gitignore keeps it out of git; the next write to the store adds the line', async () => {
+    const store = ctx.open();
+    await storeThree(store);
+    const gitignore = path.join(ctx.root, '.gitignore');
+    fs.writeFileSync(gitignore, fs.readFileSync(gitignore, 'utf8').replace('search-index.bin\n', ''));
+    store.search('zebra');
+    store.flushCaches();
+    assert.equal(fs.existsSync(indexFile()), false, 'not written while git would see it');
+
+    await store.store({ topic: 'Heron', content: 'heron' });
+    assert.match(fs.readFileSync(gitignore, 'utf8'), /^search-index\.bin$/m);
+    store.flushCaches();
+    assert.ok(fs.existsSync(indexFile()));
+  });
+
+  it('keeps no word of a purged memory, even when another process saves the index it loaded before the purge', async () => {
+    const server = ctx.open();
+    const secretish = 'xylophonist';
+    const purged = (await server.store({ topic: 'Private note', content: `The ${secretish} knows the office door code.` })).memory.id;
+    await server.store({ topic: 'Public note', content: 'The lobby opens at eight.' });
+    assert.deepEqual(searchIds(server, secretish), [purged]);
+    server.flushCaches();
+    assert.ok(fs.readFileSync(indexFile()).includes(secretish), 'the word is in the saved index before the purge');
+
+    // The server changes its index after saving it, so it has something to save again.
+    await server.store({ topic: 'Another public note', content: 'The lift is out of order.' });
+    const cli = ctx.open();
+    await cli.forget(purged, { purge: true });
+    assert.ok(!fs.existsSync(indexFile()) || !fs.readFileSync(indexFile()).includes(secretish), 'the purge removed it from disk at once');
+    // The server still holds the index it built before the purge; what it saves must not bring the word back.
+    server.flushCaches();
+    cli.flushCaches();
+    if (fs.existsSync(indexFile())) assert.ok(!fs.readFileSync(indexFile()).includes(secretish), 'no process saved it back');
+    assert.deepEqual(searchIds(ctx.open(), secretish), []);
+  });
+});
