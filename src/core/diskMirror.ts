@@ -53,8 +53,8 @@ export interface LoadedFile {
 export interface MirrorEvents {
   /** A memory file's text changed, appeared (`next`) or went away (undefined). */
   memoryChanged(id: string, next: LoadedFile | undefined): void;
-  /** index.json was read again; `ids` are the memories it lists. */
-  indexRead(ids: Set<string>): void;
+  /** index.json changed on disk (read lazily: see indexIds). */
+  indexChanged(): void;
   /** stats.json was read again: the stats map was replaced. */
   statsRead(): void;
   /** archives/ or archive_index.json changed. */
@@ -74,10 +74,13 @@ export class DiskMirror {
   private readonly dirtyNames = new Set<string>();
 
   // --- the JSON files ------------------------------------------------------
-  indexStatus: JsonFileStatus = { kind: 'missing' };
   indexSignature: FileSignature | null = null;
-  /** index.json's text as read; null once this process wrote it (see IndexWriter.entriesForCheck). */
-  indexText: string | null = null;
+  /**
+   * index.json as read, or null until something asks: parsing and checking it
+   * costs ~0.15 s at 10,000 memories, and opening, reading, searching or
+   * writing the store never needs it (see IndexWriter); check, fix and new IDs do.
+   */
+  private indexFile: { status: JsonFileStatus; ids: Set<string>; text: string | null } | null = null;
 
   stats = new Map<string, MemoryStats>();
   statsStatus: JsonFileStatus = { kind: 'missing' };
@@ -127,6 +130,30 @@ export class DiskMirror {
    */
   isActive(id: string): boolean {
     return this.files.has(id);
+  }
+
+  /** How index.json was found (read now if it changed since). */
+  get indexStatus(): JsonFileStatus {
+    return this.readIndexFile().status;
+  }
+
+  /** The IDs index.json lists (read now if it changed since). */
+  indexIds(): Set<string> {
+    return this.readIndexFile().ids;
+  }
+
+  /** index.json's text as read; null when this process wrote it last (see IndexWriter.entriesForCheck). */
+  get indexText(): string | null {
+    return this.readIndexFile().text;
+  }
+
+  private readIndexFile(): { status: JsonFileStatus; ids: Set<string>; text: string | null } {
+    if (!this.indexFile) {
+      const text = readTextIfExists(this.paths.index);
+      const read = readIndexIds(text);
+      this.indexFile = { status: read.status, ids: read.value, text };
+    }
+    return this.indexFile;
   }
 
   /** The parser every memory file is read with (the persisted cache). */
@@ -259,12 +286,10 @@ export class DiskMirror {
 
   private refreshJsonFiles(): void {
     const indexSig = statSignature(this.paths.index);
-    if (!sameSignature(indexSig, this.indexSignature) || (indexSig === null && this.indexStatus.kind !== 'missing')) {
+    if (!sameSignature(indexSig, this.indexSignature) || (indexSig === null && this.indexFile !== null && this.indexFile.status.kind !== 'missing')) {
       this.indexSignature = indexSig;
-      this.indexText = readTextIfExists(this.paths.index);
-      const read = readIndexIds(this.indexText);
-      this.events.indexRead(read.value);
-      this.indexStatus = read.status;
+      this.indexFile = null;
+      this.events.indexChanged();
     }
     const statsSig = this.writesInFlight.has(this.paths.stats) ? this.statsSignature : statSignature(this.paths.stats);
     if (!sameSignature(statsSig, this.statsSignature) || (statsSig === null && this.statsStatus.kind !== 'missing')) {
@@ -433,10 +458,12 @@ export class DiskMirror {
     this.events.archivesChanged();
   }
 
-  /** Records that index.json now holds exactly the in-memory state (check needs no text). */
-  noteIndexWritten(): void {
-    this.indexText = null;
-    this.indexStatus = { kind: 'ok' };
+  /**
+   * Records that index.json now holds exactly `ids`, as this process wrote
+   * them (its text is not kept: see IndexWriter.entriesForCheck).
+   */
+  noteIndexWritten(ids: Set<string>): void {
+    this.indexFile = { status: { kind: 'ok' }, ids, text: null };
     this.indexSignature = statSignature(this.paths.index);
   }
 

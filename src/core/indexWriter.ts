@@ -14,8 +14,13 @@ import type { Memory, MemoryMeta } from './model';
 import { indexEntryOf, readIndexEntries } from './storeFiles';
 
 export class IndexWriter {
-  /** The IDs index.json lists: as read, then as this process registers and writes them. */
-  ids = new Set<string>();
+  /**
+   * The IDs index.json lists as this process registered and wrote them; null
+   * while they are those of the file on disk, which is then read only when
+   * asked for (see `ids`): a write does not need them, as it renders every
+   * entry from the memory files anyway after the file changed.
+   */
+  private ownIds: Set<string> | null = null;
   /**
    * The memories as index.json holds them after this process wrote it. Memory
    * objects are replaced, never changed, when a file is read again, so this
@@ -35,19 +40,30 @@ export class IndexWriter {
 
   constructor(private readonly mirror: DiskMirror) {}
 
+  /** The IDs index.json lists: as on disk, then as this process registers and writes them. */
+  get ids(): ReadonlySet<string> {
+    return this.ownIds ?? this.mirror.indexIds();
+  }
+
   register(id: string): void {
-    this.ids.add(id);
+    this.ownIds?.add(id);
     this.dirty.add(id);
   }
 
   unregister(id: string): void {
-    this.ids.delete(id);
+    this.ownIds?.delete(id);
     this.dirty.add(id);
   }
 
-  /** index.json was read again: its IDs replace the registered set. */
+  /** index.json changed on disk: its IDs replace the registered set, and the next write renders everything. */
+  indexChanged(): void {
+    this.ownIds = null;
+    this.needsFullSync = true;
+  }
+
+  /** The registered set becomes `ids` (fix, after repairing the memory files). */
   replaceIds(ids: Set<string>): void {
-    this.ids = ids;
+    this.ownIds = ids;
     this.needsFullSync = true;
   }
 
@@ -64,14 +80,14 @@ export class IndexWriter {
    */
   write(): void {
     const files = this.mirror.files;
-    const wasUsable = this.mirror.indexStatus.kind === 'ok';
-    if (this.needsFullSync || !wasUsable) {
+    // After index.json changed on disk (ownIds null) everything is rendered anyway: no need to read it.
+    if (this.needsFullSync || this.ownIds === null || this.mirror.indexStatus.kind !== 'ok') {
       const active = new Set(files.keys());
       this.members.sync(active, (id) => files.get(id)!.memory);
       for (const id of new Set([...this.indexedTags.keys(), ...active])) this.updateTags(id, active.has(id));
       this.indexed.clear();
       for (const id of active) this.indexed.set(id, files.get(id)!.memory);
-      this.ids = active;
+      this.ownIds = active;
       this.needsFullSync = false;
     } else {
       for (const id of this.dirty) {
@@ -91,7 +107,7 @@ export class IndexWriter {
       ]),
       { durable: false },
     );
-    this.mirror.noteIndexWritten();
+    this.mirror.noteIndexWritten(this.ownIds!);
   }
 
   /** index.json's entries by ID, for the integrity check; empty when it is not usable. */

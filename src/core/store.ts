@@ -102,7 +102,7 @@ export class MemoryStore {
         this.index.memoryChanged(id);
         this.queries.memoryChanged(id, next);
       },
-      indexRead: (ids) => this.index.replaceIds(ids),
+      indexChanged: () => this.index.indexChanged(),
       statsRead: () => {
         this.statsWriter.replaced();
         this.queries.statsRead();
@@ -153,10 +153,6 @@ export class MemoryStore {
 
   private isActive(id: string): boolean {
     return this.mirror.isActive(id);
-  }
-
-  private indexUsable(): boolean {
-    return this.mirror.indexStatus.kind === 'ok';
   }
 
   priorityOf(id: string): PriorityBreakdown {
@@ -511,10 +507,10 @@ export class MemoryStore {
         options,
       );
       // One pass: everything below is derived from the repaired set of memories.
-      if (!this.indexUsable()) this.index.replaceIds(new Set(mirror.files.keys()));
-      for (const id of this.index.ids) if (!mirror.files.has(id)) this.unregister(id);
+      // index.json is written anew from the memory files; what it listed matters only to the ranking table.
+      for (const id of this.index.ids) if (!mirror.files.has(id)) this.queries.touched(id);
+      this.index.replaceIds(new Set(mirror.files.keys()));
       for (const id of [...mirror.stats.keys()]) if (!this.isActive(id)) this.statsWriter.set(id, undefined);
-      mirror.indexStatus = { kind: 'ok' };
       this.index.write();
       this.statsWriter.write();
       mirror.writeArchiveIndex();
