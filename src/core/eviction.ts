@@ -25,7 +25,22 @@ export function selectEvictionBatch(
   if (candidates.length <= config.max_memories) return [];
   const ordinary = candidates.filter((c) => c.importance === 'normal' || c.importance === 'low');
   const pool = ordinary.length > 0 ? ordinary : candidates.filter((c) => c.importance === 'important');
-  return [...pool].sort(byEvictionOrder).slice(0, config.eviction_batch_size);
+  return firstInOrder(pool, config.eviction_batch_size);
+}
+
+/** The first `k` in eviction order: a batch of ten out of 50,000 needs no sort of the 50,000. */
+function firstInOrder(pool: readonly EvictionCandidate[], k: number): EvictionCandidate[] {
+  if (k <= 0) return [];
+  if (k * 8 >= pool.length) return [...pool].sort(byEvictionOrder).slice(0, k);
+  const first: EvictionCandidate[] = [];
+  for (const c of pool) {
+    if (first.length === k && byEvictionOrder(c, first[k - 1]!) >= 0) continue;
+    let at = first.length;
+    while (at > 0 && byEvictionOrder(c, first[at - 1]!) < 0) at--;
+    first.splice(at, 0, c);
+    if (first.length > k) first.pop();
+  }
+  return first;
 }
 
 function byEvictionOrder(a: EvictionCandidate, b: EvictionCandidate): number {

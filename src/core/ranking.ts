@@ -6,7 +6,8 @@
  * milliseconds in cache misses alone; walking these arrays costs a fraction
  * of one. The store keeps the table in step with its memories and stats.
  */
-import { clamp01, combine, frequencyOf, importanceBoost, recencyOf, roundScore } from './priority';
+import type { EvictionCandidate } from './eviction';
+import { IMPORTANCE_LEVELS, clamp01, combine, frequencyOf, importanceBoost, importanceOf, recencyOf, roundScore } from './priority';
 
 export interface RankingInputs {
   difficulty: number;
@@ -33,6 +34,8 @@ export class RankingTable {
   private boost = new Float64Array(64);
   private lastSession = new Float64Array(64);
   private frequency = new Float64Array(64);
+  /** Index in IMPORTANCE_LEVELS. */
+  private importance = new Uint8Array(64);
   private readonly slotOf = new Map<string, number>();
 
   get size(): number {
@@ -54,6 +57,7 @@ export class RankingTable {
     this.boost[slot] = importanceBoost(inputs.tags);
     this.lastSession[slot] = inputs.lastSession;
     this.frequency[slot] = frequencyOf(inputs.accessCount);
+    this.importance[slot] = IMPORTANCE_LEVELS.indexOf(importanceOf(inputs.tags));
   }
 
   delete(id: string): void {
@@ -69,6 +73,7 @@ export class RankingTable {
       this.boost[slot] = this.boost[last]!;
       this.lastSession[slot] = this.lastSession[last]!;
       this.frequency[slot] = this.frequency[last]!;
+      this.importance[slot] = this.importance[last]!;
       this.slotOf.set(moved, slot);
     }
     this.ids.pop();
@@ -113,6 +118,16 @@ export class RankingTable {
     return top;
   }
 
+  /** Every entry as an eviction candidate, from the arrays alone (no memory object is touched). */
+  evictionCandidates(sessionCount: number): EvictionCandidate[] {
+    const candidates: EvictionCandidate[] = new Array(this.ids.length);
+    for (let i = 0; i < this.ids.length; i++) {
+      const raw = combine(this.difficulty[i]!, recencyOf(sessionCount, this.lastSession[i]!), this.frequency[i]!, this.boost[i]!);
+      candidates[i] = { id: this.ids[i]!, priority: roundScore(raw), importance: IMPORTANCE_LEVELS[this.importance[i]!]!, created_at: this.createdAt[i]! };
+    }
+    return candidates;
+  }
+
   private grow(): void {
     const size = this.difficulty.length * 2;
     const grow = (a: Float64Array) => {
@@ -124,6 +139,9 @@ export class RankingTable {
     this.boost = grow(this.boost);
     this.lastSession = grow(this.lastSession);
     this.frequency = grow(this.frequency);
+    const importance = new Uint8Array(size);
+    importance.set(this.importance);
+    this.importance = importance;
   }
 }
 

@@ -51,7 +51,7 @@ import {
   type StoreConfig,
 } from './model';
 import { FrontmatterParseCache } from './parseCache';
-import { importanceOf, withImportance, type Importance, type PriorityBreakdown } from './priority';
+import { withImportance, type Importance, type PriorityBreakdown } from './priority';
 import { redactSecrets } from './secrets';
 import { integritySnapshot, repairProblems } from './repair';
 import { StatsWriter } from './statsWriter';
@@ -434,14 +434,7 @@ export class MemoryStore {
     const count = this.queries.activeCount();
     const result: EvictionResult = { ran: false, before: count, after: count, max_memories: config.max_memories, steps: [] };
     if (count <= config.max_memories) return result;
-    const active = this.activeIds();
-    const batch = selectEvictionBatch(
-      active.map((id) => {
-        const file = this.mirror.files.get(id)!;
-        return { id, priority: this.queries.score(id, file.memory), importance: importanceOf(file.memory.tags), created_at: file.memory.created_at };
-      }),
-      config,
-    );
+    const batch = selectEvictionBatch(this.queries.evictionCandidates(), config);
     if (batch.length === 0) return result;
     // What is archived must be the file as it is now, hand edits included.
     for (const c of batch) this.refreshOne(c.id);

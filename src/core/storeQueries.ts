@@ -10,6 +10,7 @@
  * and refresh the mirror first; these methods only compute.
  */
 import type { DiskMirror, LoadedFile } from './diskMirror';
+import type { EvictionCandidate } from './eviction';
 import type { Memory } from './model';
 import { priorityBreakdown, priorityScore, roundScore, type PriorityBreakdown, type PriorityInputs } from './priority';
 import { RankingTable, compareRanked, type RankedEntry } from './ranking';
@@ -87,6 +88,12 @@ export class StoreQueries {
       accessed_at: stats?.accessed_at ?? file.memory.created_at,
       last_session: stats?.last_session ?? file.memory.created_session ?? 0,
     };
+  }
+
+  /** Every active memory as an eviction candidate, from the ranking table. */
+  evictionCandidates(): EvictionCandidate[] {
+    this.syncRanking();
+    return this.ranking.evictionCandidates(this.mirror.state.session_count);
   }
 
   /** How many memories are active, from the ranking table (no walk over them all). */

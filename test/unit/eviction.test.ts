@@ -107,6 +107,21 @@ describe('eviction: selectEvictionBatch', () => {
       );
     });
 
+    it('selects the same batch from a large store as sorting the whole pool would (the partial selection)', () => {
+      const largeStoreArb = fc
+        .uniqueArray(fc.integer({ min: 0, max: 0xffff }), { minLength: 50, maxLength: 400 })
+        .chain((nums) => fc.tuple(...nums.map((n) => candidateArb.map((x) => ({ id: `mem_${n.toString(16).padStart(8, '0')}`, ...x })))));
+      fc.assert(
+        fc.property(largeStoreArb, fc.integer({ min: 1, max: 6 }), (candidates, batchSize) => {
+          const config = { max_memories: 10, eviction_batch_size: batchSize };
+          const ordinary = candidates.filter((x) => x.importance === 'normal' || x.importance === 'low');
+          const pool = ordinary.length > 0 ? ordinary : candidates.filter((x) => x.importance === 'important');
+          assert.deepEqual(selectEvictionBatch(candidates, config), [...pool].sort(evictionOrder).slice(0, batchSize));
+        }),
+        { numRuns: 200 },
+      );
+    });
+
     it('selects the same memories in the same order, whatever the order of its input', () => {
       fc.assert(
         fc.property(

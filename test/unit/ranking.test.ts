@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { priorityScore, roundScore } from '../../src/core/priority';
+import { importanceOf, priorityScore, roundScore } from '../../src/core/priority';
 import { RankingTable, before, compareRanked, type RankedEntry, type RankingInputs } from '../../src/core/ranking';
 
 /** What the store knows of a memory, as priority.ts takes it. */
@@ -129,6 +129,26 @@ describe('ranking', () => {
           },
         ),
         { numRuns: 300 },
+      );
+    });
+
+    it('gives each entry as an eviction candidate with the priority and importance priority.ts gives its memory', () => {
+      fc.assert(
+        fc.property(fc.array(opArb, { maxLength: 150 }), fc.integer({ min: 0, max: 20 }), (ops, sessionCount) => {
+          const table = new RankingTable();
+          const model = new Map<string, ModelMemory>();
+          for (const op of ops) apply(table, model, op);
+          const candidates = new Map(table.evictionCandidates(sessionCount).map((c) => [c.id, c]));
+          assert.equal(candidates.size, model.size);
+          const scored = new Map(expectedOrder(model, sessionCount).map((e) => [e.id, e]));
+          for (const [id, m] of model) {
+            const c = candidates.get(id)!;
+            assert.equal(c.priority, scored.get(id)!.priority, `priority of ${id}`);
+            assert.equal(c.importance, importanceOf(m.tags), `importance of ${id}`);
+            assert.equal(c.created_at, m.created_at);
+          }
+        }),
+        { numRuns: 200 },
       );
     });
 
