@@ -25,9 +25,10 @@ import {
   writeFileAtomicAsync,
   type FileSignature,
 } from './files';
-import { InvalidMemoryFile, parseMemoryFile } from './memoryFile';
+import { LoadedFile } from './loadedFile';
+import { InvalidMemoryFile, memoryOf, parseBody, splitFrontmatter } from './memoryFile';
+import type { MemoryRecordCache } from './memoryRecords';
 import { MEMORY_ID_FORMAT, isMemoryId, type ArchiveReason, type Memory, type MemoryStats } from './model';
-import type { FrontmatterParseCache } from './parseCache';
 import {
   archiveIndexJson,
   readArchiveIndex,
@@ -42,12 +43,7 @@ import {
 } from './storeFiles';
 import type { ArchivedMemory, InvalidFile, OpenOptions } from './storeTypes';
 
-/** A memory file as loaded: its parsed form, exact text and version. */
-export interface LoadedFile {
-  memory: Memory;
-  raw: string;
-  signature: FileSignature;
-}
+export { LoadedFile } from './loadedFile';
 
 /** What the mirror tells the store's derived data when the files change. */
 export interface MirrorEvents {
@@ -111,7 +107,7 @@ export class DiskMirror {
   constructor(
     readonly paths: StorePaths,
     private readonly options: OpenOptions,
-    private readonly parseCache: FrontmatterParseCache,
+    private readonly records: MemoryRecordCache,
     private readonly events: MirrorEvents,
   ) {
     this.state = readState(null).value;
@@ -156,8 +152,12 @@ export class DiskMirror {
     return this.indexFile;
   }
 
-  /** The parser every memory file is read with (the persisted cache). */
-  private readonly parse = (frontmatter: string) => this.parseCache.parse(frontmatter);
+  /** Parses a memory file's text, its frontmatter through the record cache. */
+  private parseText(raw: string): { memory: Memory; digest: string } {
+    const { frontmatter, body } = splitFrontmatter(raw);
+    const { meta, digest } = this.records.parse(frontmatter);
+    return { memory: memoryOf(meta, parseBody(body)), digest };
+  }
 
   // =========================================================================
   // Reading
@@ -237,7 +237,11 @@ export class DiskMirror {
     }
   }
 
-  /** (Re)reads one file of memories/, or drops it when `sig` is null (gone). */
+  /**
+   * (Re)reads one file of memories/, or drops it when `sig` is null (gone).
+   * A file whose record (memoryRecords.ts) was made from this very version is
+   * not read: its fields come from the record, its Content when asked for.
+   */
   private loadFile(name: string, sig: FileSignature | null): void {
     const stem = name.slice(0, -3);
     const previous = this.files.get(stem);
@@ -245,12 +249,23 @@ export class DiskMirror {
     if (previous) this.files.delete(stem);
     if (sig === null) {
       this.fileSignatures.delete(name);
+      this.records.noteChange();
       this.afterMemoryChange(stem, previous, undefined);
       return;
     }
+    const file = path.join(this.paths.memories, name);
+    const record = isMemoryId(stem) ? this.records.recordFor(name, sig) : undefined;
+    if (record && record.meta.id === stem) {
+      this.fileSignatures.set(name, sig);
+      const loaded = LoadedFile.fromRecord(record, file);
+      this.files.set(stem, loaded);
+      this.afterMemoryChange(stem, previous, loaded);
+      return;
+    }
+    this.records.noteChange();
     let raw: string;
     try {
-      raw = fs.readFileSync(path.join(this.paths.memories, name), 'utf8');
+      raw = fs.readFileSync(file, 'utf8');
     } catch {
       this.fileSignatures.delete(name);
       this.afterMemoryChange(stem, previous, undefined);
@@ -263,13 +278,13 @@ export class DiskMirror {
       return;
     }
     try {
-      const { memory } = parseMemoryFile(raw, this.parse);
+      const { memory, digest } = this.parseText(raw);
       if (memory.id !== stem) {
         this.invalidFiles.set(name, { name, reason: `its frontmatter ID ${memory.id} is not its file name`, claimedId: memory.id });
         this.afterMemoryChange(stem, previous, undefined);
         return;
       }
-      const loaded: LoadedFile = { memory, raw, signature: sig };
+      const loaded = new LoadedFile(memory, sig, digest, file, raw);
       this.files.set(stem, loaded);
       this.afterMemoryChange(stem, previous, loaded);
     } catch (error) {
@@ -279,8 +294,16 @@ export class DiskMirror {
     }
   }
 
+  /**
+   * Tells the store's derived data that a memory changed, unless both
+   * versions' texts are known and equal (a file rewritten as it was). A version
+   * whose text was never read counts as different: reading it now would read
+   * the new one.
+   */
   private afterMemoryChange(id: string, previous: LoadedFile | undefined, next: LoadedFile | undefined): void {
-    if (previous?.raw === next?.raw) return;
+    if (previous === undefined && next === undefined) return;
+    const before = previous?.knownText ?? null;
+    if (before !== null && before === next?.knownText) return;
     this.events.memoryChanged(id, next);
   }
 
@@ -364,7 +387,7 @@ export class DiskMirror {
     if (raw === null) return null;
     const entry = this.archiveIndex.memories.get(id) ?? null;
     try {
-      const { memory } = parseMemoryFile(raw, this.parse);
+      const { memory } = this.parseText(raw);
       return { ...memory, id, entry, active: this.isActive(id) };
     } catch (error) {
       if (!(error instanceof InvalidMemoryFile)) throw error;
@@ -374,7 +397,7 @@ export class DiskMirror {
 
   /** Parses a memory file's text (an archive about to be restored) with the cache. */
   parseMemory(raw: string): Memory {
-    return parseMemoryFile(raw, this.parse).memory;
+    return this.parseText(raw).memory;
   }
 
   /** Bytes of every file the store holds, from signatures already at hand where possible. */
@@ -405,9 +428,10 @@ export class DiskMirror {
     const file = path.join(this.paths.memories, name);
     writeFileAtomic(file, raw);
     const sig = signatureOf(fs.statSync(file));
-    const { memory } = parseMemoryFile(raw, this.parse);
+    const { memory, digest } = this.parseText(raw);
     const previous = this.files.get(id);
-    const loaded: LoadedFile = { memory, raw, signature: sig };
+    const loaded = new LoadedFile(memory, sig, digest, file, raw);
+    this.records.noteChange();
     this.files.set(id, loaded);
     this.fileSignatures.set(name, sig);
     this.invalidFiles.delete(name);
@@ -423,6 +447,7 @@ export class DiskMirror {
   /** Forgets a file of memories/ that this process removed or moved away. */
   forgetFileName(name: string): void {
     const id = name.slice(0, -3);
+    this.records.noteChange();
     const previous = this.files.get(id);
     this.files.delete(id);
     this.fileSignatures.delete(name);

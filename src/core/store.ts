@@ -11,7 +11,8 @@
  * This file composes the operations and holds the protocols between files
  * (archive first, one eviction cycle per turn of the lock); the parts they are
  * built from live in their own modules: storeTypes (the public types),
- * storeInput (validation and redaction), parseCache, diskMirror (the files as
+ * storeInput (validation and redaction), memoryRecords and loadedFile (what
+ * a store opens from, and its memories' text read when needed), diskMirror (the files as
  * last seen, and their writers), indexWriter and statsWriter (incremental
  * JSON), storeQueries (priorities, ranking, lists and search), repair (`fix`)
  * and integrity (the check).
@@ -21,6 +22,7 @@ import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { suggestTags } from './autotag';
 import { DiskMirror, type LoadedFile } from './diskMirror';
+import type { FileRecord } from './loadedFile';
 import { LtmError, invalidInput, notFound } from './errors';
 import { selectEvictionBatch } from './eviction';
 import { readTextIfExists, writeFileAtomic } from './files';
@@ -50,7 +52,7 @@ import {
   type MemoryMeta,
   type StoreConfig,
 } from './model';
-import { FrontmatterParseCache } from './parseCache';
+import { MemoryRecordCache } from './memoryRecords';
 import { withImportance, type Importance, type PriorityBreakdown } from './priority';
 import { redactSecrets } from './secrets';
 import { integritySnapshot, repairProblems } from './repair';
@@ -84,7 +86,8 @@ function nowIso(): string {
 export class MemoryStore {
   readonly paths: StorePaths;
   private readonly lock: StoreLock;
-  private readonly parseCache: FrontmatterParseCache;
+  /** What the store opens from without reading every memory file (parse-cache.json). */
+  private readonly records: MemoryRecordCache;
   /** What is on disk, as last seen. */
   private readonly mirror: DiskMirror;
 
@@ -96,8 +99,8 @@ export class MemoryStore {
   private constructor(projectDir: string, options: OpenOptions) {
     this.paths = storePaths(projectDir);
     this.lock = new StoreLock(this.paths.root, this.paths.lock);
-    this.parseCache = new FrontmatterParseCache(this.paths.parseCache);
-    this.mirror = new DiskMirror(this.paths, options, this.parseCache, {
+    this.records = new MemoryRecordCache(this.paths.parseCache);
+    this.mirror = new DiskMirror(this.paths, options, this.records, {
       memoryChanged: (id, next) => {
         this.index.memoryChanged(id);
         this.queries.memoryChanged(id, next);
@@ -120,7 +123,7 @@ export class MemoryStore {
   /** Opens a project's store. Reads everything and writes nothing (see flushCaches). */
   static open(projectDir: string, options: OpenOptions = {}): MemoryStore {
     const store = new MemoryStore(projectDir, options);
-    store.parseCache.load();
+    store.records.load();
     store.refresh();
     return store;
   }
@@ -335,7 +338,8 @@ export class MemoryStore {
       }
       const topic = active ? this.mirror.files.get(id)!.memory.topic : (this.mirror.archiveIndex.memories.get(id)?.topic ?? '');
       if (options.purge) {
-        if (active) this.dropFromParseCache(this.mirror.files.get(id)!.raw);
+        // A purged memory's text must not survive anywhere, the git-ignored caches included: they go first.
+        if (active) this.saveRecords(id);
         if (active) this.queries.discardSavedSearchIndex();
         this.mirror.archiveIndex.memories.delete(id);
         this.mirror.archiveIndex.purged.set(id, { purged_at: nowIso() });
@@ -638,7 +642,7 @@ export class MemoryStore {
     if (!this.exists()) return;
     // What another process removed since (a purge above all) must not be saved back.
     this.refresh();
-    this.saveParseCache();
+    this.saveRecords();
     this.queries.saveSearchIndex();
   }
 
@@ -648,20 +652,16 @@ export class MemoryStore {
     this.queries.warmSearchIndex();
   }
 
-  private saveParseCache(): void {
+  /** Saves the record cache of the active memories, but for `without` (a memory being purged). */
+  private saveRecords(without?: string): void {
     if (!this.exists()) return;
-    const files = this.mirror.files.values();
-    // Lazily: when nothing was parsed since the last save (every CLI command ends here), no file is walked.
-    this.parseCache.save(
-      (function* () {
-        for (const file of files) yield file.raw;
+    if (without !== undefined) this.records.noteChange();
+    const files = this.mirror.files;
+    this.records.save(
+      (function* (): Generator<[string, FileRecord]> {
+        for (const [id, file] of files) if (id !== without) yield [`${id}.md`, file.record()];
       })(),
     );
-  }
-
-  /** A purged memory's text must not survive anywhere, the git-ignored cache included. */
-  private dropFromParseCache(raw: string): void {
-    if (this.parseCache.drop(raw)) this.saveParseCache();
   }
 
   // =========================================================================

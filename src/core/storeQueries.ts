@@ -80,9 +80,21 @@ export class StoreQueries {
 
   view(id: string, sessionCount?: number): MemoryView {
     const file = this.mirror.files.get(id)!;
+    const m = file.memory;
     const stats = this.mirror.stats.get(id);
+    // Field by field: a memory opened from its record reads its Content only here (see LoadedFile).
     return {
-      ...file.memory,
+      id: m.id,
+      topic: m.topic,
+      tags: m.tags,
+      phase: m.phase,
+      difficulty: m.difficulty,
+      created_at: m.created_at,
+      created_session: m.created_session,
+      phase_history: m.phase_history,
+      summary: m.summary,
+      content: m.content,
+      hasSections: m.hasSections,
       priority: this.score(id, file.memory, sessionCount),
       access_count: stats?.access_count ?? 0,
       accessed_at: stats?.accessed_at ?? file.memory.created_at,

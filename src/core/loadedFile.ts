@@ -1,0 +1,138 @@
+/**
+ * A memory file as the store holds it: its parsed fields, its signature, and
+ * its text only when something needs it.
+ *
+ * Opening 10,000 memories from the record cache (memoryRecords.ts) reads no
+ * memory file: the fields, Summary included, come from the cache, and the
+ * Content and exact text of a file are read the first time a view, a write or
+ * the search index asks for them. A file read or written by this process keeps
+ * its text from the start.
+ */
+import * as fs from 'node:fs';
+import type { FileSignature } from './files';
+import { parseBody, splitFrontmatter } from './memoryFile';
+import type { Memory, MemoryMeta } from './model';
+
+/** What the record cache keeps of a valid memory file: everything but its Content. */
+export interface FileRecord {
+  signature: FileSignature;
+  /** Digest of the frontmatter text, under which its parsed fields are reused (see MemoryRecordCache). */
+  frontmatterDigest: string;
+  meta: MemoryMeta;
+  summary: string;
+  hasSections: boolean;
+}
+
+export class LoadedFile {
+  private text: string | null;
+
+  constructor(
+    /** Replaced, never changed, when the file is read again: IndexWriter compares by identity. */
+    readonly memory: Memory,
+    readonly signature: FileSignature,
+    readonly frontmatterDigest: string,
+    private readonly file: string,
+    text: string | null,
+  ) {
+    this.text = text;
+  }
+
+  /** A file known from its record: its Content is read when first asked for. */
+  static fromRecord(record: FileRecord, file: string): LoadedFile {
+    let loaded: LoadedFile | null = null;
+    const memory = new LazyContentMemory(record.meta, record.summary, record.hasSections, () => loaded!.raw);
+    loaded = new LoadedFile(memory, record.signature, record.frontmatterDigest, file, null);
+    return loaded;
+  }
+
+  /**
+   * The file's exact text: as read or written by this process, else read now.
+   * Callers that change the file refresh it first (under the store lock), so
+   * the text read is the version its fields describe.
+   */
+  get raw(): string {
+    if (this.text === null) {
+      try {
+        this.text = fs.readFileSync(this.file, 'utf8');
+      } catch {
+        // Gone since it was last seen: the next refresh drops it; until then it reads as empty.
+        return '';
+      }
+    }
+    return this.text;
+  }
+
+  /** The text if this process holds it, without reading the file (to compare versions). */
+  get knownText(): string | null {
+    return this.text;
+  }
+
+  /** What the record cache keeps of this file. */
+  record(): FileRecord {
+    const m = this.memory;
+    return {
+      signature: this.signature,
+      frontmatterDigest: this.frontmatterDigest,
+      meta: {
+        id: m.id,
+        topic: m.topic,
+        tags: m.tags,
+        phase: m.phase,
+        difficulty: m.difficulty,
+        created_at: m.created_at,
+        created_session: m.created_session,
+        phase_history: m.phase_history,
+      },
+      summary: m.summary,
+      hasSections: m.hasSections,
+    };
+  }
+}
+
+/**
+ * A memory whose Content is read from its file when first asked for. The
+ * fields are own properties in memoryOf's order; `content` is a getter on the
+ * prototype, so spreading such a memory leaves it out: views list fields one
+ * by one (see StoreQueries.view).
+ */
+class LazyContentMemory implements Memory {
+  readonly id: string;
+  readonly topic: string;
+  readonly tags: string[];
+  readonly phase: Memory['phase'];
+  readonly difficulty: number;
+  readonly created_at: string;
+  readonly created_session: number | null;
+  readonly phase_history: Memory['phase_history'];
+  readonly summary: string;
+  readonly hasSections: boolean;
+  #content: string | null = null;
+  readonly #readText: () => string;
+
+  constructor(meta: MemoryMeta, summary: string, hasSections: boolean, readText: () => string) {
+    this.id = meta.id;
+    this.topic = meta.topic;
+    this.tags = meta.tags;
+    this.phase = meta.phase;
+    this.difficulty = meta.difficulty;
+    this.created_at = meta.created_at;
+    this.created_session = meta.created_session;
+    this.phase_history = meta.phase_history;
+    this.summary = summary;
+    this.hasSections = hasSections;
+    this.#readText = readText;
+  }
+
+  get content(): string {
+    if (this.#content === null) {
+      const text = this.#readText();
+      try {
+        this.#content = parseBody(splitFrontmatter(text).body).content;
+      } catch {
+        // The file stopped being a memory since it was last seen: the next refresh reports it.
+        return '';
+      }
+    }
+    return this.#content;
+  }
+}

@@ -1,0 +1,208 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { statSignature } from '../../src/core/files';
+import { LoadedFile } from '../../src/core/loadedFile';
+import { renderNewMemoryFile, splitFrontmatter } from '../../src/core/memoryFile';
+import { MemoryRecordCache, frontmatterDigest } from '../../src/core/memoryRecords';
+import { makeTempProject, removeDir, useProject } from './storeTestKit';
+
+function memoryText(id: string, topic: string, content = 'Some content.'): string {
+  return renderNewMemoryFile({
+    id,
+    topic,
+    tags: ['alpha'],
+    phase: 0,
+    difficulty: 0.5,
+    created_at: '2026-01-15T10:30:00.000Z',
+    created_session: 1,
+    summary: 'A summary.',
+    content,
+  });
+}
+
+/** A memory file written to `dir`, and the record the store would save of it. */
+function writeMemory(dir: string, id: string, topic: string): { name: string; file: string; loaded: LoadedFile } {
+  const name = `${id}.md`;
+  const file = path.join(dir, name);
+  const raw = memoryText(id, topic);
+  fs.writeFileSync(file, raw);
+  const cache = new MemoryRecordCache(path.join(dir, 'unused.json'));
+  const { frontmatter } = splitFrontmatter(raw);
+  const { meta, digest } = cache.parse(frontmatter);
+  const loaded = new LoadedFile({ ...meta, summary: 'A summary.', content: 'Some content.', hasSections: true }, statSignature(file)!, digest, file, raw);
+  return { name, file, loaded };
+}
+
+describe('MemoryRecordCache (parse-cache.json)', () => {
+  let dir: string;
+  let cacheFile: string;
+  beforeEach(() => {
+    dir = makeTempProject('ltm-records-');
+    cacheFile = path.join(dir, 'parse-cache.json');
+  });
+  afterEach(() => removeDir(dir));
+
+  it('gives a record back only for the exact file version it was made from', () => {
+    const a = writeMemory(dir, 'mem_0000000a', 'Topic A');
+    const cache = new MemoryRecordCache(cacheFile);
+    cache.noteChange();
+    cache.save([[a.name, a.loaded.record()]]);
+    const next = new MemoryRecordCache(cacheFile);
+    next.load();
+    assert.equal(next.recordFor(a.name, { ...a.loaded.signature, mtimeMs: a.loaded.signature.mtimeMs + 1 }), undefined, 'another mtime');
+    assert.equal(next.recordFor(a.name, { ...a.loaded.signature, size: a.loaded.signature.size + 1 }), undefined, 'another size');
+    assert.equal(next.recordFor(a.name, { ...a.loaded.signature, ino: a.loaded.signature.ino + 1 }), undefined, 'another inode');
+    assert.equal(next.recordFor('mem_0000000b.md', a.loaded.signature), undefined, 'another name');
+    const record = next.recordFor(a.name, a.loaded.signature);
+    assert.equal(record?.meta.topic, 'Topic A');
+    assert.equal(record?.summary, 'A summary.');
+  });
+
+  it('reuses parsed frontmatter by the digest of its text, and returns copies', () => {
+    const cache = new MemoryRecordCache(cacheFile);
+    const { frontmatter } = splitFrontmatter(memoryText('mem_0000000a', 'Topic A'));
+    const first = cache.parse(frontmatter);
+    assert.equal(first.digest, frontmatterDigest(frontmatter));
+    first.meta.tags.push('changed');
+    first.meta.topic = 'changed';
+    const second = cache.parse(frontmatter);
+    assert.equal(second.meta.topic, 'Topic A');
+    assert.deepEqual(second.meta.tags, ['alpha']);
+    const edited = cache.parse(frontmatter.replace('Topic A', 'Topic A, edited'));
+    assert.equal(edited.meta.topic, 'Topic A, edited', 'an edited frontmatter parses anew');
+  });
+
+  it('saves the records of live files only, and only when something changed', () => {
+    const a = writeMemory(dir, 'mem_0000000a', 'Topic A');
+    const b = writeMemory(dir, 'mem_0000000b', 'Topic B');
+    const cache = new MemoryRecordCache(cacheFile);
+    cache.noteChange();
+    cache.save([
+      [a.name, a.loaded.record()],
+      [b.name, b.loaded.record()],
+    ]);
+    const next = new MemoryRecordCache(cacheFile);
+    next.load();
+    assert.ok(next.recordFor(a.name, a.loaded.signature));
+    assert.ok(next.recordFor(b.name, b.loaded.signature));
+    // Every record was taken and nothing parsed: nothing to save.
+    fs.rmSync(cacheFile);
+    next.save([
+      [a.name, a.loaded.record()],
+      [b.name, b.loaded.record()],
+    ]);
+    assert.ok(!fs.existsSync(cacheFile));
+    // A record not taken (its file went away) makes the next save drop it.
+    const third = new MemoryRecordCache(cacheFile);
+    third.noteChange();
+    third.save([
+      [a.name, a.loaded.record()],
+      [b.name, b.loaded.record()],
+    ]);
+    const fourth = new MemoryRecordCache(cacheFile);
+    fourth.load();
+    assert.ok(fourth.recordFor(a.name, a.loaded.signature));
+    fourth.save([[a.name, a.loaded.record()]]);
+    assert.ok(!fs.readFileSync(cacheFile, 'utf8').includes('Topic B'));
+  });
+
+  const valid = () => {
+    const a = writeMemory(dir, 'mem_0000000a', 'Topic A');
+    const cache = new MemoryRecordCache(cacheFile);
+    cache.noteChange();
+    cache.save([[a.name, a.loaded.record()]]);
+    return { a, saved: JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as { version: string; records: unknown[][] } };
+  };
+  for (const [what, damage] of [
+    ['not JSON', () => '{"version": '],
+    ['the previous format', () => JSON.stringify({ version: 'ltm-frontmatter-1', entries: [] })],
+    ['records that are not a list', (s: { version: string }) => JSON.stringify({ version: s.version, records: {} })],
+    ['a record of the wrong length', (s: { version: string; records: unknown[][] }) => JSON.stringify({ ...s, records: [s.records[0]!.slice(0, 7)] })],
+    ['tags that are not strings', (s: { version: string; records: unknown[][] }) => JSON.stringify({ ...s, records: [s.records[0]!.map((v, i) => (i === 5 ? { ...(v as object), tags: [1] } : v))] })],
+    ['a phase out of range', (s: { version: string; records: unknown[][] }) => JSON.stringify({ ...s, records: [s.records[0]!.map((v, i) => (i === 5 ? { ...(v as object), phase: 3 } : v))] })],
+    ['a size that is not a number', (s: { version: string; records: unknown[][] }) => JSON.stringify({ ...s, records: [s.records[0]!.map((v, i) => (i === 1 ? '12' : v))] })],
+  ] as const) {
+    it(`ignores a damaged cache (${what}): only a slower open, and the next save replaces it`, () => {
+      const { a, saved } = valid();
+      fs.writeFileSync(cacheFile, damage(saved as never));
+      const cache = new MemoryRecordCache(cacheFile);
+      cache.load();
+      assert.equal(cache.recordFor(a.name, a.loaded.signature), undefined);
+      cache.save([[a.name, a.loaded.record()]]);
+      const next = new MemoryRecordCache(cacheFile);
+      next.load();
+      assert.ok(next.recordFor(a.name, a.loaded.signature), 'saved anew');
+    });
+  }
+
+  it('does not throw when the cache cannot be written (a read-only checkout)', () => {
+    const a = writeMemory(dir, 'mem_0000000a', 'Topic A');
+    const cache = new MemoryRecordCache(path.join(dir, 'missing', 'dir', 'parse-cache.json'));
+    cache.noteChange();
+    assert.doesNotThrow(() => cache.save([[a.name, a.loaded.record()]]));
+  });
+});
+
+describe('opening a store from its records', () => {
+  const ctx = useProject('ltm-records-store-');
+  const memoryFile = (id: string) => path.join(ctx.root, 'memories', `${id}.md`);
+
+  it('opens from the records without reading memory files: the Content of a view is read from the file when shown', async () => {
+    const first = ctx.open();
+    const ids: string[] = [];
+    for (let i = 0; i < 5; i++) ids.push((await first.store({ topic: `Topic ${i}`, summary: `Summary ${i}.`, content: `Content number ${i}.` })).memory.id);
+    // A round mtime, so that it can be set back exactly after the edit below.
+    const mtime = 1_700_000_000;
+    for (const id of ids) fs.utimesSync(memoryFile(id), mtime, mtime);
+    ctx.open().flushCaches();
+    // Edited in place behind the store's back, keeping size, inode and mtime: the signature cannot tell.
+    for (const id of ids) {
+      fs.writeFileSync(memoryFile(id), fs.readFileSync(memoryFile(id), 'utf8').replace(/Topic (\d)/, 'Tipoc $1').replace(/Content number (\d)\./, 'Altered text!! $1.'));
+      fs.utimesSync(memoryFile(id), mtime, mtime);
+    }
+    const second = ctx.open();
+    const listed = second.list({ limit: 5 }).memories;
+    // Topics and summaries come from the records (the files were not read to open, list or rank)...
+    assert.deepEqual(listed.map((m) => m.topic).sort(), ['Topic 0', 'Topic 1', 'Topic 2', 'Topic 3', 'Topic 4']);
+    assert.deepEqual(listed.map((m) => m.summary).sort(), ['Summary 0.', 'Summary 1.', 'Summary 2.', 'Summary 3.', 'Summary 4.']);
+    // ...and the Content of what is shown is read from the file then.
+    assert.deepEqual(listed.map((m) => m.content).sort(), ['Altered text!! 0.', 'Altered text!! 1.', 'Altered text!! 2.', 'Altered text!! 3.', 'Altered text!! 4.']);
+    // Without the records, every file is read: the edited topics show.
+    fs.rmSync(path.join(ctx.root, 'parse-cache.json'));
+    assert.deepEqual(ctx.open().list({ limit: 5 }).memories.map((m) => m.topic).sort(), ['Tipoc 0', 'Tipoc 1', 'Tipoc 2', 'Tipoc 3', 'Tipoc 4']);
+  });
+
+  it('reads a file again once its signature changed, even when an edit in place kept its size', async () => {
+    const first = ctx.open();
+    const id = (await first.store({ topic: 'Original topic', content: 'Original content.' })).memory.id;
+    first.flushCaches();
+    const text = fs.readFileSync(memoryFile(id), 'utf8');
+    fs.writeFileSync(memoryFile(id), text.replace('Original topic', 'Edited! topic'));
+    const second = ctx.open();
+    assert.equal(second.peek(id).topic, 'Edited! topic');
+    assert.equal(second.peek(id).content, 'Original content.');
+  });
+
+  it('keeps no trace of a purged memory in parse-cache.json, even if the process dies right after the purge', async () => {
+    const store = ctx.open();
+    const purged = (await store.store({ topic: 'Door code of the xylophonist', content: 'secret-ish words' })).memory.id;
+    await store.store({ topic: 'Lobby hours', content: 'eight to six' });
+    store.flushCaches();
+    const cache = path.join(ctx.root, 'parse-cache.json');
+    assert.ok(fs.readFileSync(cache, 'utf8').includes('xylophonist'));
+    await store.forget(purged, { purge: true });
+    // No flushCaches(): the purge itself saved the records without the memory.
+    assert.ok(!fs.readFileSync(cache, 'utf8').includes('xylophonist'));
+  });
+
+  it('opens the same memories with and without parse-cache.json, whatever the cache holds', async () => {
+    const store = ctx.open();
+    for (let i = 0; i < 4; i++) await store.store({ topic: `Topic ${i}`, content: `Content ${i}`, tags: [`t${i}`] });
+    store.flushCaches();
+    const withCache = ctx.open().list({ limit: 10 }).memories;
+    fs.rmSync(path.join(ctx.root, 'parse-cache.json'));
+    const without = ctx.open().list({ limit: 10 }).memories;
+    assert.deepEqual(withCache, without);
+  });
+});
