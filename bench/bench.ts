@@ -25,9 +25,10 @@ import { machineInfo } from './lib/machine';
 import { printTargets, writeReport, type BenchReport, type SectionResult } from './lib/report';
 import { engineSection } from './sections/engine';
 import { hooksSection } from './sections/hooks';
+import { mcpSection } from './sections/mcp';
 
 /** Every section, in the order they run. */
-export const SECTIONS: readonly BenchSection[] = [engineSection, hooksSection];
+export const SECTIONS: readonly BenchSection[] = [engineSection, hooksSection, mcpSection];
 
 function intList(value: string | undefined, fallback: number[]): number[] {
   if (!value) return fallback;

@@ -3,7 +3,7 @@
  * dist/cli.js is (one CommonJS file, dependencies inlined), so a child
  * measures what ships and not the TypeScript loader.
  */
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
 
@@ -50,4 +50,38 @@ export function runJsonChild<T>(args: readonly string[], options: { cwd?: string
   if (run.status !== 0) throw new Error(`child failed (exit ${run.status}): node ${args.join(' ')}\n${run.stderr}`);
   const line = run.stdout.trim().split('\n').pop() ?? '';
   return { wallMs: run.wallMs, data: JSON.parse(line) as T };
+}
+
+/**
+ * Runs a bench child script (bundled once by `ctx.childScript`) with `job` as
+ * JSON on stdin and returns the JSON of its last line. The bench waits,
+ * blocked, so that it competes with nothing.
+ */
+export function runJobChild<T>(ctx: { childScript(entry: string): string }, entry: string, job: unknown): T {
+  const result = spawnSync(process.execPath, [ctx.childScript(entry)], {
+    input: JSON.stringify(job),
+    encoding: 'utf8',
+    timeout: 300_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.error) throw result.error;
+  if (result.status !== 0) throw new Error(`${entry} failed (exit ${result.status}): ${result.stderr}`);
+  return JSON.parse(result.stdout.trim().split('\n').pop() ?? 'null') as T;
+}
+
+/** Starts a child server script that prints one JSON line `{"port": N}` when it listens; kill it when done. */
+export async function startPortChild(script: string, args: readonly string[] = []): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  child.once('exit', () => process.off('exit', killOnExit));
+  const port = await new Promise<number>((resolve, reject) => {
+    let out = '';
+    child.stdout!.setEncoding('utf8').on('data', (s: string) => {
+      out += s;
+      if (out.includes('\n')) resolve((JSON.parse(out) as { port: number }).port);
+    });
+    child.once('exit', (code) => reject(new Error(`${script} exited (code ${code}) before listening`)));
+  });
+  return { child, port };
 }

@@ -3,16 +3,16 @@
  * against `ltm serve` in its own process (so client and server share no event
  * loop), and the SessionStart hook script end to end (sh + curl).
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { storePaths } from '../../src/core/storeFiles';
 import { setupPaths } from '../../src/servers/claudeSetup';
 import type { HookRunnerJob, HookRunnerRun } from '../child/hookRunner';
-import { runNode } from '../lib/child';
+import { runJobChild, runNode, startPortChild } from '../lib/child';
 import { ENDPOINTS, POST_SHAPES, session, sessionStartContext, sessionStartPayload, shapeKey, type RoundsJob, type RoundsResult } from '../lib/hookTraffic';
 import type { BenchContext, BenchSection } from '../lib/context';
+import { startServer, stopServer } from '../lib/serveProcess';
 import { ms, target, timingTable, type SectionResult, type Table, type Target, type TimingRow } from '../lib/report';
 import { summarise, type Summary } from '../lib/stats';
 import { EngineBench } from './engine';
@@ -24,69 +24,6 @@ const ROUNDS_PER_REP = 5;
 
 function fmtInt(n: number): string {
   return n.toLocaleString('en-US');
-}
-
-// ---------------------------------------------------------------------------------------------
-// The server, in its own process
-
-interface ServerHandle {
-  child: ChildProcess;
-  port: number;
-  token: string;
-  /** spawn → "serving" on stdout (server.json is written just before). */
-  startMs: number;
-  stdout: () => string;
-  stderr: () => string;
-}
-
-/** Starts `node dist/cli.js serve --project <dir>` and waits until it serves. */
-async function startServer(cliPath: string, projectDir: string): Promise<ServerHandle> {
-  const t0 = performance.now();
-  const child = spawn(process.execPath, [cliPath, 'serve', '--project', projectDir], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stdout!.setEncoding('utf8').on('data', (s: string) => (out += s));
-  child.stderr!.setEncoding('utf8').on('data', (s: string) => (err += s));
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  child.once('exit', () => process.off('exit', killOnExit));
-  await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => done(new Error(`ltm serve did not start within 60 s:\n${out}\n${err}`)), 60_000);
-    const onData = () => {
-      if (/ serving /.test(out)) done();
-    };
-    const onExit = (code: number | null) => done(new Error(`ltm serve exited (code ${code}) before serving:\n${out}\n${err}`));
-    function done(error?: Error) {
-      clearTimeout(timer);
-      child.stdout!.off('data', onData);
-      child.off('exit', onExit);
-      if (error) {
-        child.kill('SIGKILL');
-        reject(error);
-      } else resolve();
-    }
-    child.stdout!.on('data', onData);
-    child.once('exit', onExit);
-  });
-  const startMs = performance.now() - t0;
-  const info = JSON.parse(fs.readFileSync(storePaths(projectDir).server, 'utf8')) as { port: number; token: string; pid: number };
-  if (info.pid !== child.pid) throw new Error(`server.json names pid ${info.pid}, not the server just started (${child.pid})`);
-  return { child, port: info.port, token: info.token, startMs, stdout: () => out, stderr: () => err };
-}
-
-/** SIGTERM, as an editor or a terminal stops it; checks it exits 0 and removes server.json. */
-async function stopServer(server: ServerHandle, projectDir: string): Promise<number> {
-  const t0 = performance.now();
-  const exited = new Promise<number | null>((resolve) => {
-    if (server.child.exitCode !== null) resolve(server.child.exitCode);
-    else server.child.once('exit', (code) => resolve(code));
-  });
-  server.child.kill('SIGTERM');
-  const code = await exited;
-  const stopMs = performance.now() - t0;
-  if (code !== 0) throw new Error(`ltm serve exited with code ${code} on SIGTERM:\n${server.stderr()}`);
-  if (fs.existsSync(storePaths(projectDir).server)) throw new Error('ltm serve left server.json behind after SIGTERM');
-  return stopMs;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -172,37 +109,17 @@ class HooksBench {
     return this.runChild<RoundsResult>('bench/child/hookRounds.ts', job);
   }
 
-  /**
-   * Runs a bench child script with `job` as JSON on stdin and returns the JSON
-   * of its last line. The bench waits, blocked, so that it competes with nothing.
-   */
   private runChild<T>(entry: string, job: unknown): T {
-    const result = spawnSync(process.execPath, [this.ctx.childScript(entry)], {
-      input: JSON.stringify(job),
-      encoding: 'utf8',
-      timeout: 300_000,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    if (result.error) throw result.error;
-    if (result.status !== 0) throw new Error(`${entry} failed (exit ${result.status}): ${result.stderr}`);
-    return JSON.parse(result.stdout.trim().split('\n').pop() ?? 'null') as T;
+    return runJobChild<T>(this.ctx, entry, job);
   }
 
   /** The rounds against bench/child/bareServer.ts, which answers `{}` to everything. */
   private async bareServerRounds(projectDir: string, warmupRounds: number, rounds: number): Promise<RoundsResult> {
-    const child = spawn(process.execPath, [this.ctx.childScript('bench/child/bareServer.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const bare = await startPortChild(this.ctx.childScript('bench/child/bareServer.ts'));
     try {
-      const port = await new Promise<number>((resolve, reject) => {
-        let out = '';
-        child.stdout!.setEncoding('utf8').on('data', (s: string) => {
-          out += s;
-          if (out.includes('\n')) resolve((JSON.parse(out) as { port: number }).port);
-        });
-        child.once('exit', (code) => reject(new Error(`the bare server exited (code ${code}) before listening`)));
-      });
-      return this.runRounds({ port, token: 'none', projectDir, warmupRounds, rounds, checkAnswers: false });
+      return this.runRounds({ port: bare.port, token: 'none', projectDir, warmupRounds, rounds, checkAnswers: false });
     } finally {
-      child.kill('SIGKILL');
+      bare.child.kill('SIGKILL');
     }
   }
 

@@ -1,12 +1,11 @@
 /**
- * One project's server on 127.0.0.1: MCP (Streamable HTTP, stateless) at
- * /mcp and the hook endpoints at /hook/<event>. The same class runs inside the
- * VS Code extension host and as `ltm serve`.
+ * One project's server on 127.0.0.1: MCP (Streamable HTTP with sessions, see
+ * mcpSessions.ts) at /mcp and the hook endpoints at /hook/<event>. The same
+ * class runs inside the VS Code extension host and as `ltm serve`.
  */
 import * as http from 'node:http';
 import * as fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { LtmError } from '../core/errors';
 import { currentProcess } from '../core/processIdentity';
 import { SessionTracker } from '../core/sessions';
@@ -14,6 +13,7 @@ import type { MemoryStore } from '../core/store';
 import { refreshInstalledHookScripts } from './claudeSetup';
 import { HookRoutes, isHookEvent } from './hookRoutes';
 import { FollowUpQueue } from './followUpQueue';
+import { McpSessions, type McpSessionLimits, type McpSessionStats } from './mcpSessions';
 import { createMcpServer } from './mcpTools';
 import { HttpError, RequestGuard, readJsonBody, sendError, sendJson } from './requestGuard';
 import {
@@ -40,6 +40,8 @@ export interface LtmServerOptions {
   log?: (message: string) => void;
   /** How long without a request counts as a pause for follow-up work (default QUIET_MS in followUpQueue.ts). */
   quietMs?: number;
+  /** How many MCP sessions may be live, and for how long idle (default DEFAULT_MCP_SESSION_LIMITS in mcpSessions.ts). */
+  mcpSessions?: Partial<McpSessionLimits>;
 }
 
 function listen(server: http.Server, port: number): Promise<void> {
@@ -65,6 +67,7 @@ export class LtmServer {
   private readonly sessions: SessionTracker;
   /** Work done after answering: bookkeeping and maintenance, in the pauses between hooks. */
   private readonly followUps: FollowUpQueue;
+  private readonly mcp: McpSessions;
   private portNumber = 0;
   private info: ServerInfo | null = null;
 
@@ -76,6 +79,18 @@ export class LtmServer {
     // Session counters are written when the server is quiet, with the other follow-up work.
     this.sessions = new SessionTracker(options.store, (flush) => this.followUps.queue('session counters', flush));
     this.hooks = new HookRoutes(options.store, this.sessions, { injectionBudgetTokens: options.injectionBudgetTokens });
+    this.mcp = new McpSessions({
+      createServer: () =>
+        createMcpServer({
+          store: options.store,
+          sessions: this.sessions,
+          version: options.version,
+          sessionForToolUse: (id) => this.hooks.sessionForToolUse(id),
+        }),
+      url: () => this.mcpUrl,
+      limits: options.mcpSessions,
+      log: options.log,
+    });
     this.guard = new RequestGuard({ port: () => this.portNumber, token, allowedOrigins: options.allowedOrigins ?? [] });
     this.http = http.createServer((req, res) => void this.handle(req, res));
     // Hooks are short-lived; idle keep-alive sockets should not hold the process open.
@@ -114,11 +129,16 @@ export class LtmServer {
       const server = new LtmServer(options, identity.token);
       const preferred = options.preferredPort ?? identity.port ?? 0;
       try {
-        await listen(server.http, preferred);
+        try {
+          await listen(server.http, preferred);
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || preferred === 0) throw error;
+          options.log?.(`port ${preferred} is in use; using a free port`);
+          await listen(server.http, 0);
+        }
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EADDRINUSE' || preferred === 0) throw error;
-        options.log?.(`port ${preferred} is in use; using a free port`);
-        await listen(server.http, 0);
+        await server.mcp.close();
+        throw error;
       }
       server.portNumber = (server.http.address() as AddressInfo).port;
       if (identity.port !== server.portNumber) writeIdentity(store.paths, { ...identity, port: server.portNumber });
@@ -137,6 +157,7 @@ export class LtmServer {
         writeServerInfo(store.paths, server.info);
       } catch (error) {
         server.http.close();
+        await server.mcp.close();
         throw error;
       }
       servingHere.add(server);
@@ -166,6 +187,11 @@ export class LtmServer {
     return this.info !== null && this.info.pid === info.pid && this.info.port === info.port && this.info.token === info.token;
   }
 
+  /** The MCP sessions' counts (for tests and the benchmark). */
+  get mcpStats(): McpSessionStats {
+    return this.mcp.stats;
+  }
+
   get url(): string {
     return `http://127.0.0.1:${this.portNumber}`;
   }
@@ -189,6 +215,7 @@ export class LtmServer {
     servingHere.delete(this);
     if (this.info) removeServerInfo(this.options.store.paths, this.info.pid, this.info.port);
     this.info = null;
+    await this.mcp.close();
     await closed;
     await this.followUps.drain();
     await this.sessions.flush();
@@ -236,27 +263,20 @@ export class LtmServer {
     }
   }
 
-  /** Stateless Streamable HTTP: a new McpServer and transport for every request. */
+  /**
+   * Streamable HTTP: POST carries the messages; DELETE ends a session. GET (the
+   * client's event stream) is 405, which the spec allows: this server sends
+   * nothing unasked, and Claude Code carries on without the stream.
+   */
   private async handleMcp(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    if (req.method === 'DELETE' && (await this.mcp.delete(req, res))) return;
     if (req.method !== 'POST') throw new MethodNotAllowed('POST');
     const body = await readJsonBody(req);
     // JSON-RPC 2.0: an empty batch is an invalid request (the SDK would answer 202, as to notifications).
     if (Array.isArray(body) && body.length === 0) {
       return sendJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: empty batch' } });
     }
-    const mcp = createMcpServer({
-      store: this.options.store,
-      sessions: this.sessions,
-      version: this.options.version,
-      sessionForToolUse: (id) => this.hooks.sessionForToolUse(id),
-    });
-    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
-    res.on('close', () => {
-      void transport.close();
-      void mcp.close();
-    });
-    await mcp.connect(transport);
-    await transport.handleRequest(req, res, body);
+    await this.mcp.post(req, res, body);
   }
 
   /**

@@ -46,7 +46,7 @@ function safely<A>(handler: (args: A, meta: Record<string, unknown> | undefined)
   };
 }
 
-/** One McpServer per MCP session; the server is stateless, so that is one per request. */
+/** One McpServer per MCP session (see mcpSessions.ts), and one per request of a client without a session. */
 export function createMcpServer(ctx: McpToolContext): McpServer {
   const server = new McpServer(
     { name: 'ltm', title: 'LTM: long-term memory', version: ctx.version },

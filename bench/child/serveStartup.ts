@@ -1,0 +1,68 @@
+/**
+ * Run in a fresh, small Node process (bundled by bench/lib/child.ts): starts
+ * `ltm serve` again and again and times, from its spawn, the first answer a
+ * client gets: an MCP `recall` (the SDK client connects, then calls), or a
+ * POST /hook/session_start as the hook script sends it (port and token from
+ * .claude/ltm/server.json). Each server is stopped (SIGTERM) before the next.
+ *
+ *   node serveStartup.js < job.json      (prints one JSON line: StartupResult)
+ */
+import { HookClient, session, sessionStartContext, sessionStartPayload } from '../lib/hookTraffic';
+import { jobMain } from '../lib/jobMain';
+import { callOk, connectMcp } from '../lib/mcpTraffic';
+import { startServer, stopServer, type ServerHandle } from '../lib/serveProcess';
+
+export interface StartupJob {
+  cliPath: string;
+  projectDir: string;
+  /** Fresh servers per kind of first request. */
+  runs: number;
+  query: string;
+}
+
+export interface StartupResult {
+  /** spawn → the first recall answered (connect included). */
+  recall: number[];
+  /** spawn → the first session_start answered. */
+  sessionStart: number[];
+  /** spawn → "serving" on stdout, over every run. */
+  serving: number[];
+}
+
+async function firstRecall(server: ServerHandle, query: string): Promise<number> {
+  const client = await connectMcp(`http://127.0.0.1:${server.port}/mcp`, server.token);
+  try {
+    await callOk(client, 'recall', { query });
+    return performance.now() - server.spawnedAt;
+  } finally {
+    await client.close();
+  }
+}
+
+async function firstSessionStart(server: ServerHandle, projectDir: string): Promise<number> {
+  const client = new HookClient(server.port, server.token, projectDir);
+  try {
+    const reply = await client.hook('session_start', sessionStartPayload(session(projectDir)));
+    const ms = performance.now() - server.spawnedAt;
+    sessionStartContext(reply.body);
+    return ms;
+  } finally {
+    client.close();
+  }
+}
+
+jobMain(async (job: StartupJob): Promise<StartupResult> => {
+  const result: StartupResult = { recall: [], sessionStart: [], serving: [] };
+  for (let i = 0; i < job.runs; i++) {
+    for (const kind of ['recall', 'sessionStart'] as const) {
+      const server = await startServer(job.cliPath, job.projectDir);
+      try {
+        result[kind].push(kind === 'recall' ? await firstRecall(server, job.query) : await firstSessionStart(server, job.projectDir));
+        result.serving.push(server.startMs);
+      } finally {
+        await stopServer(server, job.projectDir);
+      }
+    }
+  }
+  return result;
+});

@@ -1,0 +1,268 @@
+/**
+ * The MCP tools as Claude Code reaches them: the real MCP SDK client
+ * (StreamableHTTPClientTransport) over real HTTP on 127.0.0.1 against
+ * `ltm serve` (dist/cli.js, as shipped) in its own process; beside them, the
+ * floor: the same client against a minimal SDK server with a no-op tool, and
+ * bare HTTP.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import { storePaths } from '../../src/core/storeFiles';
+import type { StartupJob, StartupResult } from '../child/serveStartup';
+import { runJobChild, startPortChild } from '../lib/child';
+import type { BenchContext, BenchSection } from '../lib/context';
+import type { CallsJob, CallsResult, GeneratedCall } from '../lib/mcpTraffic';
+import { ms, target, timingTable, type SectionResult, type Table, type Target, type TimingRow } from '../lib/report';
+import { summarise, type Summary } from '../lib/stats';
+import { startServer, stopServer } from '../lib/serveProcess';
+import { EngineBench } from './engine';
+
+/** The targets: [at 10,000 memories, at 50,000]; sizes over 10,000 get the second. */
+const LIMITS = {
+  recallP99: [5, 8],
+  storeP99: [10, 15],
+  /** MCP recall p99 at most this multiple of the reused no-op floor's p99. */
+  recallOverFloor: [1.5, 1.5],
+  firstCall: [50, 50],
+  startToFirstAnswer: [300, 1000],
+} as const;
+
+const QUERIES = 50;
+
+function limit(kind: keyof typeof LIMITS, size: number): number {
+  return LIMITS[kind][size > 10_000 ? 1 : 0];
+}
+
+function fmtInt(n: number): string {
+  return n.toLocaleString('en-US');
+}
+
+interface SizeResult {
+  size: number;
+  build: string;
+  reps: number;
+  startupRuns: number;
+  rows: Record<string, { summary: Summary; samples: number[] }>;
+  startup: { recall: Summary; sessionStart: Summary; serving: Summary };
+  ltm: { connectMs: number; firstCallMs: number; sessionId?: string };
+  floors: Record<'perRequest' | 'reused', { connectMs: number; firstCallMs: number; sessionId?: string }>;
+  memoriesAfter: number;
+  load: { start: number; end: number };
+}
+
+const DESCRIBE: Record<string, string> = {
+  recall: 'tools/call recall (1-3 word queries of the engine section, typos and prefixes mixed; default limit)',
+  store: 'tools/call store_memory (a generated memory: topic, content, tags)',
+  noopPerRequest: 'a no-op tool on a minimal SDK server that builds a McpServer and stateless transport per request (bench/child/mcpNoopServer.ts per-request)',
+  noopReused: 'the same no-op tool on a minimal SDK server that keeps one McpServer and transport per MCP session (mcpNoopServer.ts reused)',
+  bare: 'the same tools/call body POSTed to a bare node:http server that parses it and answers {} (bench/child/bareServer.ts)',
+};
+
+class McpBench {
+  constructor(private readonly ctx: BenchContext) {}
+
+  async measureSize(size: number): Promise<SizeResult> {
+    const { projectDir, build, corpus } = await new EngineBench(this.ctx).build(size);
+    try {
+      const { ctx } = this;
+      const { reps, warmup, processReps } = ctx.options;
+      const loadStart = os.loadavg()[0]!;
+      const queries = corpus.queries(QUERIES).map((q) => q.query);
+      const recalls: GeneratedCall[] = queries.map((query) => ({ name: 'recall', args: { query } }));
+      const stores: GeneratedCall[] = Array.from({ length: warmup + reps }, () => {
+        const m = corpus.memory();
+        return { name: 'store_memory', args: { topic: m.topic, content: m.content, tags: m.tags } };
+      });
+
+      ctx.log(`  serve start → first recall / first session_start: ${processReps} fresh servers each`);
+      const startup = runJobChild<StartupResult>(ctx, 'bench/child/serveStartup.ts', { cliPath: ctx.cliPath, projectDir, runs: processReps, query: queries[0]! } satisfies StartupJob);
+
+      ctx.log(`  MCP calls to ltm serve: first call, then ${warmup} + ${reps} recall and store_memory calls`);
+      const server = await startServer(ctx.cliPath, projectDir);
+      let ltm: CallsResult;
+      try {
+        ltm = this.calls({ kind: 'mcp', url: `http://127.0.0.1:${server.port}/mcp`, token: server.token, warmup, reps, first: recalls[1]!, series: { recall: recalls, store: stores } });
+      } finally {
+        await stopServer(server, projectDir);
+      }
+
+      ctx.log('  floors: no-op SDK server (per request, reused), bare HTTP');
+      const noop: GeneratedCall[] = [{ name: 'noop', args: { text: 'x' } }];
+      const floors = {} as SizeResult['floors'];
+      const rows: SizeResult['rows'] = {};
+      const addRow = (key: string, samples: number[] | undefined) => {
+        if (samples) rows[key] = { summary: summarise(samples), samples };
+      };
+      addRow('recall', ltm.samples.recall);
+      addRow('store', ltm.samples.store);
+      for (const [key, mode] of [['perRequest', 'per-request'], ['reused', 'reused']] as const) {
+        const floor = await startPortChild(ctx.childScript('bench/child/mcpNoopServer.ts'), [mode]);
+        try {
+          const result = this.calls({ kind: 'mcp', url: `http://127.0.0.1:${floor.port}/mcp`, warmup, reps, first: noop[0]!, series: { noop } });
+          floors[key] = { connectMs: result.connectMs, firstCallMs: result.firstCallMs, sessionId: result.sessionId };
+          addRow(key === 'perRequest' ? 'noopPerRequest' : 'noopReused', result.samples.noop);
+        } finally {
+          floor.child.kill('SIGKILL');
+        }
+      }
+      const bare = await startPortChild(ctx.childScript('bench/child/bareServer.ts'));
+      try {
+        const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'recall', arguments: { query: queries[0] } } };
+        addRow('bare', this.calls({ kind: 'bare', port: bare.port, warmup, reps, body }).samples.bare);
+      } finally {
+        bare.child.kill('SIGKILL');
+      }
+
+      const memoriesAfter = fs.readdirSync(storePaths(projectDir).memories).filter((f) => f.endsWith('.md')).length;
+      return {
+        size,
+        build: `${build.method === 'store' ? 'store() for every memory' : 'generated files + fix()'}, ${build.totalSeconds.toFixed(1)} s`,
+        reps,
+        startupRuns: processReps,
+        rows,
+        startup: { recall: summarise(startup.recall), sessionStart: summarise(startup.sessionStart), serving: summarise(startup.serving) },
+        ltm: { connectMs: ltm.connectMs, firstCallMs: ltm.firstCallMs, sessionId: ltm.sessionId },
+        floors,
+        memoriesAfter,
+        load: { start: loadStart, end: os.loadavg()[0]! },
+      };
+    } finally {
+      fs.rmSync(projectDir, { recursive: true, force: true });
+    }
+  }
+
+  private calls(job: CallsJob): CallsResult {
+    return runJobChild<CallsResult>(this.ctx, 'bench/child/mcpCalls.ts', job);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+const ROWS: [key: string, label: string][] = [
+  ['recall', 'MCP recall'],
+  ['store', 'MCP store_memory'],
+  ['noopPerRequest', 'no-op tool, server per request (floor)'],
+  ['noopReused', 'no-op tool, server reused (floor)'],
+  ['bare', 'bare HTTP (machine floor)'],
+];
+
+function rowsFor(r: SizeResult): TimingRow[] {
+  return ROWS.filter(([key]) => r.rows[key]).map(([key, label]) => ({ label, description: DESCRIBE[key] ?? key, summary: r.rows[key]!.summary }));
+}
+
+function medianMax(s: Summary): string {
+  return `${ms(s.median)} ms (max ${ms(s.max)})`;
+}
+
+function sizeTables(r: SizeResult): Table[] {
+  const label = fmtInt(r.size);
+  return [
+    timingTable(
+      `${label} memories: MCP calls over HTTP`,
+      rowsFor(r),
+      `The MCP SDK client in its own process, one call at a time on keep-alive connections; ${r.reps} timed calls per row after the warm-up.`,
+    ),
+    {
+      title: `${label} memories: start and first calls`,
+      columns: ['Item', 'Value', 'What it is'],
+      align: ['l', 'r', 'l'],
+      rows: [
+        ['store', r.build, 'built as in the engine section'],
+        ['serve start → first recall', medianMax(r.startup.recall), `median (max) of ${r.startupRuns} fresh \`ltm serve\` processes: spawn → "serving", the SDK client connects (initialize, initialized) and calls recall, timed by the process that spawned the server`],
+        ['serve start → first session_start', medianMax(r.startup.sessionStart), `median (max) of ${r.startupRuns} more: spawn → "serving", then POST /hook/session_start with the token and port of server.json`],
+        ['serve start → serving', medianMax(r.startup.serving), 'spawn → "serving" on stdout (server.json written), over all those processes'],
+        ['connect', `${ms(r.ltm.connectMs)} ms`, `initialize + notifications/initialized to the running server (session ${r.ltm.sessionId ? 'given' : 'none: stateless'})`],
+        ['first call after connect', `${ms(r.ltm.firstCallMs)} ms`, 'the first recall of that client (not in the rows above)'],
+        ['floor first call', `${ms(r.floors.perRequest.firstCallMs)} / ${ms(r.floors.reused.firstCallMs)} ms`, 'the first no-op call after connecting: server per request / reused'],
+        ['memories after', fmtInt(r.memoriesAfter), 'files in memories/ after the store_memory calls'],
+        ['load average (1 min)', `${r.load.start.toFixed(2)} → ${r.load.end.toFixed(2)}`, "at the start and end of this size's measurements"],
+      ],
+    },
+  ];
+}
+
+function summaryTable(results: readonly SizeResult[]): Table {
+  const cell = (s: Summary | undefined) => (s ? `${ms(s.median)} / ${ms(s.p99)} / ${ms(s.max)}` : null);
+  return {
+    title: 'Summary',
+    caption: 'Median / p99 / max in milliseconds.',
+    columns: ['Operation', ...results.map((r) => `${fmtInt(r.size)} memories`)],
+    align: ['l', ...results.map(() => 'r' as const)],
+    rows: [
+      ...ROWS.map(([key, label]) => [label, ...results.map((r) => cell(r.rows[key]?.summary))]),
+      ['serve start → first recall', ...results.map((r) => cell(r.startup.recall))],
+      ['serve start → first session_start', ...results.map((r) => cell(r.startup.sessionStart))],
+      ['first call after connect', ...results.map((r) => ms(r.ltm.firstCallMs))],
+    ],
+  };
+}
+
+function targetsFor(r: SizeResult): Target[] {
+  const at = fmtInt(r.size);
+  const recall = r.rows.recall!.summary;
+  const store = r.rows.store!.summary;
+  const floor = r.rows.noopReused!.summary;
+  const overFloor = limit('recallOverFloor', r.size);
+  return [
+    target(`MCP recall p99 at ${at}`, `p99 of ${recall.n} recall calls through the SDK client (median ${ms(recall.median)} ms)`, recall.p99, limit('recallP99', r.size), 'ms'),
+    target(`MCP store_memory p99 at ${at}`, `p99 of ${store.n} store_memory calls (median ${ms(store.median)} ms)`, store.p99, limit('storeP99', r.size), 'ms'),
+    target(
+      `MCP recall p99 vs the reused no-op floor at ${at}`,
+      `recall p99 ${ms(recall.p99)} ms over the no-op p99 ${ms(floor.p99)} ms (at most ${overFloor}×)`,
+      recall.p99 / floor.p99,
+      overFloor,
+      '×',
+    ),
+    target(`First MCP call after connect at ${at}`, 'the first recall after the client connected to a running server', r.ltm.firstCallMs, limit('firstCall', r.size), 'ms'),
+    target(
+      `Serve start → first recall at ${at}`,
+      `median of ${r.startupRuns} fresh servers (max ${ms(r.startup.recall.max)} ms)`,
+      r.startup.recall.median,
+      limit('startToFirstAnswer', r.size),
+      'ms',
+    ),
+    target(
+      `Serve start → first session_start at ${at}`,
+      `median of ${r.startupRuns} fresh servers (max ${ms(r.startup.sessionStart.max)} ms)`,
+      r.startup.sessionStart.median,
+      limit('startToFirstAnswer', r.size),
+      'ms',
+    ),
+  ];
+}
+
+export const mcpSection: BenchSection = {
+  id: 'mcp',
+  title: 'MCP (the tools over Streamable HTTP)',
+  async run(ctx: BenchContext): Promise<SectionResult> {
+    const bench = new McpBench(ctx);
+    const results: SizeResult[] = [];
+    for (const size of ctx.options.sizes) {
+      ctx.log(`mcp: ${fmtInt(size)} memories`);
+      results.push(await bench.measureSize(size));
+    }
+    // Targets at 10,000 and 50,000 where measured; else at the largest size, with the 10,000 limits below it.
+    const targeted = results.filter((r) => r.size === 10_000 || r.size === 50_000);
+    const targetRuns = targeted.length > 0 ? targeted : [results[results.length - 1]!];
+    return {
+      id: 'mcp',
+      title: 'MCP (the tools over Streamable HTTP)',
+      intro:
+        'The MCP tools as Claude Code calls them: the MCP SDK client (StreamableHTTPClientTransport) over real HTTP on 127.0.0.1 against ' +
+        '`node dist/cli.js serve --project <dir>` in its own process, on stores built as in the engine section. Beside them, the floor: ' +
+        'the same client against a minimal SDK server with a no-op tool (a server built per request, and one reused per session), and bare HTTP. ' +
+        `Targets: recall p99 ≤ ${LIMITS.recallP99[0]} ms at 10,000 memories (≤ ${LIMITS.recallP99[1]} at 50,000), store_memory p99 ≤ ${LIMITS.storeP99[0]} ms (≤ ${LIMITS.storeP99[1]}), ` +
+        `recall p99 ≤ ${LIMITS.recallOverFloor[0]} × the reused no-op p99, the first call after connecting ≤ ${LIMITS.firstCall[0]} ms, ` +
+        `serve start → first recall and → first session_start ≤ ${LIMITS.startToFirstAnswer[0]} ms at 10,000 (≤ ${LIMITS.startToFirstAnswer[1]} ms at 50,000).`,
+      tables: [summaryTable(results), ...results.flatMap(sizeTables)],
+      targets: targetRuns.flatMap(targetsFor),
+      notes: [
+        'Every client runs in a small Node process of its own (bench/child/mcpCalls.ts, bench/child/serveStartup.ts), so the bench\'s large heap stays out of the times. ' +
+          'Each call is timed from before callTool to its parsed result, as Claude Code waits for it; every result is checked (no isError).',
+        'The store_memory calls add memories to the store (see "memories after"); max_memories is size − 100, but eviction runs only after session_end, which these calls do not send.',
+      ],
+      raw: results,
+    };
+  },
+};
