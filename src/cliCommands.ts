@@ -329,7 +329,7 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
     throw error;
   }
   // The first recall should not wait for the search index: load it (or build and save it) once listening.
-  setImmediate(() => {
+  const warm = setImmediate(() => {
     store.warmSearchIndex();
     store.flushCaches();
   });
@@ -338,6 +338,7 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
       `For Claude Code outside VS Code: eval "$(ltm env --project ${JSON.stringify(projectDir)})"\n`,
   );
   await stopRequested;
+  clearImmediate(warm);
   await server.stop();
   store.flushCaches();
   store.dispose();

@@ -102,6 +102,8 @@ export class DiskMirror {
   private archivesDirSignature: FileSignature | null = null;
 
   private watcher: fs.FSWatcher | null = null;
+  /** After dispose() no watcher is started again (a late refresh must not keep a process alive). */
+  private disposed = false;
   private watchedIno = 0;
 
   constructor(
@@ -114,6 +116,7 @@ export class DiskMirror {
   }
 
   dispose(): void {
+    this.disposed = true;
     this.watcher?.close();
     this.watcher = null;
   }
@@ -164,6 +167,7 @@ export class DiskMirror {
 
   /** (Re)starts the watcher: memories/ may appear later, or be deleted and made anew. */
   private keepWatching(): void {
+    if (this.disposed) return;
     if (this.watcher && statSignature(this.paths.memories)?.ino === this.watchedIno) return;
     this.watcher?.close();
     this.watcher = null;

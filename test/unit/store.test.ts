@@ -863,6 +863,23 @@ describe('MemoryStore: changes made outside the store', () => {
     assert.equal(watching.search('edited')[0]?.id, memory.id, 'search sees the edit too');
   });
 
+  it('a disposed store starts no watcher again, whatever is called on it late (a process must be able to exit)', async () => {
+    const watchers = () => process.getActiveResourcesInfo().filter((r) => r === 'FSEventWrap').length;
+    await ctx.open().store({ topic: 'Watched topic', content: 'c' });
+    await sleep(10);
+    const before = watchers();
+    const store = ctx.open({ watch: true });
+    store.list();
+    assert.equal(watchers(), before + 1, 'watching while open');
+    store.dispose();
+    // What a server's deferred work may still do after stopping: refresh, warm the index, save caches.
+    store.list();
+    store.warmSearchIndex();
+    store.flushCaches();
+    await sleep(10);
+    assert.equal(watchers(), before, 'no watcher left');
+  });
+
   it('with watch: true on a project whose store does not exist yet, list() sees in-place edits once it does', async () => {
     const watching = ctx.open({ watch: true });
     const { memory } = await watching.store({ topic: 'First ever memory', content: 'c' });
