@@ -17,7 +17,7 @@ function main(): void {
   const t1 = performance.now();
   const list = store.list();
   const t2 = performance.now();
-  // As the CLI does after every command: saves what was parsed (a no-op when the parse cache was complete).
+  // As the CLI does after every command: saves what was parsed (a no-op when the record cache was complete).
   store.flushCaches();
   const t3 = performance.now();
   store.dispose();

@@ -39,9 +39,9 @@ const DESCRIBE = {
   firstSearch: 'The first search after opening, without search-index.bin: builds the search index of every memory, then searches',
   firstSearchLoaded: 'The first search after opening, with search-index.bin saved by an earlier process: loads the index, checks each document against its file\'s signature, then searches',
   evict: `MemoryStore.evict() with the store over max_memories (size − 100): one cycle, batch of ${DEFAULT_CONFIG.eviction_batch_size}`,
-  openInProcess: 'MemoryStore.open() in this (warm) process, parse cache present (before each first search)',
-  coldOpen: 'Fresh process: MemoryStore.open() + first list(), timed inside the child, parse cache present',
-  coldOpenNoCache: 'Same, parse-cache.json deleted first: every frontmatter is parsed as YAML',
+  openInProcess: 'MemoryStore.open() in this (warm) process, record cache (parse-cache.json) present (before each first search)',
+  coldOpen: 'Fresh process: MemoryStore.open() + first list(), timed inside the child, record cache (parse-cache.json) present: each memory file is stat()ed, none is read but the page\'s',
+  coldOpenNoCache: 'Same, parse-cache.json deleted first: every memory file is read and its frontmatter parsed as YAML',
   coldFlushNoCache: 'In that process, the flushCaches() that follows (as the CLI does): writes parse-cache.json anew',
   coldProcess: 'Fresh process, whole: node startup + loading the bundle + open + list, timed by the parent (cache present)',
   cliStatus: '`node dist/cli.js status --project <dir>` as a whole process, timed by the parent',
@@ -288,7 +288,7 @@ export class EngineBench {
     add('store', build.storeSamples);
 
     // --- fresh processes first, on the store exactly as built ---------------------------------
-    ctx.log('  cold open in fresh processes (with and without the parse cache)');
+    ctx.log('  cold open in fresh processes (with and without the record cache)');
     const withCache = this.coldOpens(projectDir, true);
     const withoutCache = this.coldOpens(projectDir, false);
     add('coldOpen', withCache.runs.map((r) => r.openListMs));
@@ -439,7 +439,7 @@ const ROW_ORDER: [key: string, label: string, description: string][] = [
   ['evict', 'eviction cycle', DESCRIBE.evict],
   ['openInProcess', 'open (in-process)', DESCRIBE.openInProcess],
   ['coldOpen', 'cold open + list', DESCRIBE.coldOpen],
-  ['coldOpenNoCache', 'cold open + list, no parse cache', DESCRIBE.coldOpenNoCache],
+  ['coldOpenNoCache', 'cold open + list, no record cache', DESCRIBE.coldOpenNoCache],
   ['coldFlushNoCache', '  then flushCaches()', DESCRIBE.coldFlushNoCache],
   ['coldProcess', 'cold process (open + list)', DESCRIBE.coldProcess],
   ['cliStatus', 'CLI status', DESCRIBE.cliStatus],
@@ -467,7 +467,7 @@ function sizeTables(r: SizeResult): Table[] {
       ['memories/', mb(r.files.memoriesDirBytes! / 2 ** 20), 'total size of the memory files'],
       ['index.json', mb(r.files.indexJsonBytes! / 2 ** 20), 'rewritten by every store(), forget(), restore() and eviction cycle'],
       ['stats.json', mb(r.files.statsJsonBytes! / 2 ** 20), 'rewritten by every store(), get() and eviction cycle'],
-      ['parse-cache.json', mb(r.files.parseCacheBytes! / 2 ** 20), 'frontmatter text → parsed fields, read at open'],
+      ['parse-cache.json', mb(r.files.parseCacheBytes! / 2 ** 20), 'per file: signature, frontmatter fields and Summary, read at open'],
       ['child RSS after open + list', mb(m.childAfterOpenList.rssMB), 'fresh process (bundled engine), after gc, median of the cold-open runs'],
       ['child heapUsed after open + list', mb(m.childAfterOpenList.heapUsedMB), 'same process, V8 heap in use after gc'],
       ['in-process heapUsed: open', `+${mb(m.inProcessAfterOpen.heapUsedMB - m.inProcessBaseline.heapUsedMB)}`, `heap growth from MemoryStore.open() in the bench process (after gc; RSS ${mb(m.inProcessAfterOpen.rssMB)})`],
@@ -535,13 +535,13 @@ function targetsFor(r: SizeResult): Target[] {
   const coldNoCache = r.rows.coldOpenNoCache!.summary;
   const coldTarget = target(
     `Cold open at ${label}`,
-    `max (= p99) of ${cold.n} fresh processes: MemoryStore.open() + first list(), parse cache present (median ${ms(cold.median)} ms)`,
+    `max (= p99) of ${cold.n} fresh processes: MemoryStore.open() + first list(), record cache present (median ${ms(cold.median)} ms)`,
     Math.max(cold.p99, cold.max),
     1000,
     'ms',
   );
   const noCache = target(
-    `Cold open at ${label}, no parse cache (reference)`,
+    `Cold open at ${label}, no record cache (reference)`,
     `same without parse-cache.json (median ${ms(coldNoCache.median)} ms); shown for reference, not a target`,
     Math.max(coldNoCache.p99, coldNoCache.max),
     1000,
