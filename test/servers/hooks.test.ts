@@ -620,8 +620,9 @@ describe('hook script (sh hooks/ltm-hook.sh)', function () {
       assert.equal(init.status, 0, init.stderr);
       const installed = path.join(ltmRoot(project), 'hooks', 'ltm-hook.sh');
       assert.ok(fs.readFileSync(installed).equals(fs.readFileSync(HOOK_SCRIPT)));
-      s = await startTestServer({ project, prepare: (store) => store.store({ topic: 'Installed hook memory', content: 'Seen through the installed script.' }).then(() => undefined) });
+      // Read before the server starts: while it runs, the tool-call hooks are http hooks (see hookSettings.ts).
       const settings = readJson<{ hooks: Record<string, { hooks: { command: string }[] }[]> }>(path.join(project, '.claude', 'settings.local.json'));
+      s = await startTestServer({ project, prepare: (store) => store.store({ topic: 'Installed hook memory', content: 'Seen through the installed script.' }).then(() => undefined) });
       const command = (event: string) => settings.hooks[event]!.flatMap((g) => g.hooks).find((h) => h.command.includes('ltm-hook.sh'))!.command;
       const run = (event: string, payload: Json) => runHookScript('-c', command(event), payload, { CLAUDE_PROJECT_DIR: project });
       const start = await run('SessionStart', sessionStartPayload('installed'));
