@@ -19,7 +19,7 @@
  * there, while SessionEnd is exactly when a server may have just stopped and
  * an http hook would print an error.
  */
-import type { Change, Json, JsonFileEdit } from './jsonFileEdit';
+import type { Json, JsonFileEdit } from './jsonFileEdit';
 
 /** Every hook command LTM writes contains this. */
 export const HOOK_COMMAND_MARK = '.claude/ltm/hooks/ltm-hook.';
