@@ -252,7 +252,7 @@ export class LtmServer {
       }
       throw new HttpError(404, `no route for ${pathname}`);
     } catch (error) {
-      if (error instanceof EmptyBearerError && req.method === 'POST' && /^\/hook\//.test(req.url ?? '')) return ignoreTokenlessHook(res);
+      if (error instanceof EmptyBearerError && req.method === 'POST' && isHookPath(req.url)) return ignoreTokenlessHook(res);
       this.fail(res, error);
     }
   }
@@ -340,6 +340,12 @@ function requestPath(target: string | undefined): string {
   if (!url.startsWith('/')) throw new HttpError(400, 'the request target must be a path');
   const end = url.search(/[?#]/);
   return end < 0 ? url : url.slice(0, end);
+}
+
+/** Whether a request target is one of the hook endpoints. */
+function isHookPath(target: string | undefined): boolean {
+  const event = /^\/hook\/([a-z_]+)(?:[?#]|$)/.exec(target ?? '')?.[1];
+  return event !== undefined && isHookEvent(event);
 }
 
 /** The `project` query parameter of a hook URL, or undefined. */
