@@ -6,27 +6,17 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
-import { applyEdits, modify, parse as parseJsonc, printParseErrorCode, type FormattingOptions, type JSONPath, type ParseError } from 'jsonc-parser';
 import { invalidInput } from '../core/errors';
 import { readTextIfExists, writeFileAtomic } from '../core/files';
 import { storePaths } from '../core/storeFiles';
 import { CLAUDE_MD_BEGIN, CLAUDE_MD_BLOCK, CLAUDE_MD_END, MANAGED_MARKER, SLASH_COMMANDS } from './claudeTemplates';
+import { addLtmHooks, removeLtmHooks, retargetLtmHooks, type HookTransport } from './hookSettings';
+import { JsonFileEdit, writeIfChanged, type Change, type Json } from './jsonFileEdit';
+import { readServerInfo, serverHolderState } from './serverInfo';
+
+export type { Change } from './jsonFileEdit';
 
 export const HOOK_SCRIPT_NAMES = ['ltm-hook.sh', 'ltm-hook.ps1'] as const;
-/** Every hook command LTM writes contains this; nothing else is touched. */
-const HOOK_COMMAND_MARK = '.claude/ltm/hooks/ltm-hook.';
-
-/** Claude Code hook events and the LTM endpoint each one calls. */
-const HOOK_EVENTS: readonly { event: string; endpoint: string; matcher?: string; timeout: number }[] = [
-  { event: 'SessionStart', endpoint: 'session_start', timeout: 5 },
-  { event: 'PreToolUse', endpoint: 'pre_tool_use', matcher: 'mcp__ltm__store_memory', timeout: 3 },
-  { event: 'PostToolUse', endpoint: 'post_tool_use', matcher: '*', timeout: 3 },
-  { event: 'PostToolUseFailure', endpoint: 'post_tool_use', matcher: '*', timeout: 3 },
-  { event: 'PreCompact', endpoint: 'pre_compact', timeout: 3 },
-  { event: 'SessionEnd', endpoint: 'session_end', timeout: 5 },
-];
-
 /** The MCP entry: no port and no secret; Claude Code expands both from the environment. */
 export const MCP_ENTRY = {
   type: 'http',
@@ -54,8 +44,6 @@ export function setupPaths(projectDir: string): SetupPaths {
     claudeMd: path.join(project, 'CLAUDE.md'),
   };
 }
-
-export type Change = { file: string; action: 'created' | 'updated' | 'removed' | 'unchanged' };
 
 /** Finds the shipped hook scripts: next to dist/ in a package, at the repo root in development. */
 export function findHookScripts(start = __dirname): string {
@@ -92,137 +80,6 @@ export function refreshInstalledHookScripts(projectDir: string, options: { hookS
     updated.push(file);
   }
   return updated;
-}
-
-function hookCommand(endpoint: string, platform: NodeJS.Platform): string {
-  if (platform === 'win32') {
-    return `powershell -NoProfile -ExecutionPolicy Bypass -File "$CLAUDE_PROJECT_DIR/${HOOK_COMMAND_MARK}ps1" ${endpoint}`;
-  }
-  return `sh "$CLAUDE_PROJECT_DIR/${HOOK_COMMAND_MARK}sh" ${endpoint}`;
-}
-
-type Json = Record<string, unknown>;
-
-/**
- * A JSON file edited in place with jsonc-parser: only the parts LTM adds or
- * removes change; indentation, key order, line endings and the final newline
- * of everything else stay as the person wrote them.
- */
-class JsonFileEdit {
-  private constructor(
-    readonly file: string,
-    readonly original: string | null,
-    private text: string,
-  ) {}
-
-  static read(file: string): JsonFileEdit {
-    const original = readTextIfExists(file);
-    const edit = new JsonFileEdit(file, original, original ?? '{}\n');
-    edit.value(); // validates before anything changes
-    return edit;
-  }
-
-  value(): Json {
-    const errors: ParseError[] = [];
-    // Strict JSON: Claude Code itself reads these files with a JSON parser.
-    const value: unknown = parseJsonc(this.text, errors, { allowTrailingComma: false, disallowComments: true });
-    if (errors.length > 0) {
-      const e = errors[0]!;
-      throw invalidInput(`cannot read ${this.file}: ${printParseErrorCode(e.error)} at offset ${e.offset}; fix it by hand, nothing was changed`);
-    }
-    if (!value || typeof value !== 'object' || Array.isArray(value)) {
-      throw invalidInput(`cannot read ${this.file}: it is not a JSON object; nothing was changed`);
-    }
-    return value as Json;
-  }
-
-  set(path: JSONPath, value: unknown): void {
-    this.text = applyEdits(this.text, modify(this.text, path, value, { formattingOptions: formattingOf(this.text) }));
-  }
-
-  /** The text to write, or null when nothing is left (an empty object) and the file should go. */
-  result(): string | null {
-    return Object.keys(this.value()).length === 0 && (this.original === null || Object.keys(parseJsonc(this.original) ?? {}).length > 0)
-      ? null
-      : this.text;
-  }
-
-  /** Keeps the original bytes when the edits changed nothing that a JSON reader sees. */
-  resultKeepingEquivalent(): string | null {
-    if (this.original !== null && isDeepStrictEqual(parseJsonc(this.original), this.value())) return this.original;
-    return this.result();
-  }
-}
-
-/** The indentation and line ending a file already uses, for what LTM inserts. */
-function formattingOf(text: string): FormattingOptions {
-  const indent = /^([ \t]+)\S/m.exec(text)?.[1] ?? '  ';
-  return {
-    insertSpaces: !indent.startsWith('\t'),
-    tabSize: indent.startsWith('\t') ? 1 : indent.length,
-    eol: text.includes('\r\n') ? '\r\n' : '\n',
-  };
-}
-
-/** Writes `text` unless the file already holds it; `null` removes the file. Reports what happened. */
-function writeIfChanged(file: string, text: string | null, changes: Change[]): void {
-  const before = readTextIfExists(file);
-  if (text === null) {
-    if (before !== null) {
-      fs.rmSync(file);
-      changes.push({ file, action: 'removed' });
-    }
-    return;
-  }
-  if (before === text) {
-    changes.push({ file, action: 'unchanged' });
-    return;
-  }
-  fs.mkdirSync(path.dirname(file), { recursive: true });
-  writeFileAtomic(file, text);
-  changes.push({ file, action: before === null ? 'created' : 'updated' });
-}
-
-function isLtmHook(hook: unknown): boolean {
-  return Boolean(hook && typeof hook === 'object' && String((hook as Json).command ?? '').includes(HOOK_COMMAND_MARK));
-}
-
-/** Removes every LTM hook; groups, events and `hooks` left empty go too. */
-function removeLtmHooks(settings: JsonFileEdit): void {
-  const hooks = settings.value().hooks;
-  if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return;
-  for (const [event, groups] of Object.entries(hooks as Json)) {
-    if (!Array.isArray(groups)) continue;
-    let remainingGroups = groups.length;
-    // From the end, so that earlier indices stay valid while removing.
-    for (let g = groups.length - 1; g >= 0; g--) {
-      const group = groups[g] as Json | undefined;
-      if (!group || !Array.isArray(group.hooks)) continue;
-      const own = group.hooks.map(isLtmHook);
-      if (!own.includes(true)) continue;
-      if (own.every(Boolean)) {
-        settings.set(['hooks', event, g], undefined);
-        remainingGroups--;
-      } else {
-        for (let h = own.length - 1; h >= 0; h--) if (own[h]) settings.set(['hooks', event, g, 'hooks', h], undefined);
-      }
-    }
-    if (remainingGroups === 0) settings.set(['hooks', event], undefined);
-  }
-  const left = settings.value().hooks;
-  if (left && typeof left === 'object' && Object.keys(left).length === 0) settings.set(['hooks'], undefined);
-}
-
-function addLtmHooks(settings: JsonFileEdit, platform: NodeJS.Platform): void {
-  for (const { event, endpoint, matcher, timeout } of HOOK_EVENTS) {
-    const group: Json = {};
-    if (matcher) group.matcher = matcher;
-    group.hooks = [{ type: 'command', command: hookCommand(endpoint, platform), timeout }];
-    const hooks = settings.value().hooks as Json | undefined;
-    if (!hooks || typeof hooks !== 'object') settings.set(['hooks'], { [event]: [group] });
-    else if (!Array.isArray(hooks[event])) settings.set(['hooks', event], [group]);
-    else settings.set(['hooks', event, -1], group);
-  }
 }
 
 /**
@@ -262,6 +119,35 @@ export interface InitOptions {
   hookScriptsDir?: string;
 }
 
+/**
+ * The hooks that fit the project right now: http hooks to its server when
+ * one runs (it switches them back to command hooks when it stops), command
+ * hooks otherwise. Only a server whose recorded process identity is alive
+ * counts; an older server.json cannot be judged without asking its port.
+ */
+function hookTransportNow(project: string, platform: NodeJS.Platform): HookTransport {
+  const info = readServerInfo(storePaths(project));
+  if (info && info.holder && serverHolderState(info) === 'alive') return { kind: 'http', port: info.port, project, platform };
+  return { kind: 'command', platform };
+}
+
+/**
+ * Points the LTM hooks already in the project's settings.local.json at
+ * `transport`: a starting server passes its port, a stopping one asks for
+ * command hooks again. A project without LTM hooks, or whose hooks already
+ * fit, is left alone (the file is not even rewritten). Returns the file when
+ * it changed. Throws when the settings are not valid JSON: nothing is changed.
+ */
+export function setHookTransport(projectDir: string, transport: HookTransport): string | null {
+  const { settings: file } = setupPaths(projectDir);
+  if (readTextIfExists(file) === null) return null;
+  const settings = JsonFileEdit.read(file);
+  if (!retargetLtmHooks(settings, transport)) return null;
+  const changes: Change[] = [];
+  writeIfChanged(file, settings.resultKeepingEquivalent(), changes);
+  return changes.some((c) => c.action === 'updated') ? file : null;
+}
+
 /** Sets a project up for Claude Code. Validates every file it merges before changing any. */
 export function initProject(projectDir: string, options: InitOptions = {}): Change[] {
   const p = setupPaths(projectDir);
@@ -282,7 +168,7 @@ export function initProject(projectDir: string, options: InitOptions = {}): Chan
     if (name.endsWith('.sh')) fs.chmodSync(path.join(p.hooksDir, name), 0o755);
   }
   removeLtmHooks(settings);
-  addLtmHooks(settings, platform);
+  addLtmHooks(settings, hookTransportNow(p.project, platform));
   writeIfChanged(p.settings, settings.resultKeepingEquivalent(), changes);
   if (servers === undefined) mcp.set(['mcpServers'], { ltm: MCP_ENTRY });
   else mcp.set(['mcpServers', 'ltm'], MCP_ENTRY);

@@ -10,12 +10,13 @@ import { LtmError } from '../core/errors';
 import { currentProcess } from '../core/processIdentity';
 import { SessionTracker } from '../core/sessions';
 import type { MemoryStore } from '../core/store';
-import { refreshInstalledHookScripts } from './claudeSetup';
+import { refreshInstalledHookScripts, setHookTransport } from './claudeSetup';
+import type { HookTransport } from './hookSettings';
 import { HookRoutes, isHookEvent } from './hookRoutes';
 import { FollowUpQueue } from './followUpQueue';
 import { McpSessions, type McpSessionLimits, type McpSessionStats } from './mcpSessions';
 import { createMcpServer } from './mcpTools';
-import { HttpError, RequestGuard, readJsonBody, sendError, sendJson } from './requestGuard';
+import { EmptyBearerError, HttpError, RequestGuard, readJsonBody, sendError, sendJson } from './requestGuard';
 import {
   ServerRunningError,
   loadOrCreateIdentity,
@@ -162,6 +163,7 @@ export class LtmServer {
       }
       servingHere.add(server);
       server.refreshHookScripts();
+      server.setHookTransport({ kind: 'http', port: server.portNumber, project: store.paths.project, platform: process.platform });
       return server;
     });
   }
@@ -175,6 +177,22 @@ export class LtmServer {
     } catch (error) {
       // A read-only checkout, or scripts not shipped: the installed ones still work.
       this.options.log?.(`could not update the installed hook scripts: ${(error as Error).message}`);
+    }
+  }
+
+  /**
+   * While this server runs, Claude Code sessions that start in the project
+   * reach it with http hooks (one request per tool call, no process); when it
+   * stops, they get the command hooks again, which stay silent without a
+   * server (see hookSettings.ts). Only LTM's own entries change.
+   */
+  private setHookTransport(transport: HookTransport): void {
+    try {
+      const file = setHookTransport(this.options.store.paths.project, transport);
+      if (file) this.options.log?.(`${file}: LTM's tool-call hooks are now ${transport.kind} hooks`);
+    } catch (error) {
+      // Settings that are not valid JSON are the person's to fix; the hooks there still work.
+      this.options.log?.(`could not update the hooks in settings.local.json: ${(error as Error).message}`);
     }
   }
 
@@ -207,6 +225,8 @@ export class LtmServer {
    * (and the Claude Code sessions that knew it keep working).
    */
   async stop(): Promise<void> {
+    // First, so that no session starting from now on calls a port about to close.
+    if (this.info) this.setHookTransport({ kind: 'command', platform: process.platform });
     const closed = new Promise<void>((resolve) => {
       if (!this.http.listening) return resolve();
       this.http.close(() => resolve());
@@ -259,6 +279,7 @@ export class LtmServer {
       }
       throw new HttpError(404, `no route for ${pathname}`);
     } catch (error) {
+      if (error instanceof EmptyBearerError && req.method === 'POST' && isHookPath(req.url)) return ignoreTokenlessHook(res);
       this.fail(res, error);
     }
   }
@@ -284,8 +305,10 @@ export class LtmServer {
    * points elsewhere) must not count against this project.
    */
   private checkProject(req: http.IncomingMessage): void {
-    const claimed = req.headers['x-ltm-project'];
-    if (typeof claimed !== 'string' || !claimed) return;
+    // The hook script sends a header; an http hook has the project in its URL (see hookUrl).
+    const header = req.headers['x-ltm-project'];
+    const claimed = typeof header === 'string' && header ? header : projectInQuery(req.url);
+    if (!claimed) return;
     const mine = this.options.store.paths.project;
     let same = claimed === mine;
     if (!same) {
@@ -337,6 +360,31 @@ function requestPath(target: string | undefined): string {
   if (!url.startsWith('/')) throw new HttpError(400, 'the request target must be a path');
   const end = url.search(/[?#]/);
   return end < 0 ? url : url.slice(0, end);
+}
+
+/** Whether a request target is one of the hook endpoints. */
+function isHookPath(target: string | undefined): boolean {
+  const event = /^\/hook\/([a-z_]+)(?:[?#]|$)/.exec(target ?? '')?.[1];
+  return event !== undefined && isHookEvent(event);
+}
+
+/** The `project` query parameter of a hook URL, or undefined. */
+function projectInQuery(target: string | undefined): string | undefined {
+  const query = target?.split('#', 1)[0]!.split('?')[1];
+  if (query === undefined) return undefined;
+  return new URLSearchParams(query).get('project') || undefined;
+}
+
+/**
+ * An http hook in a session whose environment has no LTM_TOKEN (Claude Code
+ * started outside an LTM terminal) sends `Authorization: Bearer` and nothing
+ * more. It is answered with an empty 200 and does nothing: a 401 would show
+ * as a hook error on every tool call, and without the token nothing is done
+ * anyway (a wrong token still gets 401, a missing header too).
+ */
+function ignoreTokenlessHook(res: http.ServerResponse): void {
+  res.setHeader('X-LTM-Info', headerJson({ ignored: 'no token: LTM_TOKEN is not set where Claude Code runs' }));
+  sendJson(res, 200, {});
 }
 
 /** The largest X-LTM-Info header sent; what a hook reports is small unless it echoes outside text. */

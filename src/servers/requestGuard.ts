@@ -20,6 +20,17 @@ export class HttpError extends Error {
   }
 }
 
+/**
+ * `Authorization: Bearer` with no token: what a Claude Code http hook sends
+ * when the variable named in its header is not set. Refused like any missing
+ * token; the hook routes answer it quietly (see ltmServer.ts).
+ */
+export class EmptyBearerError extends HttpError {
+  constructor() {
+    super(401, 'missing or wrong bearer token');
+  }
+}
+
 export interface GuardOptions {
   port: () => number;
   token: string;
@@ -49,6 +60,7 @@ export class RequestGuard {
       throw new HttpError(403, `forbidden origin ${JSON.stringify(origin)}`);
     }
     const auth = req.headers.authorization ?? '';
+    if (/^Bearer\s*$/.test(auth)) throw new EmptyBearerError();
     const match = /^Bearer (.+)$/.exec(auth);
     // Comparing digests keeps the comparison constant-time whatever the length.
     if (!match || !timingSafeEqual(digest(match[1]!), this.tokenDigest)) {

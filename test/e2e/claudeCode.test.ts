@@ -24,6 +24,46 @@ interface StateFile {
   config: Record<string, number>;
 }
 
+interface HookAttachment {
+  type: string;
+  hookName: string;
+  hookEvent: string;
+  command?: string;
+  stderr?: string;
+}
+
+/** The hook results Claude Code recorded in a session's transcript (`attachment` lines). */
+function hookAttachments(home: string, sessionId: string): HookAttachment[] {
+  const projects = path.join(home, '.claude', 'projects');
+  const file = fs
+    .readdirSync(projects)
+    .map((dir) => path.join(projects, dir, `${sessionId}.jsonl`))
+    .find((f) => fs.existsSync(f));
+  assert.ok(file, `no transcript for session ${sessionId}`);
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => (JSON.parse(line) as { attachment?: HookAttachment }).attachment)
+    .filter((a): a is HookAttachment => a !== undefined && a.type.startsWith('hook_'));
+}
+
+/** A script that reads `count` files with the Read tool, one call per model turn, then answers `done`. */
+function readFiles(dir: string, count: number): ReplyScript {
+  return (req) => {
+    const done = req.messages.filter((m) => JSON.stringify(m.content).includes('"tool_result"')).length;
+    return done < count ? { toolUse: { name: 'Read', input: { file_path: path.join(dir, `file-${done}.txt`) } } } : { text: 'done' };
+  };
+}
+
+/** The hook results that are errors (Claude Code shows these in red as "<event> hook error"). */
+function hookErrors(hooks: HookAttachment[]): HookAttachment[] {
+  return hooks.filter((h) => /error|cancelled/.test(h.type));
+}
+
+/** Text of Claude Code's errors about hooks, as stdout, stderr or the terminal would show them. */
+const HOOK_ERROR = /hook error|hook \[.*\] failed|ECONNREFUSED|HTTP \d{3} from/i;
+
 describe('Claude Code end to end (real CLI, fake model, ltm serve)', function () {
   this.timeout(240_000);
   let root: string;
@@ -95,6 +135,26 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     const state = readState();
     assert.equal(state.session_count, 1, 'the first session is session 1');
     assert.deepEqual(state.sessions, {}, 'session_end closed the session counters');
+    // The tool-call hooks went to the server as http hooks, and it answered them.
+    const hooks = hookAttachments(home, run.result?.session_id ?? '');
+    const viaHttp = (event: string) => hooks.filter((h) => h.hookEvent === event && h.type === 'hook_success' && h.command?.startsWith(`http://127.0.0.1:${server.port}/hook/`));
+    assert.equal(viaHttp('PreToolUse').length, 1, JSON.stringify(hooks));
+    assert.equal(viaHttp('PostToolUse').length, 1, JSON.stringify(hooks));
+    assert.deepEqual(hookErrors(hooks), [], 'no hook error');
+  });
+
+  it('while the server runs, the tool-call hooks are http hooks to its port; the others stay command hooks', () => {
+    const settings = JSON.parse(fs.readFileSync(path.join(project, '.claude/settings.local.json'), 'utf8')) as {
+      hooks: Record<string, { hooks: { type: string; url?: string; command?: string; headers?: Record<string, string> }[] }[]>;
+    };
+    for (const [event, endpoint] of [['PreToolUse', 'pre_tool_use'], ['PostToolUse', 'post_tool_use'], ['PostToolUseFailure', 'post_tool_use']] as const) {
+      const [hook] = settings.hooks[event]!.flatMap((g) => g.hooks);
+      assert.equal(hook!.type, 'http', event);
+      assert.equal(hook!.url, `http://127.0.0.1:${server.port}/hook/${endpoint}?project=${encodeURIComponent(project)}`);
+      assert.deepEqual(hook!.headers, { Authorization: 'Bearer $LTM_TOKEN' });
+    }
+    for (const event of ['SessionStart', 'PreCompact', 'SessionEnd']) assert.equal(settings.hooks[event]![0]!.hooks[0]!.type, 'command', event);
+    assert.ok(!JSON.stringify(settings).includes(server.token), 'the token is never written');
   });
 
   it("session 2's first model request carries that memory in its injected context", async () => {
@@ -138,6 +198,10 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     const memory = ltmJson<{ difficulty: number }>(['get', stored.memories[0]!.id, '--project', project]);
     // Two failures and no success before the store: 1.0·0.5 + (2/50)·0.3.
     assert.ok(Math.abs(memory.difficulty - 0.512) < 1e-9, `difficulty ${memory.difficulty} reflects the failures`);
+    // Counted from PostToolUseFailure http hooks (and the store's session from a PreToolUse one).
+    const failures = hookAttachments(home, failingSession).filter((h) => h.hookEvent === 'PostToolUseFailure');
+    assert.equal(failures.length, 2);
+    for (const h of failures) assert.deepEqual([h.type, h.command?.split('?')[0]], ['hook_success', `http://127.0.0.1:${server.port}/hook/post_tool_use`]);
   });
 
   it('/compact marks the session compacted and injects the memories again without counting a session', async () => {
@@ -180,10 +244,26 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     assert.ok(fs.existsSync(path.join(project, '.claude/ltm/archives', `${lowest.id}.md`)), 'its full text was archived');
   });
 
+  it('without LTM_PORT/LTM_TOKEN (a plain terminal) while the server runs, tool calls stay silent', async () => {
+    const files = path.join(root, 'files');
+    fs.mkdirSync(files, { recursive: true });
+    for (let i = 0; i < 5; i++) fs.writeFileSync(path.join(files, `file-${i}.txt`), `file ${i}`);
+    script(readFiles(files, 5));
+    const run = await claude('read the files', ['--add-dir', files], {});
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.stderr, '');
+    assert.doesNotMatch(run.stdout, HOOK_ERROR);
+    const hooks = hookAttachments(home, run.result?.session_id ?? '');
+    assert.deepEqual(hookErrors(hooks), [], 'the server answers a hook without token with an empty 200');
+    assert.equal(hooks.filter((h) => h.hookEvent === 'PostToolUse').length, 5);
+  });
+
   it('with the server stopped, a session still succeeds at once and silently', async () => {
     const { port, token } = server;
     await server.stop();
     assert.ok(!fs.existsSync(path.join(project, '.claude/ltm/server.json')), 'server.json removed on SIGTERM');
+    const settings = fs.readFileSync(path.join(project, '.claude/settings.local.json'), 'utf8');
+    assert.ok(!settings.includes('"http"') && !settings.includes(`:${port}`), 'the stopping server put the command hooks back');
     // The hook script alone, as Claude Code runs it, with the terminal's stale environment.
     const hook = path.join(project, '.claude/ltm/hooks/ltm-hook.sh');
     for (const env of [{ LTM_PORT: String(port), LTM_TOKEN: token }, {}]) {
@@ -204,5 +284,31 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     assert.equal(run.stderr, '', 'no error output');
     assert.equal(run.result?.result, 'still here');
     assert.ok(run.durationMs < baseline.durationMs + 3000, `run took ${run.durationMs} ms, with the server ${baseline.durationMs} ms`);
+  });
+
+  it('with no server and no LTM_PORT/LTM_TOKEN, ten tool calls succeed silently and cost no more than ten process spawns', async () => {
+    const files = path.join(root, 'files');
+    const count = 10;
+    fs.mkdirSync(files, { recursive: true });
+    for (let i = 0; i < count; i++) fs.writeFileSync(path.join(files, `file-${i}.txt`), `file ${i}`);
+    script(readFiles(files, count));
+    // The same turn with no hooks at all: what Claude Code itself takes.
+    const settingsFile = path.join(project, '.claude/settings.local.json');
+    const settings = fs.readFileSync(settingsFile, 'utf8');
+    fs.writeFileSync(settingsFile, '{}\n');
+    const bare = await claude('read the files', ['--add-dir', files], {});
+    fs.writeFileSync(settingsFile, settings);
+    assert.equal(bare.status, 0, bare.stderr);
+    const run = await claude('read the files', ['--add-dir', files], {});
+    assert.equal(run.status, 0, run.stderr);
+    assert.equal(run.result?.result, 'done');
+    assert.equal(run.stderr, '', 'nothing on stderr');
+    assert.doesNotMatch(run.stdout, HOOK_ERROR);
+    // (A command hook that prints nothing leaves no trace in the transcript; an error would.)
+    assert.deepEqual(hookErrors(hookAttachments(home, run.result?.session_id ?? '')), [], 'no hook error in the transcript');
+    // With no server the command hooks exit at once: ten spawns of sh cost well under a second
+    // (about 25 ms each). A hook that waited for a timeout (curl's 1 s connect timeout, the 3 s
+    // http hook timeout) would add 10 s or more; 2.5 s leaves room for the CLI's own jitter.
+    assert.ok(run.durationMs < bare.durationMs + 2500, `with LTM's hooks ${run.durationMs} ms, without hooks ${bare.durationMs} ms`);
   });
 });

@@ -18,6 +18,7 @@ import {
   hookInfo,
   postHook,
   postToolUsePayload,
+  rawRequest,
   readState,
   readStats,
   replaceFile,
@@ -517,6 +518,65 @@ describe('hook endpoints', function () {
       assert.equal(readState(t.project).sessions.mine!.tool_successes, 2);
     });
   });
+
+  // What Claude Code's http hooks send (see hookSettings.ts): the project in the URL's query, as
+  // Claude Code cannot expand $CLAUDE_PROJECT_DIR in headers, and `Bearer $LTM_TOKEN` expanded.
+  describe('http hooks: the project in the URL, and sessions without LTM_TOKEN', () => {
+    let t: TestServer;
+    let other: string;
+    before(async () => {
+      t = await startTestServer();
+      other = makeTempProject('ltm-other-');
+    });
+    after(async () => {
+      await t?.stop();
+      removeDir(other);
+    });
+    const inProject = (event: string, project: string) => `${event}?project=${encodeURIComponent(project)}`;
+
+    for (const event of ['pre_tool_use', 'post_tool_use']) {
+      it(`refuses ${event} whose URL names another project with 409 and changes nothing`, async () => {
+        const before = snapshotFiles(ltmRoot(t.project));
+        const answer = await postHook(t.port, t.token, inProject(event, other), postToolUsePayload('foreign', { error: 'x' }), { 'X-LTM-Wait': undefined });
+        assert.equal(answer.status, 409, answer.text);
+        assert.ok((answer.json().error as string).includes(other));
+        await t.idle();
+        assert.deepEqual(snapshotDiff(before, snapshotFiles(ltmRoot(t.project))), []);
+      });
+    }
+
+    it('accepts its own project in the URL, percent-encoded, also through a symbolic link with spaces and non-ASCII letters', async () => {
+      const link = path.join(other, 'Projekt größe & co');
+      fs.symlinkSync(t.project, link);
+      for (const claimed of [t.project, link]) {
+        const answer = await postHook(t.port, t.token, inProject('post_tool_use', claimed), postToolUsePayload('url', { stdout: 'ok' }));
+        assert.equal(answer.status, 200, answer.text);
+        assert.equal(answer.text, '{}', 'an empty JSON object: nothing for Claude Code to do');
+      }
+      assert.equal(readState(t.project).sessions.url!.tool_successes, 2);
+    });
+
+    it('answers `Authorization: Bearer` with no token (LTM_TOKEN unset) with an empty 200 and does nothing', async () => {
+      const before = snapshotFiles(ltmRoot(t.project));
+      for (const auth of ['Bearer', 'Bearer ']) {
+        for (const event of ['pre_tool_use', 'post_tool_use', 'session_end']) {
+          const answer = await postHook(t.port, t.token, inProject(event, t.project), postToolUsePayload('tokenless', { error: 'x' }), { Authorization: auth });
+          assert.equal(answer.status, 200, answer.text);
+          assert.equal(answer.text, '{}');
+          assert.match(String(hookInfo(answer).ignored), /LTM_TOKEN/);
+        }
+      }
+      await t.idle();
+      assert.deepEqual(snapshotDiff(before, snapshotFiles(ltmRoot(t.project))), [], 'nothing recorded');
+      // Only hooks: MCP, and a wrong token anywhere, are still refused.
+      const mcp = await rawRequest(t.port, { method: 'POST', path: '/mcp', headers: { Authorization: 'Bearer', 'Content-Type': 'application/json' }, body: '{}' });
+      assert.equal(mcp.status, 401);
+      const unknown = await postHook(t.port, t.token, 'user_prompt_submit', {}, { Authorization: 'Bearer' });
+      assert.equal(unknown.status, 401, 'not for paths that are no hook');
+      const wrong = await postHook(t.port, 'wrong', inProject('post_tool_use', t.project), postToolUsePayload('tokenless', {}));
+      assert.equal(wrong.status, 401);
+    });
+  });
 });
 
 describe('hook script (sh hooks/ltm-hook.sh)', function () {
@@ -620,8 +680,9 @@ describe('hook script (sh hooks/ltm-hook.sh)', function () {
       assert.equal(init.status, 0, init.stderr);
       const installed = path.join(ltmRoot(project), 'hooks', 'ltm-hook.sh');
       assert.ok(fs.readFileSync(installed).equals(fs.readFileSync(HOOK_SCRIPT)));
-      s = await startTestServer({ project, prepare: (store) => store.store({ topic: 'Installed hook memory', content: 'Seen through the installed script.' }).then(() => undefined) });
+      // Read before the server starts: while it runs, the tool-call hooks are http hooks (see hookSettings.ts).
       const settings = readJson<{ hooks: Record<string, { hooks: { command: string }[] }[]> }>(path.join(project, '.claude', 'settings.local.json'));
+      s = await startTestServer({ project, prepare: (store) => store.store({ topic: 'Installed hook memory', content: 'Seen through the installed script.' }).then(() => undefined) });
       const command = (event: string) => settings.hooks[event]!.flatMap((g) => g.hooks).find((h) => h.command.includes('ltm-hook.sh'))!.command;
       const run = (event: string, payload: Json) => runHookScript('-c', command(event), payload, { CLAUDE_PROJECT_DIR: project });
       const start = await run('SessionStart', sessionStartPayload('installed'));

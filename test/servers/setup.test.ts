@@ -50,7 +50,43 @@ function projectFiles(project: string): Map<string, Buffer> {
 }
 
 function isLtmHook(hook: Json): boolean {
-  return String(hook.command ?? '').includes('.claude/ltm/hooks/ltm-hook.');
+  return String(hook.command ?? '').includes('.claude/ltm/hooks/ltm-hook.') || (hook.type === 'http' && String(hook.url).includes('/hook/'));
+}
+
+/** The events whose LTM hook is an http hook while a server runs; the others stay command hooks. */
+const HTTP_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'];
+
+/** The one LTM hook of each event. */
+function ltmHooksOf(settings: Json): Record<string, Json> {
+  const hooks = settings.hooks as Record<string, { hooks: Json[] }[]>;
+  const own: Record<string, Json> = {};
+  for (const event of Object.keys(HOOK_ENDPOINTS)) {
+    const found = (hooks[event] ?? []).flatMap((g) => g.hooks).filter(isLtmHook);
+    assert.equal(found.length, 1, `${event}: one LTM hook`);
+    own[event] = found[0]!;
+  }
+  return own;
+}
+
+/** Asserts the LTM hooks a server on `port` wants: http for tool calls (with the project in the URL), command for the rest. */
+function assertHttpHooks(settings: Json, port: number, project: string): void {
+  for (const [event, hook] of Object.entries(ltmHooksOf(settings))) {
+    if (!HTTP_EVENTS.includes(event)) {
+      assert.equal(hook.type, 'command', event);
+      continue;
+    }
+    assert.deepEqual(
+      hook,
+      {
+        type: 'http',
+        url: `http://127.0.0.1:${port}/hook/${HOOK_ENDPOINTS[event]}?project=${encodeURIComponent(project)}`,
+        headers: { Authorization: 'Bearer $LTM_TOKEN' },
+        allowedEnvVars: ['LTM_TOKEN'],
+        timeout: 3,
+      },
+      event,
+    );
+  }
 }
 
 /** Settings with LTM's hook groups taken out (and hook events left empty dropped). */
@@ -140,19 +176,92 @@ describe('ltm init / uninit', function () {
     assert.match(claudeMd.slice(begin, end), /mcp__ltm__recall/);
   });
 
-  it('never writes the port or the token into project files, even while a server runs', async () => {
+  it('never writes the token into a file; the port only into the git-ignored settings.local.json, only while a server runs', async () => {
     withExistingFiles();
+    const settingsFile = path.join('.claude', 'settings.local.json');
     const t = await startTestServer({ project });
     try {
       initOk(project);
       for (const [name, bytes] of projectFiles(project)) {
         const text = bytes.toString('utf8');
         assert.ok(!text.includes(t.token), `${name} contains the token`);
-        assert.ok(!text.includes(`:${t.port}`), `${name} contains the port`);
+        if (name !== settingsFile) assert.ok(!text.includes(`:${t.port}`), `${name} contains the port`);
       }
+      // init next to a running server writes the http hooks at once.
+      assertHttpHooks(readJson(path.join(project, settingsFile)), t.port, project);
     } finally {
       await t.stop();
     }
+    for (const [name, bytes] of projectFiles(project)) assert.ok(!bytes.toString('utf8').includes(`:${t.port}`), `${name} keeps the port after the server stopped`);
+  });
+
+  it("a server switches LTM's tool-call hooks to http hooks while it runs and back when it stops, touching nothing else", async () => {
+    // Tabs and CRLF line endings: the person's formatting stays.
+    write(project, '.claude/settings.local.json', JSON.stringify(SETTINGS, null, '\t').replace(/\n/g, '\r\n') + '\r\n');
+    initOk(project);
+    const settingsFile = path.join(project, '.claude', 'settings.local.json');
+    const initialized = fs.readFileSync(settingsFile, 'utf8');
+    for (const hook of Object.values(ltmHooksOf(readJson(settingsFile)))) assert.equal(hook.type, 'command');
+    const logged: string[] = [];
+    const t = await startTestServer({ project, log: (m) => logged.push(m) });
+    let running: string;
+    try {
+      running = fs.readFileSync(settingsFile, 'utf8');
+      const settings = readJson(settingsFile);
+      assertHttpHooks(settings, t.port, project);
+      assert.deepEqual(withoutLtm(settings), SETTINGS, 'the other settings and hooks are as they were');
+      assert.ok(running.includes('\r\n\t\t"PreToolUse"') && !/[^\r]\n/.test(running), 'tabs and CRLF kept');
+      assert.deepEqual(logged.filter((m) => m.includes('settings.local.json')), [`${settingsFile}: LTM's tool-call hooks are now http hooks`]);
+    } finally {
+      await t.stop();
+    }
+    assert.equal(fs.readFileSync(settingsFile, 'utf8'), initialized, 'byte for byte as init wrote it');
+    // A server on the same port again rewrites the same bytes.
+    const again = await startTestServer({ project, preferredPort: t.port });
+    try {
+      assert.equal(fs.readFileSync(settingsFile, 'utf8'), running);
+    } finally {
+      await again.stop();
+    }
+  });
+
+  it('init replaces http hooks a killed server left by the hooks that fit; uninit removes http hooks too', () => {
+    withExistingFiles();
+    const before = projectFiles(project);
+    initOk(project);
+    const settingsFile = path.join(project, '.claude', 'settings.local.json');
+    const commandHooks = fs.readFileSync(settingsFile, 'utf8');
+    // What a server killed with SIGKILL leaves behind: http hooks to a port nobody serves.
+    const settings = readJson<{ hooks: Record<string, { hooks: Json[] }[]> }>(settingsFile);
+    for (const event of HTTP_EVENTS) {
+      for (const group of settings.hooks[event]!) {
+        group.hooks = group.hooks.map((h) =>
+          isLtmHook(h)
+            ? { type: 'http', url: `http://127.0.0.1:9/hook/${HOOK_ENDPOINTS[event]}?project=${encodeURIComponent(project)}`, headers: { Authorization: 'Bearer $LTM_TOKEN' }, allowedEnvVars: ['LTM_TOKEN'], timeout: 3 }
+            : h,
+        );
+      }
+    }
+    const left = `${JSON.stringify(settings, null, 2)}\n`;
+    fs.writeFileSync(settingsFile, left);
+    initOk(project);
+    assert.equal(fs.readFileSync(settingsFile, 'utf8'), commandHooks, 'init with no server writes command hooks again');
+    // uninit with http hooks in place removes them as well, and nothing else.
+    fs.writeFileSync(settingsFile, left);
+    uninitOk(project);
+    assert.deepEqual(snapshotDiff(before, projectFiles(project)), []);
+  });
+
+  it('a server leaves settings.local.json that is not valid JSON alone, and says so', async () => {
+    initOk(project);
+    const settingsFile = path.join(project, '.claude', 'settings.local.json');
+    const broken = fs.readFileSync(settingsFile, 'utf8').replace(/}\s*$/, ',}');
+    fs.writeFileSync(settingsFile, broken);
+    const logged: string[] = [];
+    const t = await startTestServer({ project, log: (m) => logged.push(m) });
+    await t.stop();
+    assert.equal(fs.readFileSync(settingsFile, 'utf8'), broken);
+    assert.equal(logged.filter((m) => m.startsWith('could not update the hooks in settings.local.json')).length, 2, logged.join('\n'));
   });
 
   it('a starting server brings hook scripts an earlier version installed up to date, and leaves anything else alone', async () => {
