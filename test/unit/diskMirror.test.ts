@@ -476,6 +476,21 @@ describe('DiskMirror', () => {
       assert.equal(h.mirror.archiveIndex.memories.get(B)?.reason, 'recovered');
     });
 
+    it('archive_index.json deleted or damaged later (archives/ unchanged) is rebuilt at the next refresh()', () => {
+      writeArchive(h.paths.root, A);
+      h.mirror.refresh();
+      h.mirror.archiveIndex.memories.set(A, { topic: 'A', tags: [], archived_at: 'then', original_phase: 0, reason: 'forgotten' });
+      h.mirror.writeArchiveIndex();
+      fs.rmSync(h.paths.archiveIndex);
+      h.mirror.refresh();
+      assert.equal(h.mirror.archiveIndexStatus.kind, 'missing');
+      assert.equal(h.mirror.archiveIndex.memories.get(A)?.reason, 'legacy');
+      fs.writeFileSync(h.paths.archiveIndex, '{"memories": 3}');
+      h.mirror.refresh();
+      assert.equal(h.mirror.archiveIndexStatus.kind, 'unreadable');
+      assert.equal(h.mirror.archiveIndex.memories.get(A)?.reason, 'recovered');
+    });
+
     it('a usable archive_index.json is taken as it is: an archive it does not list stays unlisted', () => {
       writeArchive(h.paths.root, A);
       writeArchive(h.paths.root, B);
