@@ -94,6 +94,9 @@ export class IndexWriter {
         const active = files.has(id);
         this.members.update(id, active, (key) => files.get(key)!.memory);
         this.updateTags(id, active);
+        // What the file now lists, also for memory files added or deleted by hand since the last write.
+        if (active) this.ownIds.add(id);
+        else this.ownIds.delete(id);
         if (active) this.indexed.set(id, files.get(id)!.memory);
         else this.indexed.delete(id);
       }

@@ -7,7 +7,12 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { MemoryStore } from '../../src/core/store';
+import { DiskMirror, type MirrorEvents } from '../../src/core/diskMirror';
+import { renderNewMemoryFile, type NewMemoryFields } from '../../src/core/memoryFile';
+import { FrontmatterParseCache } from '../../src/core/parseCache';
+import { MemoryStore, initStoreFiles } from '../../src/core/store';
+import { storePaths, type StorePaths } from '../../src/core/storeFiles';
+import type { OpenOptions } from '../../src/core/storeTypes';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const FIXTURE_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'claude-ltm-0.2.5');
@@ -164,4 +169,93 @@ export function useProject(prefix = 'ltm-test-'): ProjectContext {
     removeDir(ctx.project);
   });
   return ctx;
+}
+
+// ---------------------------------------------------------------------------
+// The store's parts on their own: a DiskMirror on a real directory, and memory files written by hand.
+
+/** The n-th memory ID of a test: `mem_00000001` and so on. */
+export function testId(n: number): string {
+  return `mem_${n.toString(16).padStart(8, '0')}`;
+}
+
+/** A new memory file's text (renderNewMemoryFile), with defaults for every field not given. */
+export function memoryText(id: string, fields: Partial<NewMemoryFields> = {}): string {
+  return renderNewMemoryFile({
+    id,
+    topic: `Topic of ${id}`,
+    tags: [],
+    phase: 0,
+    difficulty: 0.5,
+    created_at: '2026-01-01T00:00:00.000Z',
+    created_session: 1,
+    summary: `Summary of ${id}.`,
+    content: `Content of ${id}.`,
+    ...fields,
+  });
+}
+
+/** Writes memories/<id>.md as another process would (no store involved); returns its text. */
+export function writeMemory(root: string, id: string, fields: Partial<NewMemoryFields> = {}): string {
+  const text = memoryText(id, fields);
+  fs.mkdirSync(path.join(root, 'memories'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'memories', `${id}.md`), text);
+  return text;
+}
+
+/** Writes archives/<id>.md as another process would; returns its text. */
+export function writeArchive(root: string, id: string, fields: Partial<NewMemoryFields> = {}): string {
+  const text = memoryText(id, fields);
+  fs.mkdirSync(path.join(root, 'archives'), { recursive: true });
+  fs.writeFileSync(path.join(root, 'archives', `${id}.md`), text);
+  return text;
+}
+
+/**
+ * Events a test can hook after building the mirror (the modules that listen
+ * need the mirror in their constructor), each also logged as `name id?`.
+ */
+export interface MirrorHarness {
+  mirror: DiskMirror;
+  paths: StorePaths;
+  /** Set these to forward the mirror's events to the modules under test. */
+  on: Partial<MirrorEvents>;
+  /** Every event fired, in order: `memoryChanged mem_x +` (present), `memoryChanged mem_x -` (gone), `indexChanged`, `statsRead`, `archivesChanged`. */
+  log: string[];
+}
+
+/**
+ * A DiskMirror on a project's store, as MemoryStore builds it (with its
+ * persisted parse cache), its directories created unless `init` is false,
+ * not yet refreshed.
+ */
+export function makeMirror(project: string, options: OpenOptions & { init?: boolean } = {}): MirrorHarness {
+  const paths = storePaths(project);
+  if (options.init !== false) initStoreFiles(paths);
+  const on: Partial<MirrorEvents> = {};
+  const log: string[] = [];
+  const mirror = new DiskMirror(paths, options, new FrontmatterParseCache(paths.parseCache), {
+    memoryChanged: (id, next) => {
+      log.push(`memoryChanged ${id} ${next ? '+' : '-'}`);
+      on.memoryChanged?.(id, next);
+    },
+    indexChanged: () => {
+      log.push('indexChanged');
+      on.indexChanged?.();
+    },
+    statsRead: () => {
+      log.push('statsRead');
+      on.statsRead?.();
+    },
+    archivesChanged: () => {
+      log.push('archivesChanged');
+      on.archivesChanged?.();
+    },
+  });
+  return { mirror, paths, on, log };
+}
+
+/** Takes what was logged since the last call. */
+export function drain(log: string[]): string[] {
+  return log.splice(0, log.length);
 }

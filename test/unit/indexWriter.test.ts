@@ -1,0 +1,305 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import fc from 'fast-check';
+import { toJsonText } from '../../src/core/files';
+import { IndexWriter } from '../../src/core/indexWriter';
+import { parseMemoryFile } from '../../src/core/memoryFile';
+import type { Memory } from '../../src/core/model';
+import { indexEntryOf } from '../../src/core/storeFiles';
+import { makeMirror, makeTempProject, memoryText, removeDir, testId, writeMemory, type MirrorHarness } from './storeTestKit';
+
+/** The valid memory files in memories/, parsed afresh from disk. */
+function memoriesOnDisk(memoriesDir: string): Memory[] {
+  const out: Memory[] = [];
+  for (const name of fs.readdirSync(memoriesDir).filter((n) => n.endsWith('.md'))) {
+    try {
+      const { memory } = parseMemoryFile(fs.readFileSync(path.join(memoriesDir, name), 'utf8'));
+      if (`${memory.id}.md` === name) out.push(memory);
+    } catch {
+      // not a memory
+    }
+  }
+  return out;
+}
+
+/** index.json as a from-scratch render of the memories: entries by ID, and each tag's IDs, all sorted. */
+function renderIndex(memories: readonly Memory[]): string {
+  const sorted = [...memories].sort((a, b) => (a.id < b.id ? -1 : 1));
+  const tagIndex = new Map<string, string[]>();
+  for (const m of sorted) for (const tag of m.tags) tagIndex.set(tag, [...(tagIndex.get(tag) ?? []), m.id]);
+  return toJsonText({
+    version: 1,
+    memories: Object.fromEntries(sorted.map((m) => [m.id, indexEntryOf(m)])),
+    tag_index: Object.fromEntries([...tagIndex].sort(([a], [b]) => (a < b ? -1 : 1))),
+  });
+}
+
+/** A mirror with an IndexWriter listening to it, as MemoryStore wires them. */
+function indexHarness(project: string): MirrorHarness & { index: IndexWriter } {
+  const h = makeMirror(project);
+  const index = new IndexWriter(h.mirror);
+  h.on.memoryChanged = (id) => index.memoryChanged(id);
+  h.on.indexChanged = () => index.indexChanged();
+  h.mirror.refresh();
+  return { ...h, index };
+}
+
+const A = testId(0xa);
+const B = testId(0xb);
+const C = testId(0xc);
+
+describe('IndexWriter', () => {
+  let project: string;
+  let h: ReturnType<typeof indexHarness>;
+  const readIndex = () => fs.readFileSync(h.paths.index, 'utf8');
+  const expected = () => renderIndex(memoriesOnDisk(h.paths.memories));
+
+  beforeEach(() => {
+    project = makeTempProject('ltm-index-');
+    h = indexHarness(project);
+  });
+  afterEach(() => {
+    h.mirror.dispose();
+    removeDir(project);
+  });
+
+  describe('write()', () => {
+    it('renders every active memory and the tag index, sorted, exactly as JSON.stringify would', () => {
+      h.mirror.writeMemoryFile(C, memoryText(C, { tags: ['zeta', 'alpha'], topic: 'Gamma' }));
+      h.mirror.writeMemoryFile(A, memoryText(A, { tags: ['alpha'], topic: 'Alpha', difficulty: 0.9, phase: 1 }));
+      h.mirror.writeMemoryFile(B, memoryText(B, { tags: [], topic: 'Beta' }));
+      h.index.write();
+      const index = JSON.parse(readIndex()) as { memories: Record<string, unknown>; tag_index: Record<string, string[]> };
+      assert.deepEqual(Object.keys(index.memories), [A, B, C]);
+      assert.deepEqual(index.memories[A], { topic: 'Alpha', tags: ['alpha'], phase: 1, difficulty: 0.9, created_at: '2026-01-01T00:00:00.000Z' });
+      assert.deepEqual(index.tag_index, { alpha: [A, C], zeta: [C] });
+      assert.deepEqual(Object.keys(index.tag_index), ['alpha', 'zeta']);
+      assert.equal(readIndex(), expected());
+    });
+
+    it('an empty store gets empty maps', () => {
+      h.index.write();
+      assert.equal(readIndex(), toJsonText({ version: 1, memories: {}, tag_index: {} }));
+    });
+
+    it('a tag no memory has any more leaves the tag index', () => {
+      h.mirror.writeMemoryFile(A, memoryText(A, { tags: ['gone', 'kept'] }));
+      h.mirror.writeMemoryFile(B, memoryText(B, { tags: ['kept'] }));
+      h.index.write();
+      h.mirror.writeMemoryFile(A, memoryText(A, { tags: ['kept'] }));
+      h.index.write();
+      assert.deepEqual(JSON.parse(readIndex()).tag_index, { kept: [A, B] });
+      h.mirror.deleteMemoryFile(A);
+      h.index.unregister(A);
+      h.mirror.deleteMemoryFile(B);
+      h.index.unregister(B);
+      h.index.write();
+      assert.equal(readIndex(), expected());
+      assert.deepEqual(JSON.parse(readIndex()).tag_index, {});
+    });
+
+    it('picks up a hand edit of a memory file seen by refresh()', () => {
+      writeMemory(h.paths.root, A, { topic: 'Before' });
+      h.mirror.refresh();
+      h.index.write();
+      writeMemory(h.paths.root, A, { topic: 'After', tags: ['new'] });
+      h.mirror.refresh({ full: true });
+      h.index.write();
+      assert.equal(JSON.parse(readIndex()).memories[A].topic, 'After');
+      assert.equal(readIndex(), expected());
+    });
+
+    it('over a damaged index.json renders everything from the memory files', () => {
+      for (const id of [A, B, C]) writeMemory(h.paths.root, id, { tags: [id.slice(-1)] });
+      h.mirror.refresh();
+      h.index.write();
+      fs.writeFileSync(h.paths.index, '{ damaged');
+      h.mirror.refresh();
+      h.mirror.writeMemoryFile(A, memoryText(A, { topic: 'Edited' }));
+      h.index.write();
+      assert.equal(readIndex(), expected());
+    });
+
+    it('records what it wrote: the mirror does not see index.json as changed', () => {
+      h.mirror.writeMemoryFile(A, memoryText(A));
+      h.index.write();
+      h.log.length = 0;
+      h.mirror.refresh();
+      assert.deepEqual(h.log, []);
+    });
+
+    it('after any sequence of stores, edits, deletions, hand edits and index.json changes, equals a from-scratch render of the memory files', function () {
+      this.timeout(60_000);
+      const tagsArb = fc.subarray(['alpha', 'beta', 'gamma', 'go', 'rust', 'importance:critical', 'z-last']);
+      const idArb = fc.integer({ min: 0, max: 11 }).map((n) => testId(0x1000 + n));
+      const opArb = fc.oneof(
+        fc.record({ kind: fc.constant('store' as const), id: idArb, tags: tagsArb, topic: fc.string({ minLength: 1, maxLength: 8 }).filter((s) => s.trim().length > 0) }),
+        fc.record({ kind: fc.constant('edit' as const), id: idArb, tags: tagsArb, difficulty: fc.constantFrom(0, 0.25, 1) }),
+        fc.record({ kind: fc.constant('delete' as const), id: idArb }),
+        fc.record({ kind: fc.constant('handEdit' as const), id: idArb, tags: tagsArb, inPlace: fc.boolean() }),
+        fc.record({ kind: fc.constant('handDelete' as const), id: idArb }),
+        fc.record({ kind: fc.constant('indexOnDisk' as const), variant: fc.constantFrom('garbage', 'stale', 'deleted', 'conflicted') }),
+        fc.constant({ kind: 'write' as const }),
+      );
+      fc.assert(
+        fc.property(fc.integer({ min: 0, max: 100 }), fc.array(opArb, { minLength: 1, maxLength: 25 }), (prefill, ops) => {
+          const dir = makeTempProject('ltm-index-prop-');
+          const p = indexHarness(dir);
+          const file = (id: string) => path.join(p.paths.memories, `${id}.md`);
+          const onDisk = () => renderIndex(memoriesOnDisk(p.paths.memories));
+          try {
+            for (let i = 0; i < prefill; i++) writeMemory(p.paths.root, testId(i), { tags: i % 3 === 0 ? ['alpha'] : ['beta', `t${i % 7}`] });
+            p.mirror.refresh();
+            /** What `ids` should be: null while it is index.json's on disk. */
+            let ownIds: Set<string> | null = null;
+            const diskIds = () => {
+              try {
+                return new Set(Object.keys((JSON.parse(fs.readFileSync(p.paths.index, 'utf8')) as { memories: object }).memories));
+              } catch {
+                return new Set<string>();
+              }
+            };
+            for (const op of ops) {
+              switch (op.kind) {
+                case 'store':
+                  if (p.mirror.files.has(op.id)) break;
+                  p.mirror.writeMemoryFile(op.id, memoryText(op.id, { topic: op.topic, tags: op.tags }));
+                  p.index.register(op.id);
+                  ownIds?.add(op.id);
+                  break;
+                case 'edit':
+                  if (!p.mirror.files.has(op.id)) break;
+                  p.mirror.writeMemoryFile(op.id, memoryText(op.id, { tags: op.tags, difficulty: op.difficulty }));
+                  break;
+                case 'delete':
+                  if (!p.mirror.files.has(op.id)) break;
+                  p.mirror.deleteMemoryFile(op.id);
+                  p.index.unregister(op.id);
+                  ownIds?.delete(op.id);
+                  break;
+                case 'handEdit':
+                  if (op.inPlace && fs.existsSync(file(op.id))) fs.writeFileSync(file(op.id), memoryText(op.id, { tags: op.tags, topic: 'hand' }));
+                  else {
+                    fs.writeFileSync(`${file(op.id)}.new`, memoryText(op.id, { tags: op.tags, topic: 'hand' }));
+                    fs.renameSync(`${file(op.id)}.new`, file(op.id));
+                  }
+                  p.mirror.refresh({ full: true });
+                  break;
+                case 'handDelete':
+                  fs.rmSync(file(op.id), { force: true });
+                  p.mirror.refresh();
+                  break;
+                case 'indexOnDisk':
+                  if (op.variant === 'garbage') fs.writeFileSync(p.paths.index, 'garbage');
+                  else if (op.variant === 'deleted') fs.rmSync(p.paths.index, { force: true });
+                  else if (op.variant === 'conflicted') fs.writeFileSync(p.paths.index, '<<<<<<< ours\n{}\n=======\n{}\n>>>>>>> theirs\n');
+                  else fs.writeFileSync(p.paths.index, toJsonText({ version: 1, memories: { [testId(0x1000)]: { topic: 'stale' }, [testId(0x2000)]: {} }, tag_index: {} }));
+                  p.mirror.refresh();
+                  ownIds = null;
+                  break;
+                case 'write':
+                  p.index.write();
+                  assert.equal(fs.readFileSync(p.paths.index, 'utf8'), onDisk());
+                  ownIds = new Set(p.mirror.files.keys());
+                  break;
+              }
+              assert.deepEqual(new Set(p.index.ids), ownIds ?? diskIds(), `ids after ${op.kind}`);
+              const entries = Object.fromEntries(p.index.entriesForCheck());
+              const status = p.mirror.indexStatus.kind;
+              const expectedEntries = status === 'ok' ? (JSON.parse(fs.readFileSync(p.paths.index, 'utf8')) as { memories: object }).memories : {};
+              assert.deepEqual(JSON.parse(JSON.stringify(entries)), expectedEntries, `entriesForCheck after ${op.kind}`);
+            }
+            p.index.write();
+            assert.equal(fs.readFileSync(p.paths.index, 'utf8'), onDisk());
+          } finally {
+            p.mirror.dispose();
+            removeDir(dir);
+          }
+        }),
+        { numRuns: 40 },
+      );
+    });
+  });
+
+  describe('ids', () => {
+    const listing = (...ids: string[]) => toJsonText({ version: 1, memories: Object.fromEntries(ids.map((id) => [id, {}])), tag_index: {} });
+
+    it('are index.json’s on disk until this process writes; registering before a write does not hide them', () => {
+      writeMemory(h.paths.root, A);
+      fs.writeFileSync(h.paths.index, listing(B, C));
+      h.mirror.refresh();
+      assert.deepEqual([...h.index.ids].sort(), [B, C]);
+      h.index.register(A);
+      assert.deepEqual([...h.index.ids].sort(), [B, C], 'index.json does not list A yet');
+      h.index.write();
+      assert.deepEqual([...h.index.ids], [A]);
+    });
+
+    it('after a write, follow register and unregister until index.json changes on disk again', () => {
+      h.mirror.writeMemoryFile(A, memoryText(A));
+      h.index.register(A);
+      h.index.write();
+      h.index.register(B);
+      h.index.unregister(A);
+      assert.deepEqual([...h.index.ids], [B]);
+      fs.writeFileSync(h.paths.index, listing(C));
+      h.mirror.refresh();
+      assert.deepEqual([...h.index.ids], [C]);
+    });
+
+    it('after a write, are what index.json now lists, also for memory files added or deleted by hand since the last write', () => {
+      writeMemory(h.paths.root, A);
+      h.mirror.refresh();
+      h.index.write();
+      writeMemory(h.paths.root, B);
+      fs.rmSync(path.join(h.paths.memories, `${A}.md`));
+      h.mirror.refresh();
+      h.mirror.writeMemoryFile(C, memoryText(C));
+      h.index.register(C);
+      h.index.write();
+      assert.deepEqual(Object.keys(JSON.parse(readIndex()).memories), [B, C]);
+      assert.deepEqual([...h.index.ids].sort(), [B, C]);
+      assert.deepEqual([...h.mirror.indexIds()].sort(), [B, C]);
+    });
+
+    it('replaceIds sets them until the next write renders from the memory files', () => {
+      h.mirror.writeMemoryFile(A, memoryText(A));
+      h.index.write();
+      h.index.replaceIds(new Set([B]));
+      assert.deepEqual([...h.index.ids], [B]);
+      h.index.write();
+      assert.deepEqual([...h.index.ids], [A]);
+      assert.equal(readIndex(), expected());
+    });
+  });
+
+  describe('entriesForCheck()', () => {
+    it('gives index.json’s entries as read from disk, stale ones included', () => {
+      writeMemory(h.paths.root, A, { topic: 'Current' });
+      fs.writeFileSync(h.paths.index, toJsonText({ version: 1, memories: { [A]: { topic: 'Stale' }, [B]: { topic: 'Gone' } } }));
+      h.mirror.refresh();
+      assert.deepEqual(Object.fromEntries(h.index.entriesForCheck()), { [A]: { topic: 'Stale' }, [B]: { topic: 'Gone' } });
+    });
+
+    it('after a write, gives what was written even when a memory file was edited by hand since', () => {
+      writeMemory(h.paths.root, A, { topic: 'Written' });
+      h.mirror.refresh();
+      h.index.write();
+      const written = JSON.parse(readIndex()).memories;
+      writeMemory(h.paths.root, A, { topic: 'Edited by hand' });
+      h.mirror.refresh({ full: true });
+      assert.equal(h.mirror.files.get(A)!.memory.topic, 'Edited by hand');
+      assert.deepEqual(JSON.parse(JSON.stringify(Object.fromEntries(h.index.entriesForCheck()))), written);
+    });
+
+    it('is empty when index.json is unusable or missing', () => {
+      writeMemory(h.paths.root, A);
+      h.mirror.refresh();
+      assert.equal(h.index.entriesForCheck().size, 0);
+      fs.writeFileSync(h.paths.index, '[1, 2');
+      h.mirror.refresh();
+      assert.equal(h.index.entriesForCheck().size, 0);
+    });
+  });
+});

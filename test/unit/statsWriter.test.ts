@@ -1,0 +1,196 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import fc from 'fast-check';
+import { statSignature, toJsonText } from '../../src/core/files';
+import type { MemoryStats } from '../../src/core/model';
+import { StatsWriter } from '../../src/core/statsWriter';
+import { statsEntryJson } from '../../src/core/storeFiles';
+import { StoreQueries } from '../../src/core/storeQueries';
+import { makeMirror, makeTempProject, removeDir, testId, writeMemory, type MirrorHarness } from './storeTestKit';
+
+/** stats.json as a from-scratch render of a stats map: entries sorted by ID. */
+function renderStats(stats: ReadonlyMap<string, MemoryStats>): string {
+  return toJsonText({ version: 1, memories: Object.fromEntries([...stats].sort(([a], [b]) => (a < b ? -1 : 1)).map(([id, s]) => [id, statsEntryJson(s)])) });
+}
+
+/** A mirror with a StatsWriter scoring through a real StoreQueries, wired as MemoryStore wires them; `touched` is logged. */
+function statsHarness(project: string, memories: number): MirrorHarness & { stats: StatsWriter; queries: StoreQueries; touched: string[] } {
+  const h = makeMirror(project);
+  for (let i = 0; i < memories; i++) writeMemory(h.paths.root, testId(i), { difficulty: (i % 5) / 4, created_session: i % 4 });
+  const queries = new StoreQueries(h.mirror);
+  const touched: string[] = [];
+  const stats = new StatsWriter(h.mirror, {
+    score: (id, memory) => queries.score(id, memory),
+    touched: (id) => {
+      touched.push(id);
+      queries.touched(id);
+    },
+  });
+  h.on.memoryChanged = (id, next) => queries.memoryChanged(id, next);
+  h.on.statsRead = () => {
+    stats.replaced();
+    queries.statsRead();
+  };
+  h.mirror.refresh();
+  return { ...h, stats, queries, touched };
+}
+
+const entry = (n: number, priority = 0): MemoryStats => ({ access_count: n, accessed_at: `2026-01-0${(n % 9) + 1}T00:00:00.000Z`, last_session: n, priority });
+
+describe('StatsWriter', () => {
+  let project: string;
+  let h: ReturnType<typeof statsHarness>;
+  const readStats = () => fs.readFileSync(h.paths.stats, 'utf8');
+
+  beforeEach(() => {
+    project = makeTempProject('ltm-stats-');
+    h = statsHarness(project, 4);
+  });
+  afterEach(() => {
+    h.mirror.dispose();
+    removeDir(project);
+  });
+
+  describe('recordAccess()', () => {
+    it('counts one access, stamps the time and session, and stores the new priority', () => {
+      const [a, b] = [testId(0), testId(1)];
+      h.mirror.state.session_count = 6;
+      const before = Date.now();
+      h.stats.recordAccess([a, b], 5);
+      h.stats.recordAccess([a], 3);
+      const sa = h.mirror.stats.get(a)!;
+      assert.equal(sa.access_count, 2);
+      assert.equal(sa.last_session, 5, 'an access recorded late never moves last_session back');
+      assert.ok(Date.parse(sa.accessed_at) >= before - 1);
+      assert.equal(sa.priority, h.queries.score(a, h.mirror.files.get(a)!.memory));
+      assert.equal(h.mirror.stats.get(b)!.access_count, 1);
+      assert.deepEqual(h.touched, [a, b, a]);
+    });
+  });
+
+  describe('storePriority()', () => {
+    it('stores the current priority with an active memory’s stats, and does nothing for a memory without stats', () => {
+      const a = testId(2);
+      h.stats.set(a, entry(1, 0.123));
+      h.stats.storePriority(a);
+      assert.equal(h.mirror.stats.get(a)!.priority, h.queries.score(a, h.mirror.files.get(a)!.memory));
+      h.stats.storePriority(testId(3));
+      assert.ok(!h.mirror.stats.has(testId(3)));
+    });
+  });
+
+  describe('write()', () => {
+    it('writes stats.json equal to a from-scratch render, with what set() removed left out', () => {
+      h.stats.set(testId(1), entry(1));
+      h.stats.set(testId(0), entry(2));
+      h.stats.set(testId(3), entry(3));
+      h.stats.set(testId(1), undefined);
+      h.stats.write();
+      assert.equal(readStats(), renderStats(h.mirror.stats));
+      assert.deepEqual(Object.keys(JSON.parse(readStats()).memories), [testId(0), testId(3)]);
+    });
+
+    it('writes nothing when nothing changed since its last write', () => {
+      h.stats.set(testId(0), entry(1));
+      h.stats.storePriority(testId(0));
+      h.stats.write();
+      const sig = statSignature(h.paths.stats);
+      h.stats.write();
+      h.stats.storePriority(testId(0)); // the same priority: no change
+      h.stats.write();
+      assert.deepEqual(statSignature(h.paths.stats), sig);
+    });
+
+    it('writes again when stats.json was deleted by someone else', () => {
+      h.stats.set(testId(0), entry(1));
+      h.stats.write();
+      fs.rmSync(h.paths.stats);
+      h.mirror.refresh();
+      h.stats.write();
+      assert.equal(readStats(), renderStats(new Map()));
+    });
+
+    it('after stats.json was read again (another process wrote it), renders every entry from the new values, not from its old bytes', () => {
+      for (let i = 0; i < 4; i++) h.stats.set(testId(i), entry(i));
+      h.stats.write();
+      const theirs = new Map([0, 1, 2, 3].map((i) => [testId(i), entry(i + 10, 0.5)]));
+      fs.writeFileSync(h.paths.stats, `${JSON.stringify({ version: 1, memories: Object.fromEntries(theirs) })}\n`);
+      h.mirror.refresh();
+      assert.deepEqual(h.mirror.stats.get(testId(2)), theirs.get(testId(2)));
+      h.stats.set(testId(0), entry(7));
+      h.stats.write();
+      theirs.set(testId(0), entry(7));
+      assert.equal(readStats(), renderStats(theirs));
+    });
+
+    it('writeAsync writes the same bytes and records the signature (the next refresh reads nothing)', async () => {
+      h.stats.set(testId(0), entry(1));
+      h.stats.set(testId(1), entry(2));
+      await h.stats.writeAsync();
+      assert.equal(readStats(), renderStats(h.mirror.stats));
+      const stats = h.mirror.stats;
+      h.mirror.refresh();
+      assert.equal(h.mirror.stats, stats);
+      const sig = statSignature(h.paths.stats);
+      await h.stats.writeAsync();
+      assert.deepEqual(statSignature(h.paths.stats), sig, 'nothing changed: nothing written');
+    });
+
+    it('after any sequence of accesses, sets, removals, priority updates and rewrites by another process, equals a from-scratch render', async function () {
+      this.timeout(60_000);
+      const idArb = fc.integer({ min: 0, max: 79 }).map(testId);
+      const opArb = fc.oneof(
+        fc.record({ kind: fc.constant('access' as const), ids: fc.array(idArb, { maxLength: 5 }), session: fc.integer({ min: 0, max: 9 }) }),
+        fc.record({ kind: fc.constant('set' as const), id: idArb, n: fc.integer({ min: 0, max: 20 }) }),
+        fc.record({ kind: fc.constant('remove' as const), id: idArb }),
+        fc.record({ kind: fc.constant('priority' as const), id: idArb, sessions: fc.integer({ min: 0, max: 12 }) }),
+        fc.record({ kind: fc.constant('theirs' as const), keep: fc.integer({ min: 0, max: 3 }), bump: fc.integer({ min: 1, max: 5 }) }),
+        fc.record({ kind: fc.constant('write' as const), async: fc.boolean() }),
+      );
+      const dir = makeTempProject('ltm-stats-prop-');
+      const p = statsHarness(dir, 80);
+      try {
+        await fc.assert(
+          fc.asyncProperty(fc.array(opArb, { minLength: 1, maxLength: 30 }), async (ops) => {
+            for (const op of ops) {
+              switch (op.kind) {
+                case 'access':
+                  p.stats.recordAccess(op.ids, op.session);
+                  break;
+                case 'set':
+                  p.stats.set(op.id, entry(op.n));
+                  break;
+                case 'remove':
+                  p.stats.set(op.id, undefined);
+                  break;
+                case 'priority':
+                  p.mirror.state.session_count = op.sessions;
+                  p.stats.storePriority(op.id);
+                  break;
+                case 'theirs': {
+                  // Another process rewrites stats.json: every `keep`-th entry stays, with a bumped count.
+                  const theirs = [...p.mirror.stats].filter((_, i) => i % (op.keep + 1) === 0).map(([id, s]) => [id, { ...s, access_count: s.access_count + op.bump }]);
+                  fs.writeFileSync(`${p.paths.stats}.x`, `${JSON.stringify({ version: 1, memories: Object.fromEntries(theirs) })}\n`);
+                  fs.renameSync(`${p.paths.stats}.x`, p.paths.stats);
+                  p.mirror.refresh();
+                  break;
+                }
+                case 'write':
+                  if (op.async) await p.stats.writeAsync();
+                  else p.stats.write();
+                  assert.equal(fs.readFileSync(p.paths.stats, 'utf8'), renderStats(p.mirror.stats));
+                  break;
+              }
+            }
+            p.stats.write();
+            assert.equal(fs.readFileSync(p.paths.stats, 'utf8'), renderStats(p.mirror.stats));
+          }),
+          { numRuns: 60 },
+        );
+      } finally {
+        p.mirror.dispose();
+        removeDir(dir);
+      }
+    });
+  });
+});
