@@ -9,7 +9,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { DiskMirror, type MirrorEvents } from '../../src/core/diskMirror';
 import { renderNewMemoryFile, type NewMemoryFields } from '../../src/core/memoryFile';
-import { FrontmatterParseCache } from '../../src/core/parseCache';
+import { MemoryRecordCache } from '../../src/core/memoryRecords';
 import { MemoryStore, initStoreFiles } from '../../src/core/store';
 import { storePaths, type StorePaths } from '../../src/core/storeFiles';
 import type { OpenOptions } from '../../src/core/storeTypes';
@@ -234,7 +234,7 @@ export function makeMirror(project: string, options: OpenOptions & { init?: bool
   if (options.init !== false) initStoreFiles(paths);
   const on: Partial<MirrorEvents> = {};
   const log: string[] = [];
-  const mirror = new DiskMirror(paths, options, new FrontmatterParseCache(paths.parseCache), {
+  const mirror = new DiskMirror(paths, options, new MemoryRecordCache(paths.parseCache), {
     memoryChanged: (id, next) => {
       log.push(`memoryChanged ${id} ${next ? '+' : '-'}`);
       on.memoryChanged?.(id, next);
