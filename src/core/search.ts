@@ -15,8 +15,8 @@
  * BM25+ parameters, prefix and fuzzy weights, and the bonus for matching more
  * query words); test/unit/search.test.ts holds the two side by side.
  */
-import MiniSearch from 'minisearch';
 import SearchableMap from 'minisearch/SearchableMap';
+import { indexTerm, matchesAsPrefix, queryWords, stemOf, tokenize, typosAllowed } from './analyzer';
 
 export interface SearchableMemory {
   id: string;
@@ -46,49 +46,8 @@ const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 /** A word matching as a longer word's prefix, or with typos, weighs less than an exact match. */
 const PREFIX_WEIGHT = 0.375;
 const FUZZY_WEIGHT = 0.45;
-/**
- * At most two typos per word: enough for "postgress" or "deadlok", and it
- * bounds the work of a fuzzy lookup in a large vocabulary.
- */
-const MAX_TYPOS = 2;
-
-/** Typos are tolerated in longer words only: a fuzzy "go" would match half the vocabulary. */
-export function typosAllowed(word: string): number {
-  return word.length > 3 ? Math.min(MAX_TYPOS, Math.round(word.length * 0.2)) : 0;
-}
-
-/** Prefixes of one or two letters match too much to mean anything. */
-export function matchesAsPrefix(word: string): boolean {
-  return word.length >= 3;
-}
-
-/**
- * Words too common to tell memories apart. Leaving them out of the index makes
- * it smaller and faster to build, and keeps them from diluting relevance.
- */
-const STOP_WORDS = new Set(
-  ('a an and are as at be been but by can did do does for from had has have he her his how i if in into is it its ' +
-    'just may me more most my no not of on or our she so than that the their them then there these they this those ' +
-    'to too was we were what when where which while who why will with would you your')
-    .split(' '),
-);
-
-/** The indexed form of a token, or null when it is not indexed (stop word, overlong, empty). */
-export function indexTerm(token: string): string | null {
-  const lower = token.toLowerCase();
-  return lower.length === 0 || lower.length > 64 || STOP_WORDS.has(lower) ? null : lower;
-}
-
-/** Splits text on whitespace and punctuation (MiniSearch's tokenizer). */
-export const tokenize = MiniSearch.getDefault('tokenize') as (text: string) => string[];
-
-/** The query's words as the index sees them (lower case, stop words dropped). */
-export function queryWords(query: string): string[] {
-  return tokenize(query).flatMap((t) => {
-    const term = indexTerm(t);
-    return term ? [term] : [];
-  });
-}
+/** Another form of the same word (`deadlocked` for `deadlocks`) weighs less than the form asked for. */
+const WORD_FORM_WEIGHT = 0.6;
 
 /**
  * A list of numbers: an array while the index changes, or a view into the
@@ -116,7 +75,7 @@ function growable(lists: Numbers[], field: number): number[] {
  * stop words or fields change, so that a snapshot saved by an older version
  * is rebuilt rather than read.
  */
-export const SEARCH_INDEX_FORMAT = 'ltm-search-1';
+export const SEARCH_INDEX_FORMAT = 'ltm-search-2';
 
 /** What a snapshot's JSON header holds; the numbers follow it (see MemorySearchIndex.serialize). */
 interface SnapshotHeader {
@@ -134,6 +93,29 @@ export class MemorySearchIndex {
   private readonly terms = new SearchableMap<Posting>();
   /** The same postings by exact term: a hash lookup is several times cheaper than the tree's. */
   private readonly postingOf = new Map<string, Posting>();
+  /** The indexed forms of each stem (see analyzer.ts), for queries to reach a word's other forms. */
+  private readonly formsOf = new Map<string, Set<string>>();
+
+  /** @param options.wordForms let a query word reach the other forms of its stem (off: MiniSearch's exact scores). */
+  constructor(private readonly options: { wordForms?: boolean } = {}) {}
+
+  private get wordForms(): boolean {
+    return this.options.wordForms ?? true;
+  }
+
+  private addForm(term: string): void {
+    const stem = stemOf(term);
+    let forms = this.formsOf.get(stem);
+    if (!forms) this.formsOf.set(stem, (forms = new Set()));
+    forms.add(term);
+  }
+
+  private removeForm(term: string): void {
+    const stem = stemOf(term);
+    const forms = this.formsOf.get(stem);
+    forms?.delete(term);
+    if (forms?.size === 0) this.formsOf.delete(stem);
+  }
   private readonly slotOf = new Map<string, number>();
   /** Document id per slot; undefined for a free slot. */
   private readonly idOf: (string | undefined)[] = [];
@@ -184,6 +166,7 @@ export class MemorySearchIndex {
           posting = { term, slots: FIELDS.map(() => []), frequencies: FIELDS.map(() => []) };
           this.postingOf.set(term, posting);
           this.terms.set(term, posting);
+          this.addForm(term);
         }
         postings.add(posting);
         growable(posting.slots, f).push(slot);
@@ -211,6 +194,7 @@ export class MemorySearchIndex {
       // A term no memory holds any more must not show up in prefix and typo lookups.
       if (empty) {
         this.terms.delete(posting.term);
+        this.removeForm(posting.term);
         this.postingOf.delete(posting.term);
       }
     }
@@ -290,7 +274,7 @@ export class MemorySearchIndex {
    * null when the bytes are not a whole snapshot of this format (a damaged or
    * older cache is rebuilt, never trusted).
    */
-  static deserialize(bytes: Buffer): { index: MemorySearchIndex; keys: Map<string, string | null> } | null {
+  static deserialize(bytes: Buffer, options: { wordForms?: boolean } = {}): { index: MemorySearchIndex; keys: Map<string, string | null> } | null {
     try {
       if (bytes.length < 4) return null;
       const jsonLength = bytes.readUInt32LE(0);
@@ -311,7 +295,7 @@ export class MemorySearchIndex {
       // Copied into an aligned buffer of its own: the file's bytes may start anywhere.
       const numbers = new Uint32Array((bytes.length - padded) / 4);
       Buffer.from(numbers.buffer).set(bytes.subarray(padded));
-      const index = new MemorySearchIndex();
+      const index = new MemorySearchIndex(options);
       const slots = header.ids.length;
       index.ensureCapacity(slots);
       const keys = new Map<string, string | null>();
@@ -349,6 +333,7 @@ export class MemorySearchIndex {
         }
         index.postingOf.set(term, posting);
         index.terms.set(term, posting);
+        index.addForm(term);
       }
       if (at !== numbers.length) return null;
       index.postingsOf = null;
@@ -371,11 +356,19 @@ export class MemorySearchIndex {
     for (const [word, repeats] of words) {
       // A word counts as many times as the query repeats it, and once towards the bonus.
       let matched = this.addTerm(word, repeats, wordIndex, touched);
-      if (matchesAsPrefix(word)) {
+      const asPrefix = matchesAsPrefix(word);
+      if (asPrefix) {
         for (const [term, posting] of this.terms.atPrefix(word)) {
           if (term.length === word.length) continue;
           const weight = (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * (term.length - word.length));
           matched = this.addPosting(posting, weight * repeats, wordIndex, touched) || matched;
+        }
+      }
+      // Other forms of the word (same stem) that the prefix lookup did not already count.
+      if (this.wordForms) {
+        for (const form of this.formsOf.get(stemOf(word)) ?? []) {
+          if (form === word || (asPrefix && form.startsWith(word))) continue;
+          matched = this.addPosting(this.postingOf.get(form)!, WORD_FORM_WEIGHT * repeats, wordIndex, touched) || matched;
         }
       }
       // Typo tolerance only for words that match nothing as they are: a word

@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import MiniSearch from 'minisearch';
-import { MemorySearchIndex, indexTerm, matchesAsPrefix, queryWords, typosAllowed, type SearchableMemory } from '../../src/core/search';
+import { indexTerm, matchesAsPrefix, queryWords, tokenize, typosAllowed } from '../../src/core/analyzer';
+import { MemorySearchIndex, type SearchableMemory } from '../../src/core/search';
 
 /**
  * MiniSearch configured as the index scores, searched the way the index
@@ -11,6 +12,7 @@ import { MemorySearchIndex, indexTerm, matchesAsPrefix, queryWords, typosAllowed
 function referenceSearch(memories: readonly SearchableMemory[], query: string): Map<string, number> {
   const mini = new MiniSearch<{ id: string; topic: string; tags: string; summary: string; content: string }>({
     fields: ['topic', 'tags', 'summary', 'content'],
+    tokenize,
     processTerm: (t) => indexTerm(t),
     searchOptions: { boost: { topic: 3, tags: 2, summary: 1.5 }, prefix: matchesAsPrefix, maxFuzzy: 2, combineWith: 'OR' },
   });
@@ -50,6 +52,9 @@ const queryArb = fc.array(
   { minLength: 1, maxLength: 4 },
 ).map((words) => words.join(' '));
 
+/** Without word forms the index scores exactly as MiniSearch does: the parity tests use it. */
+const EXACT = { wordForms: false };
+
 describe('search index', () => {
   it('scores exactly as MiniSearch does, after any sequence of adds, replacements and removals', () => {
     const ids = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'];
@@ -59,7 +64,7 @@ describe('search index', () => {
     );
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 25 }), fc.array(queryArb, { minLength: 1, maxLength: 4 }), (steps, queries) => {
-        const index = new MemorySearchIndex();
+        const index = new MemorySearchIndex(EXACT);
         const current = new Map<string, SearchableMemory>();
         for (const s of steps) {
           if ('upsert' in s) {
@@ -96,10 +101,10 @@ describe('search index', () => {
     };
     fc.assert(
       fc.property(fc.array(step, { maxLength: 20 }), fc.array(step, { maxLength: 10 }), fc.array(queryArb, { minLength: 1, maxLength: 3 }), (before, after, queries) => {
-        const original = new MemorySearchIndex();
+        const original = new MemorySearchIndex(EXACT);
         const current = new Map<string, SearchableMemory>();
         apply(original, current, before);
-        const loaded = MemorySearchIndex.deserialize(original.serialize((id) => `key of ${id}`));
+        const loaded = MemorySearchIndex.deserialize(original.serialize((id) => `key of ${id}`), EXACT);
         assert.ok(loaded, 'the bytes load');
         assert.deepEqual(new Map([...loaded.keys].sort()), new Map([...current.keys()].sort().map((id) => [id, `key of ${id}`])));
         for (const query of queries) assert.deepEqual([...loaded.index.search(query)], [...original.search(query)], `"${query}" right after loading`);
@@ -164,7 +169,7 @@ describe('search index', () => {
   });
 
   it('forgets a removed memory, its terms and its prefixes; re-adding reuses nothing stale', () => {
-    const index = new MemorySearchIndex();
+    const index = new MemorySearchIndex(EXACT);
     for (const m of memories) index.upsert(m);
     index.remove('topic');
     index.remove('missing');
