@@ -30,6 +30,10 @@ export interface SearchHit {
   id: string;
   /** Relevance relative to the best hit of the same query, in (0, 1]. */
   relevance: number;
+  /** The hit's own score (BM25+ summed over the query's words, times the words it matched): comparable across queries on one store. */
+  score: number;
+  /** How many of the query's distinct words it matched (as written, as a prefix, another form or with typos). */
+  words: number;
 }
 
 /** Searched fields, with the boost a match in each gets. */
@@ -386,22 +390,24 @@ export class MemorySearchIndex {
 
     // Matching more of the query's words multiplies the score (MiniSearch's coordination bonus).
     const ranked = new Float64Array(touched.length);
+    const matchedWords = new Uint16Array(touched.length);
     touched.forEach((slot, i) => {
       ranked[i] = this.scores[slot]! * this.wordsMatched[slot]!;
+      matchedWords[i] = this.wordsMatched[slot]!;
       this.scores[slot] = 0;
       this.wordsMatched[slot] = 0;
       this.lastWord[slot] = -1;
     });
     // Relevance is relative to the best hit the filter accepts, which is the
     // first accepted one out of the heap; the filter runs only on hits taken.
-    const heap = new RankHeap(touched, ranked);
+    const heap = new RankHeap(touched, ranked, matchedWords);
     let best = 0;
     while (heap.size > 0) {
-      const [slot, score] = heap.pop();
+      const [slot, score, words] = heap.pop();
       const id = this.idOf[slot];
       if (id === undefined || !accept(id)) continue;
       if (best === 0) best = score;
-      yield { id, relevance: score / best };
+      yield { id, relevance: score / best, score, words };
     }
   }
 
@@ -457,13 +463,14 @@ export class MemorySearchIndex {
   }
 }
 
-/** A binary max-heap of slots by score: O(n) to build, O(log n) per hit taken. */
+/** A binary max-heap of slots by score (with each slot's matched-word count): O(n) to build, O(log n) per hit taken. */
 class RankHeap {
   private length: number;
 
   constructor(
     private readonly slots: number[],
     private readonly scores: Float64Array,
+    private readonly words: Uint16Array,
   ) {
     this.length = slots.length;
     for (let i = (this.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
@@ -473,20 +480,23 @@ class RankHeap {
     return this.length;
   }
 
-  pop(): [slot: number, score: number] {
-    const top: [number, number] = [this.slots[0]!, this.scores[0]!];
+  pop(): [slot: number, score: number, words: number] {
+    const top: [number, number, number] = [this.slots[0]!, this.scores[0]!, this.words[0]!];
     this.length--;
-    if (this.length > 0) {
-      this.slots[0] = this.slots[this.length]!;
-      this.scores[0] = this.scores[this.length]!;
-      this.siftDown(0);
-    }
+    if (this.length > 0) this.move(this.length, 0);
+    if (this.length > 0) this.siftDown(0);
     return top;
   }
 
   /** Higher score first; equal scores in slot order, so ties come out the same every time. */
   private before(a: number, b: number): boolean {
     return this.scores[a]! > this.scores[b]! || (this.scores[a] === this.scores[b] && this.slots[a]! < this.slots[b]!);
+  }
+
+  private move(from: number, to: number): void {
+    this.slots[to] = this.slots[from]!;
+    this.scores[to] = this.scores[from]!;
+    this.words[to] = this.words[from]!;
   }
 
   private siftDown(at: number): void {
@@ -496,8 +506,11 @@ class RankHeap {
       const right = left + 1;
       const child = right < this.length && this.before(right, left) ? right : left;
       if (!this.before(child, at)) return;
-      [this.slots[at], this.slots[child]] = [this.slots[child]!, this.slots[at]!];
-      [this.scores[at], this.scores[child]] = [this.scores[child]!, this.scores[at]!];
+      const [slot, score, words] = [this.slots[at]!, this.scores[at]!, this.words[at]!];
+      this.move(child, at);
+      this.slots[child] = slot;
+      this.scores[child] = score;
+      this.words[child] = words;
       at = child;
     }
   }

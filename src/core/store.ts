@@ -60,6 +60,14 @@ import { StatsWriter } from './statsWriter';
 import { StoreQueries } from './storeQueries';
 import { GITIGNORE_LINES, GITIGNORE_TEXT, storePaths, type StorePaths, type StoreState } from './storeFiles';
 import { prepareInput, rejectUnpairedSurrogates } from './storeInput';
+import {
+  DEFAULT_PROMPT_MEMORIES,
+  DEFAULT_RELEVANCE_GATE,
+  hasEnoughWords,
+  matchedWords,
+  type OfferedMemory,
+  type RelevanceGate,
+} from './promptContext';
 import type {
   ArchivedMemory,
   EvictionResult,
@@ -229,6 +237,22 @@ export class MemoryStore {
     const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
     if (!Number.isInteger(limit) || limit < 1) throw invalidInput('limit must be a whole number ≥ 1');
     return this.queries.search(query, limit, options.scope ?? 'active', options.tag?.trim().toLowerCase());
+  }
+
+  /**
+   * The memories worth offering with a text (a person's prompt, a tool's
+   * error), most relevant first, leaving out `exclude` (already offered in the
+   * session): none when the text is too short or nothing matches it enough.
+   * Reading them does not count as an access; the caller counts what it offers.
+   */
+  relevantTo(text: string, options: { limit?: number; exclude?: ReadonlySet<string>; gate?: RelevanceGate } = {}): OfferedMemory[] {
+    this.refresh();
+    if (!hasEnoughWords(text)) return [];
+    const ids = this.queries.relevantTo(text, options.limit ?? DEFAULT_PROMPT_MEMORIES, options.exclude ?? new Set(), options.gate ?? DEFAULT_RELEVANCE_GATE);
+    return ids.map((id) => {
+      const view = this.queries.view(id);
+      return { view, matched: matchedWords(text, view) };
+    });
   }
 
   /** An archived memory's full text: a removed memory, or the original of a reduced one. */

@@ -14,9 +14,14 @@ import type { EvictionCandidate } from './eviction';
 import type { Memory } from './model';
 import { priorityBreakdown, priorityScore, roundScore, type PriorityBreakdown, type PriorityInputs } from './priority';
 import { RankingTable, compareRanked, type RankedEntry } from './ranking';
+import { queryWords } from './analyzer';
+import { passesGate, type RelevanceGate } from './promptContext';
 import { MemorySearchIndex, RELEVANCE_WEIGHT, blendedScore } from './search';
 import { discardSearchIndex, loadSearchIndex, saveSearchIndex } from './searchIndexCache';
 import type { ListFilter, ListResult, MemoryView, SearchResultItem, SearchScope } from './storeTypes';
+
+/** How many hits relevantTo() looks at before giving up. */
+const RELEVANCE_LOOKAHEAD = 30;
 
 export class StoreQueries {
   private searchIndex: MemorySearchIndex | null = null;
@@ -214,6 +219,25 @@ export class StoreQueries {
   }
 
   // --- search --------------------------------------------------------------
+
+  /**
+   * Active memories relevant enough to offer unasked (see promptContext.ts),
+   * most relevant first, leaving out `exclude`. Relevance alone ranks here:
+   * what matters is what the text is about, not which memory matters most.
+   */
+  relevantTo(text: string, limit: number, exclude: ReadonlySet<string>, gate: RelevanceGate): string[] {
+    const textWords = new Set(queryWords(text)).size;
+    const ids: string[] = [];
+    let looked = 0;
+    for (const hit of this.activeSearchIndex().search(text, (id) => this.mirror.isActive(id) && !exclude.has(id))) {
+      // Hits come by score; the gate also weighs how many words matched, so a few more are looked at.
+      if (++looked > RELEVANCE_LOOKAHEAD) break;
+      if (!passesGate(hit, textWords, gate)) continue;
+      ids.push(hit.id);
+      if (ids.length >= limit) break;
+    }
+    return ids;
+  }
 
   /** Ranked search: relevance blended with priority. The query is not empty and `limit` ≥ 1. */
   search(query: string, limit: number, scope: SearchScope, tag: string | undefined): SearchResultItem[] {

@@ -4,10 +4,11 @@
  * shape are tolerated, because a hook must never make Claude Code fail.
  */
 import { buildInjection, DEFAULT_INJECTION_BUDGET_TOKENS } from '../core/injection';
-import { isToolFailure, type ClosedSession, type SessionTracker } from '../core/sessions';
+import { DEFAULT_PROMPT_BUDGET_TOKENS, DEFAULT_PROMPT_MEMORIES, buildPromptContext, isSearchablePrompt } from '../core/promptContext';
+import { isToolFailure, sessionKey, type ClosedSession, type SessionTracker } from '../core/sessions';
 import type { EvictionResult, MemoryStore } from '../core/store';
 
-export const HOOK_EVENTS = ['session_start', 'pre_tool_use', 'post_tool_use', 'pre_compact', 'session_end'] as const;
+export const HOOK_EVENTS = ['session_start', 'user_prompt_submit', 'pre_tool_use', 'post_tool_use', 'pre_compact', 'session_end'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 export function isHookEvent(value: string): value is HookEvent {
@@ -16,6 +17,7 @@ export function isHookEvent(value: string): value is HookEvent {
 
 interface HookPayload {
   session_id?: unknown;
+  prompt?: unknown;
   source?: unknown;
   hook_event_name?: unknown;
   tool_use_id?: unknown;
@@ -43,6 +45,37 @@ class ToolUseSessions {
   }
 }
 
+/**
+ * The memories each session was given (injected at its start or offered with
+ * a prompt), so that none is offered twice; forgotten at a compaction, when
+ * the context that held them is gone. Kept for the most recent sessions only.
+ */
+class OfferedMemories {
+  private readonly bySession = new Map<string, Set<string>>();
+
+  constructor(private readonly capacity = 500) {}
+
+  of(sessionId: string): ReadonlySet<string> {
+    return this.bySession.get(sessionKey(sessionId)) ?? new Set();
+  }
+
+  add(sessionId: string, ids: readonly string[]): void {
+    const key = sessionKey(sessionId);
+    const set = this.bySession.get(key) ?? new Set<string>();
+    for (const id of ids) set.add(id);
+    this.bySession.delete(key);
+    this.bySession.set(key, set);
+    if (this.bySession.size > this.capacity) this.bySession.delete(this.bySession.keys().next().value!);
+  }
+
+  reset(sessionId: string): void {
+    this.bySession.delete(sessionKey(sessionId));
+  }
+}
+
+/** A pasted log can be long: the first part of a prompt says what it is about, and bounds the search. */
+const MAX_PROMPT_CHARS = 4000;
+
 export interface HookAnswer {
   /** What the hook script prints for Claude Code: nothing but the documented fields. */
   body: unknown;
@@ -59,10 +92,13 @@ export interface HookAnswer {
 export interface HookRoutesOptions {
   /** Token budget of the context injected at session start. */
   injectionBudgetTokens?: () => number;
+  /** Token budget of the memories offered with a prompt. */
+  promptBudgetTokens?: () => number;
 }
 
 export class HookRoutes {
   private readonly toolUses = new ToolUseSessions();
+  private readonly offered = new OfferedMemories();
 
   constructor(
     private readonly store: MemoryStore,
@@ -114,6 +150,8 @@ export class HookRoutes {
     switch (event) {
       case 'session_start':
         return this.sessionStart(sessionId, text(payload.source));
+      case 'user_prompt_submit':
+        return this.userPromptSubmit(sessionId, text(payload.prompt));
       case 'pre_tool_use': {
         const toolUseId = text(payload.tool_use_id);
         if (toolUseId) this.toolUses.set(toolUseId, sessionId);
@@ -126,6 +164,8 @@ export class HookRoutes {
         return { body: {}, info: { recorded: failed ? 'failure' : 'success' }, after: async () => (await written, {}) };
       }
       case 'pre_compact': {
+        // The context that held what was offered is about to go: it may be offered again.
+        this.offered.reset(sessionId);
         const written = this.sessions.markCompacted(sessionId);
         return { body: {}, info: { compacted: true }, after: async () => (await written, {}) };
       }
@@ -147,6 +187,28 @@ export class HookRoutes {
     }
   }
 
+  /**
+   * The memories relevant to a person's prompt that this session has not been
+   * given yet, as context next to the prompt; nothing for most prompts.
+   */
+  private userPromptSubmit(sessionId: string, prompt: string | undefined): HookAnswer {
+    if (!prompt || !isSearchablePrompt(prompt)) return { body: {}, info: { offered: [] } };
+    const offers = this.store.relevantTo(prompt.slice(0, MAX_PROMPT_CHARS), { limit: DEFAULT_PROMPT_MEMORIES, exclude: this.offered.of(sessionId) });
+    const context = buildPromptContext(offers, this.options.promptBudgetTokens?.() ?? DEFAULT_PROMPT_BUDGET_TOKENS);
+    if (context.offeredIds.length === 0) return { body: {}, info: { offered: [] } };
+    this.offered.add(sessionId, context.offeredIds);
+    // Offered counts as an access, in the current session.
+    this.queueAccesses(-1, context.offeredIds);
+    return {
+      body: { hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: context.text } },
+      info: { offered: context.offeredIds },
+      after: async () => {
+        await this.flushAccesses();
+        return {};
+      },
+    };
+  }
+
   private async sessionStart(sessionId: string, source: string | undefined): Promise<HookAnswer> {
     const started = await this.sessions.start(sessionId, source);
     const { memories_to_load } = this.store.config;
@@ -157,6 +219,9 @@ export class HookRoutes {
       budgetTokens: this.options.injectionBudgetTokens?.() ?? DEFAULT_INJECTION_BUDGET_TOKENS,
     });
     this.queueAccesses(started.number, injection.injectedIds);
+    // A start after a compaction begins a new context: what it injects is all the session has been given.
+    this.offered.reset(sessionId);
+    this.offered.add(sessionId, injection.injectedIds);
     return {
       body: { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: injection.text } },
       info: { session: started.number, counted: started.counted, injected: injection.injectedIds, omitted: injection.omitted },

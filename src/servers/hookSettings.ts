@@ -32,13 +32,14 @@ interface HookEvent {
   endpoint: string;
   matcher?: string;
   timeout: number;
-  /** Fires on tool calls: worth an http hook while a server runs. */
+  /** Fires on every tool call or prompt: worth an http hook while a server runs. */
   perToolCall?: boolean;
 }
 
 /** Claude Code hook events and the LTM endpoint each one calls. */
 export const HOOK_EVENTS: readonly HookEvent[] = [
   { event: 'SessionStart', endpoint: 'session_start', timeout: 5 },
+  { event: 'UserPromptSubmit', endpoint: 'user_prompt_submit', timeout: 5, perToolCall: true },
   { event: 'PreToolUse', endpoint: 'pre_tool_use', matcher: 'mcp__ltm__store_memory', timeout: 3, perToolCall: true },
   { event: 'PostToolUse', endpoint: 'post_tool_use', matcher: '*', timeout: 3, perToolCall: true },
   { event: 'PostToolUseFailure', endpoint: 'post_tool_use', matcher: '*', timeout: 3, perToolCall: true },

@@ -147,7 +147,7 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     const settings = JSON.parse(fs.readFileSync(path.join(project, '.claude/settings.local.json'), 'utf8')) as {
       hooks: Record<string, { hooks: { type: string; url?: string; command?: string; headers?: Record<string, string> }[] }[]>;
     };
-    for (const [event, endpoint] of [['PreToolUse', 'pre_tool_use'], ['PostToolUse', 'post_tool_use'], ['PostToolUseFailure', 'post_tool_use']] as const) {
+    for (const [event, endpoint] of [['UserPromptSubmit', 'user_prompt_submit'], ['PreToolUse', 'pre_tool_use'], ['PostToolUse', 'post_tool_use'], ['PostToolUseFailure', 'post_tool_use']] as const) {
       const [hook] = settings.hooks[event]!.flatMap((g) => g.hooks);
       assert.equal(hook!.type, 'http', event);
       assert.equal(hook!.url, `http://127.0.0.1:${server.port}/hook/${endpoint}?project=${encodeURIComponent(project)}`);
@@ -242,6 +242,43 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     const evicted = ltmJson<{ phase: number }>(['get', lowest.id, '--project', project]);
     assert.equal(evicted.phase, 1, 'the lowest-priority memory advanced to a hint');
     assert.ok(fs.existsSync(path.join(project, '.claude/ltm/archives', `${lowest.id}.md`)), 'its full text was archived');
+  });
+
+  it('a prompt about a low-priority memory gets it in the very next model request; an unrelated prompt gets nothing', async () => {
+    const statePath = path.join(project, '.claude/ltm/state.json');
+    const state = readState();
+    // Only the top memory is injected at session start: the one the prompt is about must come from the prompt.
+    state.config.max_memories = 100;
+    state.config.memories_to_load = 1;
+    fs.writeFileSync(statePath, JSON.stringify(state, null, 2));
+    const stored = ltm([
+      'store', '--project', project, '--json',
+      '--topic', 'Gradle build cache serves stale Kotlin classes',
+      '--content', 'After switching branches the Gradle build cache served stale Kotlin classes. Fix: ./gradlew --stop, then delete ~/.gradle/caches/build-cache-1.',
+      '--tags', 'gradle,kotlin,importance:low',
+    ]);
+    assert.equal(stored.status, 0, stored.stderr);
+    const id = (JSON.parse(stored.stdout) as { id: string }).id;
+
+    script(() => ({ text: 'looking' }));
+    let before = fake.requests.length;
+    const asked = await claude('The gradle build keeps picking up stale kotlin classes after I switch branches, any idea?');
+    assert.equal(asked.status, 0, asked.stderr);
+    const first = seen(fake.requests[before]!);
+    assert.match(first, /related to this prompt/);
+    assert.match(first, /Gradle build cache serves stale Kotlin classes/);
+    assert.match(first, new RegExp(`${id} · matched: [^_]*gradle`), 'says why it is offered');
+    const injectedAtStart = first.slice(0, first.indexOf('related to this prompt'));
+    assert.ok(!/SessionStart hook additional context:[^]*Gradle build cache/.test(injectedAtStart), 'it was not injected at session start');
+    const hooks = hookAttachments(home, asked.result?.session_id ?? '');
+    // Delivered by the UserPromptSubmit hook (an http hook while the server runs: see the settings test).
+    assert.ok(hooks.some((h) => h.hookEvent === 'UserPromptSubmit' && h.type === 'hook_additional_context'), JSON.stringify(hooks));
+    assert.deepEqual(hookErrors(hooks), []);
+
+    before = fake.requests.length;
+    const unrelated = await claude('Write a haiku about autumn leaves falling on a quiet pond');
+    assert.equal(unrelated.status, 0, unrelated.stderr);
+    assert.doesNotMatch(seen(fake.requests[before]!), /related to this prompt/);
   });
 
   it('without LTM_PORT/LTM_TOKEN (a plain terminal) while the server runs, tool calls stay silent', async () => {

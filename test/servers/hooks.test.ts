@@ -211,6 +211,98 @@ describe('hook endpoints', function () {
     });
   });
 
+  describe('user_prompt_submit', () => {
+    /** The context a UserPromptSubmit answer adds ('' when it adds nothing), checked for the shape Claude Code reads. */
+    function promptContext(answer: HttpAnswer): string {
+      assert.equal(answer.status, 200, answer.text);
+      const body = answer.json();
+      if (Object.keys(body).length === 0) return '';
+      assert.deepEqual(Object.keys(body), ['hookSpecificOutput']);
+      const out = body.hookSpecificOutput as Json;
+      assert.deepEqual(Object.keys(out).sort(), ['additionalContext', 'hookEventName']);
+      assert.equal(out.hookEventName, 'UserPromptSubmit');
+      return out.additionalContext as string;
+    }
+    const prompt = (session: string, text: string) => ({ session_id: session, hook_event_name: 'UserPromptSubmit', prompt: text, cwd: '/x', transcript_path: '/x/t.jsonl', permission_mode: 'default' });
+
+    async function withMemories(): Promise<{ t: TestServer; deadlock: string; flaky: string }> {
+      let deadlock = '';
+      let flaky = '';
+      const t = await startTestServer({
+        prepare: async (store) => {
+          deadlock = (
+            await store.store({
+              topic: 'Invoice import deadlocks in Postgres',
+              summary: 'Two import workers deadlocked on the invoices table.',
+              content: 'Both workers locked invoice rows in different orders. Fix: sort invoice IDs before locking.',
+              tags: ['postgres', 'importance:low'],
+            })
+          ).memory.id;
+          flaky = (await store.store({ topic: 'Flaky websocket reconnect test', summary: 'The reconnect test awaited the wrong event.', content: 'Await the open event before sending.', tags: ['testing'] })).memory.id;
+          for (let i = 0; i < 8; i++) await store.store({ topic: `Unrelated note ${i} about CSS grid gaps`, content: `Grid gap note ${i}.`, tags: ['css'] });
+        },
+      });
+      return { t, deadlock, flaky };
+    }
+
+    it('offers the memory a prompt is about, with the words that matched, and counts it as an access', async () => {
+      const { t, deadlock } = await withMemories();
+      try {
+        const answer = await postHook(t.port, t.token, 'user_prompt_submit', prompt('s1', 'The invoice import workers deadlocked again in postgres, can you look?'));
+        const context = promptContext(answer);
+        assert.match(context, /Invoice import deadlocks in Postgres/);
+        assert.match(context, new RegExp(`_${deadlock} · matched: [^_]*invoice`));
+        assert.ok(!context.includes('CSS grid'), 'nothing unrelated');
+        assert.ok(context.length / 4 <= 600, 'within the default budget');
+        assert.deepEqual(hookInfo(answer).offered, [deadlock]);
+        await t.idle();
+        assert.equal(readStats(t.project)[deadlock]?.access_count, 1);
+      } finally {
+        await t.stop();
+      }
+    });
+
+    it('adds nothing for an unrelated prompt, a short answer or a slash command', async () => {
+      const { t } = await withMemories();
+      try {
+        for (const text of ['Write a haiku about autumn leaves falling', 'yes', 'continue', 'ok go', '/recall invoice deadlock', '']) {
+          assert.equal(promptContext(await postHook(t.port, t.token, 'user_prompt_submit', prompt('s2', text))), '', JSON.stringify(text));
+        }
+        assert.equal(promptContext(await postHook(t.port, t.token, 'user_prompt_submit', { session_id: 's2' })), '', 'no prompt field');
+      } finally {
+        await t.stop();
+      }
+    });
+
+    it('never offers a memory twice in a session (nor one its start injected), but again after a compaction', async () => {
+      const { t, deadlock, flaky } = await withMemories();
+      try {
+        setConfig(t.project, { memories_to_load: 1 });
+        const start = sessionStartContext(await postHook(t.port, t.token, 'session_start', sessionStartPayload('s3')));
+        const injected = injectedIds(start);
+        assert.equal(injected.length, 1);
+        const ask = async (text: string) => hookInfo(await postHook(t.port, t.token, 'user_prompt_submit', prompt('s3', text))).offered as string[];
+        const deadlockPrompt = 'invoice import workers deadlocked in postgres';
+        const flakyPrompt = 'the websocket reconnect test is flaky again';
+        const first = [...(await ask(deadlockPrompt)), ...(await ask(flakyPrompt))];
+        for (const id of injected) assert.ok(!first.includes(id), 'what the start injected is not offered');
+        assert.ok(first.includes(deadlock) || injected.includes(deadlock));
+        assert.ok(first.includes(flaky) || injected.includes(flaky));
+        assert.deepEqual([...(await ask(deadlockPrompt)), ...(await ask(flakyPrompt))], [], 'not twice');
+        // Another session is offered them afresh.
+        assert.deepEqual(hookInfo(await postHook(t.port, t.token, 'user_prompt_submit', prompt('other', deadlockPrompt))).offered, [deadlock]);
+        // After a compaction the context is gone: offered again.
+        await postHook(t.port, t.token, 'pre_compact', { session_id: 's3', hook_event_name: 'PreCompact', trigger: 'auto' });
+        const reinjected = injectedIds(sessionStartContext(await postHook(t.port, t.token, 'session_start', { ...sessionStartPayload('s3'), source: 'compact' })));
+        const again = [...(await ask(deadlockPrompt)), ...(await ask(flakyPrompt))];
+        for (const id of reinjected) assert.ok(!again.includes(id), 'what the new start injected is not offered');
+        for (const id of [deadlock, flaky]) assert.ok(again.includes(id) || reinjected.includes(id), `${id} reaches the new context`);
+      } finally {
+        await t.stop();
+      }
+    });
+  });
+
   describe('post_tool_use', () => {
     let t: TestServer;
     before(async () => (t = await startTestServer()));
@@ -559,7 +651,7 @@ describe('hook endpoints', function () {
     it('answers `Authorization: Bearer` with no token (LTM_TOKEN unset) with an empty 200 and does nothing', async () => {
       const before = snapshotFiles(ltmRoot(t.project));
       for (const auth of ['Bearer', 'Bearer ']) {
-        for (const event of ['pre_tool_use', 'post_tool_use', 'session_end']) {
+        for (const event of ['user_prompt_submit', 'pre_tool_use', 'post_tool_use', 'session_end']) {
           const answer = await postHook(t.port, t.token, inProject(event, t.project), postToolUsePayload('tokenless', { error: 'x' }), { Authorization: auth });
           assert.equal(answer.status, 200, answer.text);
           assert.equal(answer.text, '{}');
@@ -571,7 +663,7 @@ describe('hook endpoints', function () {
       // Only hooks: MCP, and a wrong token anywhere, are still refused.
       const mcp = await rawRequest(t.port, { method: 'POST', path: '/mcp', headers: { Authorization: 'Bearer', 'Content-Type': 'application/json' }, body: '{}' });
       assert.equal(mcp.status, 401);
-      const unknown = await postHook(t.port, t.token, 'user_prompt_submit', {}, { Authorization: 'Bearer' });
+      const unknown = await postHook(t.port, t.token, 'no_such_event', {}, { Authorization: 'Bearer' });
       assert.equal(unknown.status, 401, 'not for paths that are no hook');
       const wrong = await postHook(t.port, 'wrong', inProject('post_tool_use', t.project), postToolUsePayload('tokenless', {}));
       assert.equal(wrong.status, 401);
@@ -620,6 +712,16 @@ describe('hook script (sh hooks/ltm-hook.sh)', function () {
     assert.deepEqual(Object.keys(parsed), ['hookSpecificOutput']);
     assert.equal(parsed.hookSpecificOutput.hookEventName, 'SessionStart');
     assert.match(parsed.hookSpecificOutput.additionalContext, /### Hook script memory\n/);
+  });
+
+  it('user_prompt_submit prints the UserPromptSubmit JSON when memories are offered, and nothing otherwise', async () => {
+    const offered = await runHookScript(HOOK_SCRIPT, 'user_prompt_submit', { session_id: 'prompt-script', prompt: 'what did the hook script memory say about hooks?' }, envFor(t));
+    assert.deepEqual([offered.status, offered.stderr], [0, '']);
+    const parsed = JSON.parse(offered.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    assert.equal(parsed.hookSpecificOutput.hookEventName, 'UserPromptSubmit');
+    assert.match(parsed.hookSpecificOutput.additionalContext, /### Hook script memory\n/);
+    const nothing = await runHookScript(HOOK_SCRIPT, 'user_prompt_submit', { session_id: 'prompt-script', prompt: 'write a haiku about autumn' }, envFor(t));
+    assert.deepEqual([nothing.status, nothing.stdout.trim(), nothing.stderr], [0, '{}', '']);
   });
 
   it('finds the server through server.json alone (no LTM_PORT/LTM_TOKEN)', async () => {

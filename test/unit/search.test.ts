@@ -165,7 +165,8 @@ describe('search index', () => {
     const index = new MemorySearchIndex();
     for (const m of memories) index.upsert(m);
     const hits = [...index.search('postgres', (id) => id !== 'topic')];
-    assert.deepEqual(hits, [{ id: 'content', relevance: 1 }]);
+    assert.deepEqual(hits.map((h) => [h.id, h.relevance, h.words]), [['content', 1, 1]]);
+    assert.ok(hits[0]!.score > 0, 'the hit keeps its own score');
   });
 
   it('forgets a removed memory, its terms and its prefixes; re-adding reuses nothing stale', () => {

@@ -1,0 +1,111 @@
+/**
+ * Memories offered with a prompt (Claude Code's UserPromptSubmit hook): the
+ * few that are relevant to what the person just asked, not yet given in this
+ * session, said as facts with the reason each is offered, within a small
+ * budget. Most prompts get nothing: a memory must match enough of the prompt,
+ * strongly enough, to be worth the context it takes.
+ */
+import { indexTerm, matchesAsPrefix, queryWords, stemOf, tokenize } from './analyzer';
+import { estimateTokens } from './injection';
+import { oneLine, truncate } from './memoryFile';
+import type { MemoryView } from './storeTypes';
+
+/** `ltm.promptTokenBudget`'s default: a prompt's context stays small next to the session's. */
+export const DEFAULT_PROMPT_BUDGET_TOKENS = 600;
+/** At most this many memories with one prompt. */
+export const DEFAULT_PROMPT_MEMORIES = 3;
+
+/**
+ * When a search hit is relevant enough to offer unasked. A hit must match at
+ * least `minWords` distinct words of the prompt (fewer only when the prompt
+ * has fewer), and its BM25+ score per matched word (`SearchHit.score /
+ * words`: rare words and topic matches weigh most) must reach `minStrength`.
+ * Calibrated on the evaluation set's prompts and unrelated prompts
+ * (bench/eval/): see RESULTS.md there.
+ */
+export interface RelevanceGate {
+  minWords: number;
+  minStrength: number;
+}
+
+export const DEFAULT_RELEVANCE_GATE: RelevanceGate = { minWords: 2, minStrength: 6 };
+
+/** Prompts with fewer content words than this ("yes", "continue", "go on") get nothing. */
+export const MIN_PROMPT_WORDS = 2;
+
+/** Whether a text has enough content words to search with ("yes", "continue", "go on" do not). */
+export function hasEnoughWords(text: string): boolean {
+  return new Set(queryWords(text)).size >= MIN_PROMPT_WORDS;
+}
+
+/** Whether a prompt is worth searching with: slash commands (which do their own work) and short answers are not. */
+export function isSearchablePrompt(prompt: string): boolean {
+  return !prompt.trim().startsWith('/') && hasEnoughWords(prompt);
+}
+
+export function passesGate(hit: { score: number; words: number }, promptWords: number, gate: RelevanceGate = DEFAULT_RELEVANCE_GATE): boolean {
+  if (hit.words < Math.min(gate.minWords, promptWords)) return false;
+  return hit.score / hit.words >= gate.minStrength;
+}
+
+/**
+ * The prompt's words a memory holds: as written, as another form of the word,
+ * or as a longer word it begins. What the context says to explain an offer.
+ */
+export function matchedWords(prompt: string, memory: Pick<MemoryView, 'topic' | 'tags' | 'summary' | 'content'>): string[] {
+  const terms = new Set<string>();
+  for (const token of tokenize(`${memory.topic}\n${memory.tags.join(' ')}\n${memory.summary}\n${memory.content}`)) {
+    const term = indexTerm(token);
+    if (term) terms.add(term);
+  }
+  const stems = new Set([...terms].map(stemOf));
+  const words = [...new Set(queryWords(prompt))];
+  return words.filter((w) => terms.has(w) || stems.has(stemOf(w)) || (matchesAsPrefix(w) && [...terms].some((t) => t.startsWith(w))));
+}
+
+export interface OfferedMemory {
+  view: MemoryView;
+  /** Why it is offered: the prompt's words it matched. */
+  matched: string[];
+}
+
+export interface PromptContext {
+  /** Empty when nothing is offered. */
+  text: string;
+  offeredIds: string[];
+  estimatedTokens: number;
+}
+
+const CONTENT_CHARS = 400;
+
+function render(o: OfferedMemory, contentChars: number): string {
+  const m = o.view;
+  const why = o.matched.length > 0 ? ` · matched: ${o.matched.slice(0, 8).join(', ')}` : '';
+  const title = `### ${truncate(oneLine(m.topic), 200)}\n_${m.id}${why}_`;
+  const summary = m.summary.trim();
+  const content = m.content.trim();
+  if (contentChars <= 0 || !content || content === summary) return `${title}\n${truncate(oneLine(summary), 300)}`;
+  // A Summary derived from the Content's first sentence would be said twice.
+  if (content.startsWith(summary)) return `${title}\n${truncate(content, contentChars)}`;
+  return `${title}\n${truncate(oneLine(summary), 300)}\n${truncate(content, contentChars)}`;
+}
+
+/** The context for the offered memories, best first, within `budgetTokens`; empty when none fits. */
+export function buildPromptContext(offers: readonly OfferedMemory[], budgetTokens = DEFAULT_PROMPT_BUDGET_TOKENS): PromptContext {
+  const intro = '## Long-term memory (LTM): related to this prompt\nEarlier sessions of this project stored these notes; they may apply here (get_memory has the full text).';
+  const budgetChars = budgetTokens * 4;
+  const blocks: string[] = [];
+  const offeredIds: string[] = [];
+  let used = intro.length;
+  for (const offer of offers) {
+    let block = render(offer, CONTENT_CHARS);
+    if (used + block.length + 2 > budgetChars) block = render(offer, 0);
+    if (used + block.length + 2 > budgetChars) break;
+    blocks.push(block);
+    offeredIds.push(offer.view.id);
+    used += block.length + 2;
+  }
+  if (blocks.length === 0) return { text: '', offeredIds, estimatedTokens: 0 };
+  const text = [intro, ...blocks].join('\n\n');
+  return { text, offeredIds, estimatedTokens: estimateTokens(text) };
+}
