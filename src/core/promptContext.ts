@@ -90,9 +90,33 @@ function render(o: OfferedMemory, contentChars: number): string {
   return `${title}\n${truncate(oneLine(summary), 300)}\n${truncate(content, contentChars)}`;
 }
 
+/** The most of a tool failure's text searched with: its first lines say what went wrong. */
+const MAX_FAILURE_CHARS = 2000;
+
+function textOf(value: unknown, depth = 0): string {
+  if (typeof value === 'string') return value;
+  if (depth > 3 || value === null || typeof value !== 'object') return '';
+  if (Array.isArray(value)) return value.map((v) => textOf(v, depth + 1)).join('\n');
+  const o = value as Record<string, unknown>;
+  return ['error', 'stderr', 'stdout', 'text', 'content', 'message', 'output'].map((k) => textOf(o[k], depth + 1)).filter(Boolean).join('\n');
+}
+
+/**
+ * What a failed tool call is searched with: what the tool was asked to do
+ * (the command, the file, the pattern) and what it answered (the error text),
+ * bounded. Claude Code sends `error` with PostToolUseFailure, and the tool's
+ * answer as `tool_response` (a string, an object or content blocks).
+ */
+export function failureText(payload: { tool_input?: unknown; error?: unknown; tool_response?: unknown }): string {
+  const input = payload.tool_input && typeof payload.tool_input === 'object' ? (payload.tool_input as Record<string, unknown>) : {};
+  const asked = ['command', 'file_path', 'path', 'pattern', 'url', 'query'].map((k) => input[k]).filter((v): v is string => typeof v === 'string');
+  const answered = textOf(payload.error) || textOf(payload.tool_response);
+  return [...asked, answered].join('\n').slice(0, MAX_FAILURE_CHARS);
+}
+
 /** The context for the offered memories, best first, within `budgetTokens`; empty when none fits. */
-export function buildPromptContext(offers: readonly OfferedMemory[], budgetTokens = DEFAULT_PROMPT_BUDGET_TOKENS): PromptContext {
-  const intro = '## Long-term memory (LTM): related to this prompt\nEarlier sessions of this project stored these notes; they may apply here (get_memory has the full text).';
+export function buildPromptContext(offers: readonly OfferedMemory[], budgetTokens = DEFAULT_PROMPT_BUDGET_TOKENS, about = 'this prompt'): PromptContext {
+  const intro = `## Long-term memory (LTM): related to ${about}\nEarlier sessions of this project stored these notes; they may apply here (get_memory has the full text).`;
   const budgetChars = budgetTokens * 4;
   const blocks: string[] = [];
   const offeredIds: string[] = [];

@@ -4,7 +4,7 @@
  * shape are tolerated, because a hook must never make Claude Code fail.
  */
 import { buildInjection, DEFAULT_INJECTION_BUDGET_TOKENS } from '../core/injection';
-import { DEFAULT_PROMPT_BUDGET_TOKENS, DEFAULT_PROMPT_MEMORIES, buildPromptContext, isSearchablePrompt } from '../core/promptContext';
+import { DEFAULT_PROMPT_BUDGET_TOKENS, DEFAULT_PROMPT_MEMORIES, buildPromptContext, failureText, isSearchablePrompt, type PromptContext } from '../core/promptContext';
 import { isToolFailure, sessionKey, type ClosedSession, type SessionTracker } from '../core/sessions';
 import type { EvictionResult, MemoryStore } from '../core/store';
 
@@ -18,6 +18,8 @@ export function isHookEvent(value: string): value is HookEvent {
 interface HookPayload {
   session_id?: unknown;
   prompt?: unknown;
+  tool_input?: unknown;
+  error?: unknown;
   source?: unknown;
   hook_event_name?: unknown;
   tool_use_id?: unknown;
@@ -161,7 +163,17 @@ export class HookRoutes {
         const failed = payload.hook_event_name === 'PostToolUseFailure' || isToolFailure(payload.tool_response);
         // Counted at once; written to state.json with the rest of the burst.
         const written = this.sessions.recordToolCall(sessionId, failed);
-        return { body: {}, info: { recorded: failed ? 'failure' : 'success' }, after: async () => (await written, {}) };
+        const offer = failed ? this.offer(sessionId, failureText(payload), 'this failure') : null;
+        const hookEventName = payload.hook_event_name === 'PostToolUseFailure' ? 'PostToolUseFailure' : 'PostToolUse';
+        return {
+          body: offer ? { hookSpecificOutput: { hookEventName, additionalContext: offer.text } } : {},
+          info: { recorded: failed ? 'failure' : 'success', ...(failed ? { offered: offer?.offeredIds ?? [] } : {}) },
+          after: async () => {
+            await written;
+            if (offer) await this.flushAccesses();
+            return {};
+          },
+        };
       }
       case 'pre_compact': {
         // The context that held what was offered is about to go: it may be offered again.
@@ -192,21 +204,30 @@ export class HookRoutes {
    * given yet, as context next to the prompt; nothing for most prompts.
    */
   private userPromptSubmit(sessionId: string, prompt: string | undefined): HookAnswer {
-    if (!prompt || !isSearchablePrompt(prompt)) return { body: {}, info: { offered: [] } };
-    const offers = this.store.relevantTo(prompt.slice(0, MAX_PROMPT_CHARS), { limit: DEFAULT_PROMPT_MEMORIES, exclude: this.offered.of(sessionId) });
-    const context = buildPromptContext(offers, this.options.promptBudgetTokens?.() ?? DEFAULT_PROMPT_BUDGET_TOKENS);
-    if (context.offeredIds.length === 0) return { body: {}, info: { offered: [] } };
-    this.offered.add(sessionId, context.offeredIds);
-    // Offered counts as an access, in the current session.
-    this.queueAccesses(-1, context.offeredIds);
+    const offer = prompt && isSearchablePrompt(prompt) ? this.offer(sessionId, prompt.slice(0, MAX_PROMPT_CHARS), 'this prompt') : null;
+    if (!offer) return { body: {}, info: { offered: [] } };
     return {
-      body: { hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: context.text } },
-      info: { offered: context.offeredIds },
+      body: { hookSpecificOutput: { hookEventName: 'UserPromptSubmit', additionalContext: offer.text } },
+      info: { offered: offer.offeredIds },
       after: async () => {
         await this.flushAccesses();
         return {};
       },
     };
+  }
+
+  /**
+   * The memories relevant to `text` (a prompt, a failure) that this session
+   * has not been given yet, as context; null when there are none. What is
+   * offered is remembered for the session and counted as an access.
+   */
+  private offer(sessionId: string, text: string, about: string): PromptContext | null {
+    const offers = this.store.relevantTo(text, { limit: DEFAULT_PROMPT_MEMORIES, exclude: this.offered.of(sessionId) });
+    const context = buildPromptContext(offers, this.options.promptBudgetTokens?.() ?? DEFAULT_PROMPT_BUDGET_TOKENS, about);
+    if (context.offeredIds.length === 0) return null;
+    this.offered.add(sessionId, context.offeredIds);
+    this.queueAccesses(-1, context.offeredIds);
+    return context;
   }
 
   private async sessionStart(sessionId: string, source: string | undefined): Promise<HookAnswer> {

@@ -281,6 +281,25 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     assert.doesNotMatch(seen(fake.requests[before]!), /related to this prompt/);
   });
 
+  it('a failing tool call whose error matches a memory gets it in the next model request', async () => {
+    const stored = ltm([
+      'store', '--project', project, '--json',
+      '--topic', 'legacy-settings.ini was replaced by settings.yaml',
+      '--content', 'The old legacy-settings.ini file is gone since the v2 config loader; read settings.yaml instead.',
+      '--tags', 'config,importance:low',
+    ]);
+    assert.equal(stored.status, 0, stored.stderr);
+    script((req) => (lastToolResult(req) ? { text: 'noted' } : { toolUse: { name: 'Read', input: { file_path: path.join(project, 'legacy-settings.ini') } } }));
+    const before = fake.requests.length;
+    const run = await claude('show me the startup options');
+    assert.equal(run.status, 0, run.stderr);
+    const afterFailure = fake.requests.slice(before).find((r) => lastToolResult(r)?.is_error);
+    assert.ok(afterFailure, 'the Read failed and its result went back to the model');
+    assert.match(seen(afterFailure), /related to this failure/);
+    assert.match(seen(afterFailure), /legacy-settings\.ini was replaced by settings\.yaml/);
+    assert.deepEqual(hookErrors(hookAttachments(home, run.result?.session_id ?? '')), []);
+  });
+
   it('without LTM_PORT/LTM_TOKEN (a plain terminal) while the server runs, tool calls stay silent', async () => {
     const files = path.join(root, 'files');
     fs.mkdirSync(files, { recursive: true });

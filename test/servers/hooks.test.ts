@@ -303,6 +303,53 @@ describe('hook endpoints', function () {
     });
   });
 
+  describe('post_tool_use: memories about a failure', () => {
+    it('offers the memory a failed tool call is about (its command and error), once per session; a success gets nothing', async () => {
+      let pnpm = '';
+      const t = await startTestServer({
+        prepare: async (store) => {
+          pnpm = (
+            await store.store({
+              topic: 'pnpm install fails with ERR_PNPM_OUTDATED_LOCKFILE in CI',
+              content: 'CI runs pnpm install --frozen-lockfile; the lockfile was not updated after editing package.json. Run pnpm install locally and commit pnpm-lock.yaml.',
+              tags: ['pnpm', 'ci'],
+            })
+          ).memory.id;
+          for (let i = 0; i < 6; i++) await store.store({ topic: `Unrelated note ${i} on CSS grid`, content: `Grid gap ${i}.` });
+        },
+      });
+      try {
+        const failure = {
+          session_id: 'fail-1',
+          hook_event_name: 'PostToolUseFailure',
+          tool_name: 'Bash',
+          tool_input: { command: 'pnpm install --frozen-lockfile' },
+          error: 'Exit code 1\n ERR_PNPM_OUTDATED_LOCKFILE  Cannot install with "frozen-lockfile" because pnpm-lock.yaml is not up to date with package.json',
+          is_interrupt: false,
+        };
+        const answer = await postHook(t.port, t.token, 'post_tool_use', failure);
+        assert.equal(answer.status, 200, answer.text);
+        const body = answer.json() as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+        assert.equal(body.hookSpecificOutput.hookEventName, 'PostToolUseFailure');
+        assert.match(body.hookSpecificOutput.additionalContext, /related to this failure/);
+        assert.match(body.hookSpecificOutput.additionalContext, /ERR_PNPM_OUTDATED_LOCKFILE in CI/);
+        assert.deepEqual(hookInfo(answer).offered, [pnpm]);
+        assert.equal((await postHook(t.port, t.token, 'post_tool_use', failure)).text, '{}', 'not twice in a session');
+        // A tool_response that reads as an error counts as a failure too (PostToolUse).
+        const asResponse = postToolUsePayload('fail-2', 'Error: ERR_PNPM_OUTDATED_LOCKFILE pnpm-lock.yaml is not up to date', { tool_input: { command: 'pnpm install --frozen-lockfile' } });
+        assert.equal(((await postHook(t.port, t.token, 'post_tool_use', asResponse)).json() as { hookSpecificOutput: { hookEventName: string } }).hookSpecificOutput.hookEventName, 'PostToolUse');
+        const success = postToolUsePayload('fail-3', { stdout: 'Lockfile is up to date, ERR_PNPM_OUTDATED_LOCKFILE not raised', stderr: '', interrupted: false }, { tool_input: { command: 'pnpm install --frozen-lockfile' } });
+        assert.equal((await postHook(t.port, t.token, 'post_tool_use', success)).text, '{}', 'a success offers nothing');
+        const unrelated = { ...failure, session_id: 'fail-4', tool_input: { command: 'make' }, error: 'make: *** No rule to make target quux. Stop.' };
+        assert.equal((await postHook(t.port, t.token, 'post_tool_use', unrelated)).text, '{}', 'an unrelated failure offers nothing');
+        await t.idle();
+        assert.equal(readStats(t.project)[pnpm]?.access_count, 2, 'each offer counted as an access');
+      } finally {
+        await t.stop();
+      }
+    });
+  });
+
   describe('post_tool_use', () => {
     let t: TestServer;
     before(async () => (t = await startTestServer()));

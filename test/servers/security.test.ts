@@ -191,7 +191,7 @@ describe('server security', function () {
 
   it('answers 404 for unknown paths and unknown hook events', async () => {
     await assertRefused({ path: '/nope', headers: t.auth }, 404, /\/nope/);
-    await assertRefused({ method: 'POST', path: '/hook/user_prompt_submit', headers: t.auth, body: '{}' }, 404, /user_prompt_submit/);
+    await assertRefused({ method: 'POST', path: '/hook/subagent_stop', headers: t.auth, body: '{}' }, 404, /subagent_stop/);
     await assertRefused({ method: 'POST', path: '/mcp/extra', headers: t.auth, body: '{}' }, 404);
   });
 

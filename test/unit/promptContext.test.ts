@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import {
   DEFAULT_RELEVANCE_GATE,
   buildPromptContext,
+  failureText,
   isSearchablePrompt,
   matchedWords,
   passesGate,
@@ -71,6 +72,14 @@ describe('promptContext', () => {
   it('does not say a Summary twice when it is the first sentence of the Content', () => {
     const text = buildPromptContext([{ view: view('mem_00000001', 'T', 'First sentence.', 'First sentence. Then more.'), matched: [] }]).text;
     assert.equal(text.split('First sentence.').length - 1, 1);
+  });
+
+  it('searches a failure with what the tool was asked and what it answered, bounded', () => {
+    assert.equal(failureText({ tool_input: { command: 'pnpm install', description: 'install' }, error: 'ERR_PNPM_OUTDATED_LOCKFILE' }), 'pnpm install\nERR_PNPM_OUTDATED_LOCKFILE');
+    assert.equal(failureText({ tool_input: { file_path: '/p/legacy-config.txt' }, tool_response: [{ type: 'text', text: 'File does not exist.' }] }), '/p/legacy-config.txt\nFile does not exist.');
+    assert.equal(failureText({ tool_response: { stdout: '', stderr: 'fatal: not a git repository', interrupted: false } }), 'fatal: not a git repository');
+    assert.equal(failureText({ error: 'x'.repeat(10_000) }).length, 2000);
+    assert.equal(failureText({}), '');
   });
 
   describe('through the store', () => {
