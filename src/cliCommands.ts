@@ -14,6 +14,7 @@ import { initProject, uninitProject, type Change } from './servers/claudeSetup';
 import type { LtmServer } from './servers/ltmServer';
 import { runningServerInfo } from './servers/serverInfo';
 import { DEFAULT_INJECTION_BUDGET_TOKENS, MIN_INJECTION_BUDGET_TOKENS } from './core/injection';
+import { contextText, previewContext } from './core/contextPreview';
 import { DEFAULT_LIST_LIMIT, DEFAULT_SEARCH_LIMIT } from './core/model';
 import { IMPORTANCE_LEVELS, isImportance } from './core/priority';
 import { storePaths } from './core/storeFiles';
@@ -124,6 +125,19 @@ export const COMMANDS: readonly Command[] = [
       const scope: SearchScope = values.archives ? 'archives' : values.all ? 'all' : 'active';
       const items = store.search(query!, { limit: integer('limit', str(values, 'limit'), 1) ?? DEFAULT_SEARCH_LIMIT, tag: str(values, 'tag'), scope });
       return { json: responses.recallResponse(items), text: responses.recallText(query!, items) };
+    },
+  },
+  {
+    name: 'context',
+    usage: '[--prompt TEXT] [--error TEXT] [--budget TOKENS]',
+    description: 'what Claude Code would be given: at session start, and with a prompt or a failure (counts nothing)',
+    options: { prompt: text, error: text, budget: text },
+    positionals: [],
+    store: true,
+    run: (store, { values }) => {
+      const budget = integer('budget', str(values, 'budget'), MIN_INJECTION_BUDGET_TOKENS) ?? DEFAULT_INJECTION_BUDGET_TOKENS;
+      const preview = previewContext(store, { prompt: str(values, 'prompt'), error: str(values, 'error'), budgetTokens: budget });
+      return { json: preview, text: contextText(preview) };
     },
   },
   {

@@ -1,0 +1,57 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { contextText, previewContext } from '../../src/core/contextPreview';
+import { ensureCliBuilt, useProject } from './storeTestKit';
+import { ltmJson } from '../support/ltmProcess';
+
+describe('contextPreview (ltm context)', () => {
+  const ctx = useProject('ltm-context-');
+
+  async function seed(): Promise<{ top: string; low: string }> {
+    const store = ctx.open();
+    const top = (await store.store({ topic: 'Always run migrations before tests', content: 'The test database needs the latest schema.', tags: ['importance:critical'] })).memory.id;
+    const low = (await store.store({ topic: 'Invoice import deadlocks in Postgres', content: 'Workers locked invoice rows in different orders; sort IDs first.', tags: ['importance:low'] })).memory.id;
+    for (let i = 0; i < 5; i++) await store.store({ topic: `Unrelated note ${i}`, content: `About CSS grid ${i}.` });
+    await store.updateState((s) => {
+      s.config.memories_to_load = 1;
+    });
+    return { top, low };
+  }
+
+  it('shows the session-start injection and what a prompt or a failure would bring, with why, counting nothing', async () => {
+    const { top, low } = await seed();
+    const store = ctx.open();
+    const statsBefore = fs.readFileSync(path.join(ctx.root, 'stats.json'), 'utf8');
+    const preview = previewContext(store, {
+      prompt: 'the invoice import deadlocked again in postgres',
+      error: 'ERROR: deadlock detected while importing invoices',
+      budgetTokens: 2000,
+    });
+    assert.deepEqual(preview.session_start.memories, [top]);
+    assert.match(preview.session_start.text, /Always run migrations before tests/);
+    assert.deepEqual(preview.prompt?.memories.map((m) => m.id), [low]);
+    assert.ok(preview.prompt!.memories[0]!.matched.includes('invoice'));
+    assert.deepEqual(preview.error?.memories.map((m) => m.id), [low]);
+    assert.equal(fs.readFileSync(path.join(ctx.root, 'stats.json'), 'utf8'), statsBefore, 'no access counted');
+    const text = contextText(preview);
+    assert.match(text, /^== At session start: 1 memory, ~\d+ tokens ==\n/);
+    assert.match(text, /== With this prompt: 1 memory, ~\d+ tokens ==\n## Long-term memory \(LTM\): related to this prompt/);
+    assert.match(text, /== With this failure: 1 memory/);
+  });
+
+  it('never offers with a prompt what the session start already injects, and nothing for a short prompt', async () => {
+    const { top } = await seed();
+    const store = ctx.open();
+    assert.deepEqual(previewContext(store, { prompt: 'run the migrations before the tests', budgetTokens: 2000 }).prompt?.memories, []);
+    assert.ok(previewContext(store, { budgetTokens: 2000 }).session_start.memories.includes(top));
+    assert.deepEqual(previewContext(store, { prompt: 'yes', budgetTokens: 2000 }).prompt, { text: '', memories: [], estimated_tokens: 0 });
+  });
+
+  it('is the `ltm context` command', async () => {
+    ensureCliBuilt();
+    const { low } = await seed();
+    const out = ltmJson<{ prompt: { memories: { id: string }[] } }>(['context', '--project', ctx.project, '--prompt', 'the invoice import deadlocked again in postgres', '--json']);
+    assert.deepEqual(out.prompt.memories.map((m) => m.id), [low]);
+  });
+});
