@@ -114,6 +114,33 @@ export function failureText(payload: { tool_input?: unknown; error?: unknown; to
   return [...asked, answered].join('\n').slice(0, MAX_FAILURE_CHARS);
 }
 
+/** The file a tool call works on (Read, Edit, Write, MultiEdit, NotebookEdit), if any. */
+export function fileOfToolCall(toolInput: unknown): string | undefined {
+  if (!toolInput || typeof toolInput !== 'object') return undefined;
+  const input = toolInput as Record<string, unknown>;
+  const file = input.file_path ?? input.notebook_path;
+  return typeof file === 'string' && file.length > 0 && file.length <= 4096 ? file : undefined;
+}
+
+/** File names too short to be told apart in prose ("a.ts"): only a path names them. */
+const MIN_FILE_NAME = 5;
+
+/**
+ * Whether a memory names a file: its path within the project
+ * (`src/db/pool.ts`), or its file name (`pool.ts`) when that is long enough
+ * to mean something, in the topic, tags, Summary or Content.
+ */
+export function mentionsFile(memory: Pick<MemoryView, 'topic' | 'tags' | 'summary' | 'content'>, relativePath: string, fileName: string): boolean {
+  const text = `${memory.topic}\n${memory.tags.join(' ')}\n${memory.summary}\n${memory.content}`.toLowerCase();
+  if (relativePath.includes('/') && text.includes(relativePath.toLowerCase())) return true;
+  if (fileName.length < MIN_FILE_NAME) return false;
+  // As a word of its own: "pool.ts" in "db/pool.ts was..." but not in "spool.ts".
+  const at = text.indexOf(fileName.toLowerCase());
+  if (at < 0) return false;
+  const before = at === 0 ? '' : text[at - 1]!;
+  return before === '' || !/[a-z0-9_-]/.test(before);
+}
+
 /** The context for the offered memories, best first, within `budgetTokens`; empty when none fits. */
 export function buildPromptContext(offers: readonly OfferedMemory[], budgetTokens = DEFAULT_PROMPT_BUDGET_TOKENS, about = 'this prompt'): PromptContext {
   const intro = `## Long-term memory (LTM): related to ${about}\nEarlier sessions of this project stored these notes; they may apply here (get_memory has the full text).`;

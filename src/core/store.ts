@@ -65,6 +65,7 @@ import {
   DEFAULT_RELEVANCE_GATE,
   hasEnoughWords,
   matchedWords,
+  mentionsFile,
   type OfferedMemory,
   type RelevanceGate,
 } from './promptContext';
@@ -86,6 +87,9 @@ import type {
 
 // The public types live in storeTypes.ts; callers import them from here, as they always have.
 export type * from './storeTypes';
+
+/** How many search hits for a file name are checked for a mention of the file. */
+const FILE_CANDIDATES = 30;
 
 function nowIso(): string {
   return new Date().toISOString();
@@ -253,6 +257,28 @@ export class MemoryStore {
       const view = this.queries.view(id);
       return { view, matched: matchedWords(text, view) };
     });
+  }
+
+  /**
+   * The memories that name a file (its path in the project, or its file
+   * name), best match first, leaving out `exclude`. What a tool about to read
+   * or change that file is offered. Counts nothing.
+   */
+  aboutFile(file: string, options: { limit?: number; exclude?: ReadonlySet<string> } = {}): OfferedMemory[] {
+    this.refresh();
+    const relative = path.relative(this.paths.project, path.resolve(this.paths.project, file)).split(path.sep).join('/');
+    const fileName = path.basename(file);
+    // Candidates from the index (the file name's words), then the exact mention checked in their text.
+    const candidates = this.queries.search(fileName, FILE_CANDIDATES, 'active', undefined);
+    const offers: OfferedMemory[] = [];
+    for (const c of candidates) {
+      if (options.exclude?.has(c.id)) continue;
+      const view = this.queries.view(c.id);
+      if (!mentionsFile(view, relative.startsWith('..') ? '' : relative, fileName)) continue;
+      offers.push({ view, matched: [relative.startsWith('..') ? fileName : relative] });
+      if (offers.length >= (options.limit ?? DEFAULT_PROMPT_MEMORIES)) break;
+    }
+    return offers;
   }
 
   /** An archived memory's full text: a removed memory, or the original of a reduced one. */

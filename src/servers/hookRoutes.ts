@@ -4,7 +4,7 @@
  * shape are tolerated, because a hook must never make Claude Code fail.
  */
 import { buildInjection, DEFAULT_INJECTION_BUDGET_TOKENS } from '../core/injection';
-import { DEFAULT_PROMPT_BUDGET_TOKENS, DEFAULT_PROMPT_MEMORIES, buildPromptContext, failureText, isSearchablePrompt, type PromptContext } from '../core/promptContext';
+import { DEFAULT_PROMPT_BUDGET_TOKENS, DEFAULT_PROMPT_MEMORIES, buildPromptContext, failureText, fileOfToolCall, isSearchablePrompt, type OfferedMemory, type PromptContext } from '../core/promptContext';
 import { isToolFailure, sessionKey, type ClosedSession, type SessionTracker } from '../core/sessions';
 import type { EvictionResult, MemoryStore } from '../core/store';
 
@@ -157,7 +157,14 @@ export class HookRoutes {
       case 'pre_tool_use': {
         const toolUseId = text(payload.tool_use_id);
         if (toolUseId) this.toolUses.set(toolUseId, sessionId);
-        return { body: {}, info: { tool_use_id: toolUseId ?? null } };
+        // A file tool (Read, Edit, Write…): the memories that name the file, once per session.
+        const file = fileOfToolCall(payload.tool_input);
+        const offer = file ? this.offerAbout(sessionId, this.store.aboutFile(file, { exclude: this.offered.of(sessionId) }), 'this file') : null;
+        return {
+          body: offer ? { hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: offer.text } } : {},
+          info: { tool_use_id: toolUseId ?? null, ...(file ? { offered: offer?.offeredIds ?? [] } : {}) },
+          ...(offer ? { after: async () => (await this.flushAccesses(), {}) } : {}),
+        };
       }
       case 'post_tool_use': {
         const failed = payload.hook_event_name === 'PostToolUseFailure' || isToolFailure(payload.tool_response);
@@ -222,7 +229,10 @@ export class HookRoutes {
    * offered is remembered for the session and counted as an access.
    */
   private offer(sessionId: string, text: string, about: string): PromptContext | null {
-    const offers = this.store.relevantTo(text, { limit: DEFAULT_PROMPT_MEMORIES, exclude: this.offered.of(sessionId) });
+    return this.offerAbout(sessionId, this.store.relevantTo(text, { limit: DEFAULT_PROMPT_MEMORIES, exclude: this.offered.of(sessionId) }), about);
+  }
+
+  private offerAbout(sessionId: string, offers: OfferedMemory[], about: string): PromptContext | null {
     const context = buildPromptContext(offers, this.options.promptBudgetTokens?.() ?? DEFAULT_PROMPT_BUDGET_TOKENS, about);
     if (context.offeredIds.length === 0) return null;
     this.offered.add(sessionId, context.offeredIds);

@@ -39,8 +39,9 @@ interface HookEvent {
 /** Claude Code hook events and the LTM endpoint each one calls. */
 export const HOOK_EVENTS: readonly HookEvent[] = [
   { event: 'SessionStart', endpoint: 'session_start', timeout: 5 },
-  { event: 'UserPromptSubmit', endpoint: 'user_prompt_submit', timeout: 5, perToolCall: true },
-  { event: 'PreToolUse', endpoint: 'pre_tool_use', matcher: 'mcp__ltm__store_memory', timeout: 3, perToolCall: true },
+  { event: 'UserPromptSubmit', endpoint: 'user_prompt_submit', timeout: 3, perToolCall: true },
+  // store_memory: to link the call to its session; the file tools: to offer the memories that name the file.
+  { event: 'PreToolUse', endpoint: 'pre_tool_use', matcher: 'mcp__ltm__store_memory|Read|Edit|Write|MultiEdit|NotebookEdit', timeout: 3, perToolCall: true },
   { event: 'PostToolUse', endpoint: 'post_tool_use', matcher: '*', timeout: 3, perToolCall: true },
   { event: 'PostToolUseFailure', endpoint: 'post_tool_use', matcher: '*', timeout: 3, perToolCall: true },
   { event: 'PreCompact', endpoint: 'pre_compact', timeout: 3 },

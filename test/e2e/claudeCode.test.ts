@@ -284,8 +284,9 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
   it('a failing tool call whose error matches a memory gets it in the next model request', async () => {
     const stored = ltm([
       'store', '--project', project, '--json',
-      '--topic', 'legacy-settings.ini was replaced by settings.yaml',
-      '--content', 'The old legacy-settings.ini file is gone since the v2 config loader; read settings.yaml instead.',
+      // Named without the file's name: what brings it is the failure, not the file (see the next test).
+      '--topic', 'Legacy settings ini replaced by settings.yaml',
+      '--content', 'The old legacy settings in ini format are gone since the v2 config loader; read settings.yaml instead.',
       '--tags', 'config,importance:low',
     ]);
     assert.equal(stored.status, 0, stored.stderr);
@@ -296,8 +297,29 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     const afterFailure = fake.requests.slice(before).find((r) => lastToolResult(r)?.is_error);
     assert.ok(afterFailure, 'the Read failed and its result went back to the model');
     assert.match(seen(afterFailure), /related to this failure/);
-    assert.match(seen(afterFailure), /legacy-settings\.ini was replaced by settings\.yaml/);
+    assert.match(seen(afterFailure), /Legacy settings ini replaced by settings\.yaml/);
     assert.deepEqual(hookErrors(hookAttachments(home, run.result?.session_id ?? '')), []);
+  });
+
+  it('reading a file that a memory names brings that memory along with the file', async () => {
+    // As in the prompt test: only the top memory is injected at start, so this low-priority one is not.
+    assert.equal(readState().config.memories_to_load, 1);
+    const stored = ltm([
+      'store', '--project', project, '--json',
+      '--topic', 'Rate limits live in throttle-rules.yaml',
+      '--content', 'throttle-rules.yaml is read once at start: restart the API after editing it.',
+      '--tags', 'api,importance:low',
+    ]);
+    assert.equal(stored.status, 0, stored.stderr);
+    fs.writeFileSync(path.join(project, 'throttle-rules.yaml'), 'limit: 10\n');
+    script((req) => (lastToolResult(req) ? { text: 'read it' } : { toolUse: { name: 'Read', input: { file_path: path.join(project, 'throttle-rules.yaml') } } }));
+    const before = fake.requests.length;
+    const run = await claude('what is in the rules file?');
+    assert.equal(run.status, 0, run.stderr);
+    const afterRead = fake.requests.slice(before).find((r) => lastToolResult(r));
+    assert.ok(afterRead, 'the Read ran');
+    assert.match(seen(afterRead), /related to this file/, JSON.stringify(hookAttachments(home, run.result?.session_id ?? '').filter((h) => h.hookEvent === 'PreToolUse')));
+    assert.match(seen(afterRead), /Rate limits live in throttle-rules\.yaml/);
   });
 
   it('without LTM_PORT/LTM_TOKEN (a plain terminal) while the server runs, tool calls stay silent', async () => {

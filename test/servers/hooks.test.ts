@@ -303,6 +303,37 @@ describe('hook endpoints', function () {
     });
   });
 
+  describe('pre_tool_use: memories about a file', () => {
+    it('offers, before a file tool runs, the memories that name the file, once per session', async () => {
+      let pool = '';
+      const t = await startTestServer({
+        prepare: async (store) => {
+          pool = (await store.store({ topic: 'Connection pool size', content: 'src/db/pool.ts caps connections at 10: Postgres max_connections is 20 across two services.', tags: ['postgres'] })).memory.id;
+          await store.store({ topic: 'Spool files', content: 'spool.ts writes the print queue.' });
+          for (let i = 0; i < 5; i++) await store.store({ topic: `Unrelated note ${i}`, content: `CSS grid ${i}.` });
+        },
+      });
+      try {
+        const read = (session: string, file: string, tool = 'Read') => ({ session_id: session, hook_event_name: 'PreToolUse', tool_name: tool, tool_input: { file_path: file }, tool_use_id: `toolu_${session}_${tool}` });
+        const answer = await postHook(t.port, t.token, 'pre_tool_use', read('f1', path.join(t.project, 'src/db/pool.ts')));
+        const body = answer.json() as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+        assert.equal(body.hookSpecificOutput.hookEventName, 'PreToolUse');
+        assert.match(body.hookSpecificOutput.additionalContext, /related to this file/);
+        assert.match(body.hookSpecificOutput.additionalContext, new RegExp(`_${pool} · matched: src/db/pool\\.ts_`));
+        assert.ok(!body.hookSpecificOutput.additionalContext.includes('Spool'), 'spool.ts is another file');
+        assert.equal((await postHook(t.port, t.token, 'pre_tool_use', read('f1', path.join(t.project, 'src/db/pool.ts'), 'Edit'))).text, '{}', 'once per session');
+        assert.equal((await postHook(t.port, t.token, 'pre_tool_use', read('f2', path.join(t.project, 'src/other.ts')))).text, '{}', 'a file no memory names');
+        // store_memory's PreToolUse (no file) still links the tool call to its session and adds nothing.
+        const store = await postHook(t.port, t.token, 'pre_tool_use', { session_id: 'f3', tool_name: 'mcp__ltm__store_memory', tool_input: { topic: 'x' }, tool_use_id: 'toolu_x' });
+        assert.equal(store.text, '{}');
+        await t.idle();
+        assert.equal(readStats(t.project)[pool]?.access_count, 1);
+      } finally {
+        await t.stop();
+      }
+    });
+  });
+
   describe('post_tool_use: memories about a failure', () => {
     it('offers the memory a failed tool call is about (its command and error), once per session; a success gets nothing', async () => {
       let pnpm = '';

@@ -11,6 +11,7 @@ import { CLI, HOOK_SCRIPT, startTestServer, type Json } from './serverKit';
 
 const HOOK_ENDPOINTS: Record<string, string> = {
   SessionStart: 'session_start',
+  UserPromptSubmit: 'user_prompt_submit',
   PreToolUse: 'pre_tool_use',
   PostToolUse: 'post_tool_use',
   PostToolUseFailure: 'post_tool_use',
@@ -54,7 +55,7 @@ function isLtmHook(hook: Json): boolean {
 }
 
 /** The events whose LTM hook is an http hook while a server runs; the others stay command hooks. */
-const HTTP_EVENTS = ['PreToolUse', 'PostToolUse', 'PostToolUseFailure'];
+const HTTP_EVENTS = ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure'];
 
 /** The one LTM hook of each event. */
 function ltmHooksOf(settings: Json): Record<string, Json> {

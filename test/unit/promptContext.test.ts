@@ -3,7 +3,9 @@ import {
   DEFAULT_RELEVANCE_GATE,
   buildPromptContext,
   failureText,
+  fileOfToolCall,
   isSearchablePrompt,
+  mentionsFile,
   matchedWords,
   passesGate,
   type OfferedMemory,
@@ -80,6 +82,20 @@ describe('promptContext', () => {
     assert.equal(failureText({ tool_response: { stdout: '', stderr: 'fatal: not a git repository', interrupted: false } }), 'fatal: not a git repository');
     assert.equal(failureText({ error: 'x'.repeat(10_000) }).length, 2000);
     assert.equal(failureText({}), '');
+  });
+
+  it('knows the file of a file tool call, and when a memory names a file', () => {
+    assert.equal(fileOfToolCall({ file_path: '/p/src/db/pool.ts' }), '/p/src/db/pool.ts');
+    assert.equal(fileOfToolCall({ notebook_path: '/p/n.ipynb' }), '/p/n.ipynb');
+    assert.equal(fileOfToolCall({ command: 'ls' }), undefined);
+    assert.equal(fileOfToolCall(null), undefined);
+    const memory = (content: string) => view('mem_00000001', 'T', 'S.', content);
+    assert.equal(mentionsFile(memory('see src/db/pool.ts for the cap'), 'src/db/pool.ts', 'pool.ts'), true);
+    assert.equal(mentionsFile(memory('pool.ts caps connections'), 'src/db/pool.ts', 'pool.ts'), true);
+    assert.equal(mentionsFile(memory('db/pool.ts caps connections'), 'src/db/pool.ts', 'pool.ts'), true);
+    assert.equal(mentionsFile(memory('spool.ts writes the queue'), 'src/db/pool.ts', 'pool.ts'), false, 'another file');
+    assert.equal(mentionsFile(memory('a.ts is tiny'), 'src/a.ts', 'a.ts'), false, 'too short a name alone');
+    assert.equal(mentionsFile(memory('see src/a.ts'), 'src/a.ts', 'a.ts'), true, 'but its path names it');
   });
 
   describe('through the store', () => {
