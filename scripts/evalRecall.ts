@@ -1,0 +1,98 @@
+/**
+ * npm run eval:recall [-- --pipeline a,b] [--misses] [--no-write]
+ *
+ * Scores every search pipeline of bench/eval/pipelines.ts on the recall
+ * evaluation set (bench/eval/): a fresh store in a temporary directory holds
+ * the set's memories, stored with the real engine; each query is searched and
+ * R@5, R@10 and MRR@10 are averaged per kind and per split (tune, heldout,
+ * all). Prints a table per pipeline and writes bench/eval/RESULTS.md.
+ * The heldout split is never tuned on: report it, do not optimise it.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import {
+  EVAL_DIR,
+  buildStore,
+  evaluate,
+  loadEvalSet,
+  renderMisses,
+  renderTable,
+  summarize,
+  QUERY_KINDS,
+  type QueryResult,
+} from '../bench/eval/evalSet';
+import { pipelines, type Pipeline } from '../bench/eval/pipelines';
+
+function parseArgs(argv: readonly string[]): { names: string[] | undefined; misses: boolean; write: boolean } {
+  let names: string[] | undefined;
+  let misses = false;
+  let write = true;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    if (arg === '--misses') misses = true;
+    else if (arg === '--no-write') write = false;
+    else if (arg === '--pipeline' || arg.startsWith('--pipeline=')) {
+      const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
+      if (!value) throw new Error('--pipeline needs a comma-separated list of names');
+      names = value.split(',').map((s) => s.trim()).filter(Boolean);
+    } else throw new Error(`unknown argument ${arg} (use --pipeline a,b, --misses, --no-write)`);
+  }
+  return { names, misses, write };
+}
+
+async function main(): Promise<void> {
+  const { names, misses, write } = parseArgs(process.argv.slice(2));
+  const selected: Pipeline[] = names ? names.map((n) => {
+    const p = pipelines.find((x) => x.name === n);
+    if (!p) throw new Error(`no pipeline "${n}"; known: ${pipelines.map((x) => x.name).join(', ')}`);
+    return p;
+  }) : [...pipelines];
+
+  const { memories, queries } = loadEvalSet();
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ltm-eval-'));
+  const sections: string[] = [];
+  try {
+    const { store, idOf } = await buildStore(memories, dir);
+    try {
+      for (const pipeline of selected) {
+        const results: QueryResult[] = await evaluate(pipeline, store, queries, idOf);
+        const table = renderTable(summarize(results));
+        console.log(`\n## ${pipeline.name}: ${pipeline.description}\n\n${table}`);
+        if (misses) console.log(`\nMisses (relevant memory not in the top 5):\n${renderMisses(results, memories) || '(none)'}`);
+        sections.push(`## Pipeline \`${pipeline.name}\`\n\n${pipeline.description}.\n\n${table}\n`);
+      }
+    } finally {
+      store.dispose();
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+
+  if (!write) return;
+  const counts = QUERY_KINDS.map((k) => `${k} ${queries.filter((q) => q.kind === k).length}`).join(', ');
+  const heldout = queries.filter((q) => q.split === 'heldout').length;
+  const date = new Date().toISOString().slice(0, 10);
+  const text = `# Recall evaluation results
+
+Written by \`npm run eval:recall\` on ${date}. The numbers depend only on the engine and the set
+(bench/eval/memories.json: ${memories.length} memories; bench/eval/queries.json: ${queries.length} queries,
+${heldout} of them held out), not on the machine. See bench/eval/README.md for the set and its rules.
+
+- **R@k**: fraction of a query's relevant memories among the first k results, averaged over the queries.
+- **MRR@10**: 1 / rank of the first relevant memory within the first 10 (0 if none), averaged.
+- **tune / heldout / all**: the query splits. Tune on *tune* only; *heldout* is reported, never optimised.
+- **Targets** (from the issue): R@5 ≥ 0.90 for every kind, ≥ 0.85 for paraphrase. "met" compares R@5 of tune and of heldout with the target.
+
+Queries per kind: ${counts}.
+
+${sections.join('\n')}`;
+  const out = path.join(EVAL_DIR, 'RESULTS.md');
+  fs.writeFileSync(out, text);
+  console.log(`\nwrote ${path.relative(process.cwd(), out)}`);
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? err.message : err);
+  process.exit(1);
+});
