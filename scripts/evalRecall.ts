@@ -22,6 +22,7 @@ import {
   QUERY_KINDS,
   type QueryResult,
 } from '../bench/eval/evalSet';
+import { renderOffers, scoreOffers } from '../bench/eval/offers';
 import { pipelines, type Pipeline } from '../bench/eval/pipelines';
 
 function parseArgs(argv: readonly string[]): { names: string[] | undefined; misses: boolean; write: boolean } {
@@ -55,6 +56,9 @@ async function main(): Promise<void> {
   try {
     const { store, idOf } = await buildStore(memories, dir);
     try {
+      const offers = renderOffers(scoreOffers(store, queries, idOf));
+      console.log(`\n## Memories offered unasked (prompts and tool errors; the relevance gate)\n\n${offers}`);
+      sections.push(`## Memories offered unasked\n\nThe relevance gate of src/core/promptContext.ts: a \`prompt\` or \`tool_error\` query is served when one of its relevant memories is offered (at most 3); a prompt of bench/eval/unrelated-prompts.json (about nothing stored) that gets any offer is a false offer. The default gate was chosen on the tune split.\n\n${offers}\n`);
       for (const pipeline of selected) {
         const results: QueryResult[] = await evaluate(pipeline, store, queries, idOf);
         const table = renderTable(summarize(results));

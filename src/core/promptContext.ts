@@ -18,17 +18,20 @@ export const DEFAULT_PROMPT_MEMORIES = 3;
 /**
  * When a search hit is relevant enough to offer unasked. A hit must match at
  * least `minWords` distinct words of the prompt (fewer only when the prompt
- * has fewer), and its BM25+ score per matched word (`SearchHit.score /
- * words`: rare words and topic matches weigh most) must reach `minStrength`.
- * Calibrated on the evaluation set's prompts and unrelated prompts
- * (bench/eval/): see RESULTS.md there.
+ * has fewer), and its BM25+ relevance (`SearchHit.score / words`: the score
+ * without the bonus for matching more words; rare words and topic matches
+ * weigh most), in units of the IDF of a word only one memory holds (so that
+ * it means the same in small and large stores), must reach `minStrength`. Chosen on the tune split of the
+ * evaluation set's prompts, tool errors and unrelated prompts (bench/eval/,
+ * RESULTS.md there): unrelated prompts mostly match one or two common words,
+ * the memories a prompt is about three or more.
  */
 export interface RelevanceGate {
   minWords: number;
   minStrength: number;
 }
 
-export const DEFAULT_RELEVANCE_GATE: RelevanceGate = { minWords: 2, minStrength: 6 };
+export const DEFAULT_RELEVANCE_GATE: RelevanceGate = { minWords: 3, minStrength: 8 };
 
 /** Prompts with fewer content words than this ("yes", "continue", "go on") get nothing. */
 export const MIN_PROMPT_WORDS = 2;
@@ -43,9 +46,10 @@ export function isSearchablePrompt(prompt: string): boolean {
   return !prompt.trim().startsWith('/') && hasEnoughWords(prompt);
 }
 
-export function passesGate(hit: { score: number; words: number }, promptWords: number, gate: RelevanceGate = DEFAULT_RELEVANCE_GATE): boolean {
+/** @param idfScale the index's `idfScale()`: the strength is relevance in units of the rarest word's IDF. */
+export function passesGate(hit: { score: number; words: number }, promptWords: number, gate: RelevanceGate = DEFAULT_RELEVANCE_GATE, idfScale = 1): boolean {
   if (hit.words < Math.min(gate.minWords, promptWords)) return false;
-  return hit.score / hit.words >= gate.minStrength;
+  return hit.score / hit.words / idfScale >= gate.minStrength;
 }
 
 /**

@@ -142,6 +142,16 @@ export class MemorySearchIndex {
     return this.slotOf.size;
   }
 
+  /**
+   * The IDF of a term only one document holds: what a score is measured
+   * against when it must mean the same in a store of 20 memories and of
+   * 20,000 (IDF grows with the number of documents).
+   */
+  idfScale(): number {
+    const documents = Math.max(1, this.slotOf.size);
+    return Math.log(1 + (documents - 1 + 0.5) / 1.5);
+  }
+
   upsert(memory: SearchableMemory): void {
     this.remove(memory.id);
     const slot = this.freeSlots.pop() ?? this.idOf.length;

@@ -227,12 +227,14 @@ export class StoreQueries {
    */
   relevantTo(text: string, limit: number, exclude: ReadonlySet<string>, gate: RelevanceGate): string[] {
     const textWords = new Set(queryWords(text)).size;
+    const index = this.activeSearchIndex();
+    const idfScale = index.idfScale();
     const ids: string[] = [];
     let looked = 0;
-    for (const hit of this.activeSearchIndex().search(text, (id) => this.mirror.isActive(id) && !exclude.has(id))) {
+    for (const hit of index.search(text, (id) => this.mirror.isActive(id) && !exclude.has(id))) {
       // Hits come by score; the gate also weighs how many words matched, so a few more are looked at.
       if (++looked > RELEVANCE_LOOKAHEAD) break;
-      if (!passesGate(hit, textWords, gate)) continue;
+      if (!passesGate(hit, textWords, gate, idfScale)) continue;
       ids.push(hit.id);
       if (ids.length >= limit) break;
     }
