@@ -9,7 +9,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 
-export const ENDPOINTS = ['session_start', 'pre_tool_use', 'post_tool_use', 'pre_compact', 'session_end'] as const;
+export const ENDPOINTS = ['session_start', 'user_prompt_submit', 'pre_tool_use', 'post_tool_use', 'pre_compact', 'session_end'] as const;
 export type Endpoint = (typeof ENDPOINTS)[number];
 
 // ---------------------------------------------------------------------------------------------
@@ -221,6 +221,15 @@ export const POST_SHAPES: readonly PostShape[] = [
   },
 ];
 
+/** Prompts as a person types them, some about what the bench corpus holds, some about nothing in it. */
+const PROMPTS = [
+  'The postgres migration keeps timing out on the staging deploy, can you check the retry logic?',
+  'Why does the react component render twice when the cache is cold?',
+  'Write a haiku about autumn leaves falling on a quiet pond',
+  'The docker build fails in CI with a permission error on the cache directory',
+  'yes, go ahead',
+];
+
 export function toolUseId(): string {
   return `toolu_${randomBytes(12).toString('base64url')}`;
 }
@@ -267,7 +276,7 @@ export interface RoundsResult {
 
 /**
  * Each round is one Claude Code session as the hooks see it: GET /health,
- * session_start (new session_id), pre_tool_use, one post_tool_use per payload
+ * session_start (new session_id), user_prompt_submit, pre_tool_use, one post_tool_use per payload
  * shape, pre_compact, session_end; requests one at a time on one connection.
  */
 export async function runSessionRounds(job: RoundsJob): Promise<RoundsResult> {
@@ -302,6 +311,10 @@ export async function runSessionRounds(job: RoundsJob): Promise<RoundsResult> {
           result.context.omitted.push(startInfo.omitted);
         }
       }
+
+      const ask = await client.hook('user_prompt_submit', { ...s.common, permission_mode: 'default', hook_event_name: 'UserPromptSubmit', prompt: PROMPTS[round % PROMPTS.length] });
+      if (check && !Array.isArray(ask.info?.offered)) throw new Error(`user_prompt_submit answered ${ask.body.slice(0, 200)} (${JSON.stringify(ask.info)})`);
+      record('user_prompt_submit', ask);
 
       const storeCall = toolUseId();
       const pre = await client.hook('pre_tool_use', {

@@ -409,7 +409,7 @@ export const hooksSection: BenchSection = {
     const highLoad = Math.max(1.5, 0.75 * cores);
     const busy = results.filter((r) => r.load.peak > highLoad);
     const notes = [
-      'Each round is one Claude Code session as the hooks see it: GET /health, session_start (new session_id), pre_tool_use, ' +
+      'Each round is one Claude Code session as the hooks see it: GET /health, session_start (new session_id), user_prompt_submit (five prompts in turn: about the corpus, about nothing in it, a short answer), pre_tool_use, ' +
         `one post_tool_use per payload shape (${POST_SHAPES.map((s) => s.label).join('; ')}), pre_compact, session_end. ` +
         'Every answer is checked (the context, the recorded success/failure, the session closed). No memory is stored during the rounds.',
       `The stores are built as in the engine section (max_memories = size − 100), so the first sessions end over the limit: ${results
