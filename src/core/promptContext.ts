@@ -10,8 +10,9 @@ import { estimateTokens } from './injection';
 import { oneLine, truncate } from './memoryFile';
 import type { MemoryView } from './storeTypes';
 
-/** `ltm.promptTokenBudget`'s default: a prompt's context stays small next to the session's. */
+/** `ltm.promptTokenBudget`'s default and least value (package.json declares the same; a unit test checks): a prompt's context stays small next to the session's. */
 export const DEFAULT_PROMPT_BUDGET_TOKENS = 600;
+export const MIN_PROMPT_BUDGET_TOKENS = 100;
 /** At most this many memories with one prompt. */
 export const DEFAULT_PROMPT_MEMORIES = 3;
 

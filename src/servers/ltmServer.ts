@@ -36,6 +36,8 @@ export interface LtmServerOptions {
   /** Port to try first; defaults to the port this project's server used last time. */
   preferredPort?: number;
   injectionBudgetTokens?: () => number;
+  /** Token budget of the memories offered with a prompt, a failure or a file tool. */
+  promptBudgetTokens?: () => number;
   /** Origins allowed to call the server (none by default: browsers are refused). */
   allowedOrigins?: readonly string[];
   log?: (message: string) => void;
@@ -79,7 +81,7 @@ export class LtmServer {
     this.followUps = new FollowUpQueue({ quietMs: options.quietMs, log: options.log });
     // Session counters are written when the server is quiet, with the other follow-up work.
     this.sessions = new SessionTracker(options.store, (flush) => this.followUps.queue('session counters', flush));
-    this.hooks = new HookRoutes(options.store, this.sessions, { injectionBudgetTokens: options.injectionBudgetTokens });
+    this.hooks = new HookRoutes(options.store, this.sessions, { injectionBudgetTokens: options.injectionBudgetTokens, promptBudgetTokens: options.promptBudgetTokens });
     this.mcp = new McpSessions({
       createServer: () =>
         createMcpServer({

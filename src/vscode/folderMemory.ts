@@ -179,6 +179,7 @@ export class FolderMemory extends DisposableOwner {
         version: this.deps.version,
         preferredPort: this.deps.settings.preferredPort(this.folder),
         injectionBudgetTokens: () => this.deps.settings.injectionTokenBudget(this.folder),
+        promptBudgetTokens: () => this.deps.settings.promptTokenBudget(this.folder),
         log: (message) => this.deps.log.info(`${this.name}: ${message}`),
       });
       if (this.isDisposed) {

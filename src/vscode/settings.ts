@@ -5,6 +5,7 @@
  */
 import * as vscode from 'vscode';
 import { DEFAULT_INJECTION_BUDGET_TOKENS } from '../core/injection';
+import { DEFAULT_PROMPT_BUDGET_TOKENS } from '../core/promptContext';
 import type { StoreConfig } from '../core/model';
 
 export type GroupBy = 'phase' | 'tag';
@@ -22,6 +23,10 @@ export class LtmSettings {
 
   injectionTokenBudget(folder: vscode.WorkspaceFolder): number {
     return vscode.workspace.getConfiguration(SECTION, folder).get<number>('injectionTokenBudget') ?? DEFAULT_INJECTION_BUDGET_TOKENS;
+  }
+
+  promptTokenBudget(folder: vscode.WorkspaceFolder): number {
+    return vscode.workspace.getConfiguration(SECTION, folder).get<number>('promptTokenBudget') ?? DEFAULT_PROMPT_BUDGET_TOKENS;
   }
 
   preferredPort(folder: vscode.WorkspaceFolder): number | undefined {

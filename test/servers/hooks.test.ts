@@ -262,6 +262,25 @@ describe('hook endpoints', function () {
       }
     });
 
+    it('keeps to the prompt budget the server is given (ltm.promptTokenBudget)', async () => {
+      let id = '';
+      const t = await startTestServer({
+        promptBudgetTokens: () => 100,
+        prepare: async (store) => {
+          id = (await store.store({ topic: 'Invoice import deadlocks in Postgres', summary: 'Two import workers deadlocked on invoices.', content: 'Sort invoice IDs before locking. '.repeat(40) })).memory.id;
+          for (let i = 0; i < 6; i++) await store.store({ topic: `Unrelated note ${i}`, content: `CSS grid ${i}.` });
+        },
+      });
+      try {
+        const context = promptContext(await postHook(t.port, t.token, 'user_prompt_submit', prompt('b1', 'the invoice import workers deadlocked in postgres')));
+        assert.ok(context.includes(id), context);
+        assert.ok(context.length <= 100 * 4, `${context.length} characters`);
+        assert.ok(!context.includes('Sort invoice IDs'), 'the content did not fit: the summary only');
+      } finally {
+        await t.stop();
+      }
+    });
+
     it('adds nothing for an unrelated prompt, a short answer or a slash command', async () => {
       const { t } = await withMemories();
       try {

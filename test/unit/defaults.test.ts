@@ -6,6 +6,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_INJECTION_BUDGET_TOKENS, MIN_INJECTION_BUDGET_TOKENS } from '../../src/core/injection';
+import { DEFAULT_PROMPT_BUDGET_TOKENS, MIN_PROMPT_BUDGET_TOKENS } from '../../src/core/promptContext';
 import { DEFAULT_CONFIG, MEMORY_ID_FORMAT, MEMORY_ID_HEX_DIGITS, MEMORY_ID_PATTERN, MEMORY_ID_PREFIX, isMemoryId } from '../../src/core/model';
 
 interface SettingSchema {
@@ -32,6 +33,11 @@ describe('shared defaults', () => {
   it("package.json's injection budget has the engine's default and minimum", () => {
     assert.equal(setting('ltm.injectionTokenBudget').default, DEFAULT_INJECTION_BUDGET_TOKENS);
     assert.equal(setting('ltm.injectionTokenBudget').minimum, MIN_INJECTION_BUDGET_TOKENS);
+  });
+
+  it("package.json's prompt budget has the engine's default and minimum", () => {
+    assert.equal(setting('ltm.promptTokenBudget').default, DEFAULT_PROMPT_BUDGET_TOKENS);
+    assert.equal(setting('ltm.promptTokenBudget').minimum, MIN_PROMPT_BUDGET_TOKENS);
   });
 
   it('describes, builds and checks memory IDs from one definition', () => {
