@@ -59,8 +59,14 @@ function cutContent(content: string, max: number): string {
 /** A memory as its phase keeps it: full text (bounded), hint, or abstract. */
 function renderMemory(m: MemoryView, contentChars: number): string {
   if (m.phase === 0) {
-    const content = m.content.trim() && m.content.trim() !== m.summary.trim() ? `\n${cutContent(m.content.trim(), contentChars)}` : '';
-    return `${header(m, 'memory')}\n${m.summary.trim()}${content}`;
+    const summary = m.summary.trim();
+    const full = m.content.trim();
+    // A Summary derived from the Content's first sentence would be said twice: the Content says it.
+    if (summary && full.length > summary.length && full.startsWith(summary)) {
+      return `${header(m, 'memory')}\n${cutContent(full, Math.max(contentChars, summary.length))}`;
+    }
+    const content = full && full !== summary ? `\n${cutContent(full, contentChars)}` : '';
+    return `${header(m, 'memory')}\n${summary}${content}`;
   }
   if (m.phase === 1) {
     const point = cutContent(m.content.trim(), contentChars);

@@ -94,6 +94,9 @@ describe('injection: buildInjection', () => {
     assert.equal(same.text.split('\n\n')[1], `### Topic\n_memory · ${id(1)} · priority 0.50_\nOnly this.`);
     const long = buildInjection([mem({ id: id(1), summary: 'S.', content: 'alpha beta gamma delta epsilon zeta eta theta iota kappa' })], 1, { ...OPTIONS, contentChars: 30 });
     assert.equal(long.text.split('\n\n')[1], `### Topic\n_memory · ${id(1)} · priority 0.50_\nS.\nalpha beta gamma delta…`);
+    // A Summary derived from the Content's first sentence is said once, by the Content.
+    const derived = buildInjection([mem({ id: id(1), summary: 'First sentence.', content: 'First sentence. Then the details.' })], 1, OPTIONS);
+    assert.equal(derived.text.split('\n\n')[1], `### Topic\n_memory · ${id(1)} · priority 0.50_\nFirst sentence. Then the details.`);
     const hint = buildInjection([mem({ id: id(2), phase: 1, summary: 'S.', content: 'alpha beta gamma delta epsilon zeta eta theta iota kappa' })], 1, { ...OPTIONS, contentChars: 30 });
     assert.equal(hint.text.split('\n\n')[1], `### Topic\n_hint · ${id(2)} · priority 0.50_\nS.\nKey point: alpha beta gamma delta…`);
   });
