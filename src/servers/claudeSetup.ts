@@ -11,6 +11,7 @@ import { readTextIfExists, writeFileAtomic } from '../core/files';
 import { storePaths } from '../core/storeFiles';
 import { CLAUDE_MD_BEGIN, CLAUDE_MD_BLOCK, CLAUDE_MD_END, MANAGED_MARKER, SLASH_COMMANDS } from './claudeTemplates';
 import { addLtmHooks, removeLtmHooks, retargetLtmHooks, type HookTransport } from './hookSettings';
+import { excludeLocalSettings, removeLocalSettingsExclude } from './gitExclude';
 import { JsonFileEdit, writeIfChanged, type Change, type Json } from './jsonFileEdit';
 import { readServerInfo, serverHolderState } from './serverInfo';
 
@@ -170,6 +171,7 @@ export function initProject(projectDir: string, options: InitOptions = {}): Chan
   removeLtmHooks(settings);
   addLtmHooks(settings, hookTransportNow(p.project, platform));
   writeIfChanged(p.settings, settings.resultKeepingEquivalent(), changes);
+  excludeLocalSettings(p.project, changes);
   if (servers === undefined) mcp.set(['mcpServers'], { ltm: MCP_ENTRY });
   else mcp.set(['mcpServers', 'ltm'], MCP_ENTRY);
   writeIfChanged(p.mcp, mcp.resultKeepingEquivalent(), changes);
@@ -201,6 +203,7 @@ export function uninitProject(projectDir: string): Change[] {
     removeLtmHooks(settings);
     writeIfChanged(p.settings, settings.resultKeepingEquivalent(), changes);
   }
+  removeLocalSettingsExclude(p.project, changes);
   const servers = mcp?.value().mcpServers as Json | undefined;
   if (mcp && servers && typeof servers === 'object' && 'ltm' in servers) {
     mcp.set(['mcpServers', 'ltm'], undefined);

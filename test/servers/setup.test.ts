@@ -297,6 +297,46 @@ describe('ltm init / uninit', function () {
     }
   });
 
+  describe('in a git repository', () => {
+    const git = (cwd: string, ...args: string[]) => spawnSync('git', args, { cwd, encoding: 'utf8' });
+    const ignored = (cwd: string, file: string) => git(cwd, 'check-ignore', '-q', file).status === 0;
+    const excludeOf = (repo: string) => path.join(repo, '.git', 'info', 'exclude');
+
+    it("keeps settings.local.json out of git in the clone's info/exclude, and uninit takes exactly that out again", () => {
+      assert.equal(git(project, 'init', '-q').status, 0);
+      const before = fs.readFileSync(excludeOf(project), 'utf8');
+      initOk(project);
+      assert.ok(ignored(project, '.claude/settings.local.json'), 'git ignores it');
+      assert.ok(!git(project, 'status', '--porcelain', '--untracked-files=all').stdout.includes('settings.local.json'), 'git status does not show it');
+      assert.ok(!ignored(project, '.mcp.json') && !ignored(project, 'CLAUDE.md'), 'what a team shares stays visible');
+      initOk(project);
+      assert.equal(fs.readFileSync(excludeOf(project), 'utf8').split('.claude/settings.local.json').length - 1, 1, 'added once');
+      uninitOk(project);
+      assert.equal(fs.readFileSync(excludeOf(project), 'utf8'), before, 'info/exclude as it was');
+      assert.equal(ignored(project, '.claude/settings.local.json'), false);
+    });
+
+    it('anchors the pattern at the repository top for a project in a subfolder, and adds nothing where git already ignores the file', () => {
+      assert.equal(git(project, 'init', '-q').status, 0);
+      const sub = path.join(project, 'apps', 'web [beta]');
+      fs.mkdirSync(sub, { recursive: true });
+      initOk(sub);
+      assert.ok(ignored(project, 'apps/web [beta]/.claude/settings.local.json'));
+      assert.equal(ignored(project, '.claude/settings.local.json'), false, 'only that project');
+      uninitOk(sub);
+
+      fs.writeFileSync(path.join(project, '.gitignore'), '.claude/settings.local.json\n');
+      const before = fs.readFileSync(excludeOf(project), 'utf8');
+      initOk(project);
+      assert.equal(fs.readFileSync(excludeOf(project), 'utf8'), before, 'already ignored by .gitignore: info/exclude untouched');
+    });
+
+    it('outside a git repository changes no git file', () => {
+      initOk(project);
+      assert.equal(fs.existsSync(path.join(project, '.git')), false);
+    });
+  });
+
   it('changes nothing when run twice (every file byte-identical)', () => {
     withExistingFiles();
     initOk(project);
