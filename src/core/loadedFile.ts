@@ -10,7 +10,7 @@
  */
 import * as fs from 'node:fs';
 import type { FileSignature } from './files';
-import { parseBody, splitFrontmatter } from './memoryFile';
+import { copyMeta, parseBody, splitFrontmatter } from './memoryFile';
 import type { Memory, MemoryMeta } from './model';
 
 /** What the record cache keeps of a valid memory file: everything but its Content. */
@@ -48,17 +48,11 @@ export class LoadedFile {
   /**
    * The file's exact text: as read or written by this process, else read now.
    * Callers that change the file refresh it first (under the store lock), so
-   * the text read is the version its fields describe.
+   * the text read is the version its fields describe. A file that cannot be
+   * read throws: an empty text must never be archived or written back.
    */
   get raw(): string {
-    if (this.text === null) {
-      try {
-        this.text = fs.readFileSync(this.file, 'utf8');
-      } catch {
-        // Gone since it was last seen: the next refresh drops it; until then it reads as empty.
-        return '';
-      }
-    }
+    this.text ??= fs.readFileSync(this.file, 'utf8');
     return this.text;
   }
 
@@ -70,22 +64,7 @@ export class LoadedFile {
   /** What the record cache keeps of this file. */
   record(): FileRecord {
     const m = this.memory;
-    return {
-      signature: this.signature,
-      frontmatterDigest: this.frontmatterDigest,
-      meta: {
-        id: m.id,
-        topic: m.topic,
-        tags: m.tags,
-        phase: m.phase,
-        difficulty: m.difficulty,
-        created_at: m.created_at,
-        created_session: m.created_session,
-        phase_history: m.phase_history,
-      },
-      summary: m.summary,
-      hasSections: m.hasSections,
-    };
+    return { signature: this.signature, frontmatterDigest: this.frontmatterDigest, meta: copyMeta(m), summary: m.summary, hasSections: m.hasSections };
   }
 }
 
@@ -125,11 +104,11 @@ class LazyContentMemory implements Memory {
 
   get content(): string {
     if (this.#content === null) {
-      const text = this.#readText();
       try {
-        this.#content = parseBody(splitFrontmatter(text).body).content;
+        this.#content = parseBody(splitFrontmatter(this.#readText()).body).content;
       } catch {
-        // The file stopped being a memory since it was last seen: the next refresh reports it.
+        // Gone, or no longer a memory, since it was last seen: a view shows no Content and the
+        // next refresh reports the file. (Writers read `raw`, which throws instead.)
         return '';
       }
     }

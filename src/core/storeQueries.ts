@@ -11,6 +11,7 @@
  */
 import type { DiskMirror, LoadedFile } from './diskMirror';
 import type { EvictionCandidate } from './eviction';
+import { memoryOf } from './memoryFile';
 import type { Memory } from './model';
 import { priorityBreakdown, priorityScore, roundScore, type PriorityBreakdown, type PriorityInputs } from './priority';
 import { RankingTable, compareRanked, type RankedEntry } from './ranking';
@@ -87,19 +88,9 @@ export class StoreQueries {
     const file = this.mirror.files.get(id)!;
     const m = file.memory;
     const stats = this.mirror.stats.get(id);
-    // Field by field: a memory opened from its record reads its Content only here (see LoadedFile).
+    // memoryOf, not a spread: a memory opened from its record has its Content behind a getter (see LoadedFile).
     return {
-      id: m.id,
-      topic: m.topic,
-      tags: m.tags,
-      phase: m.phase,
-      difficulty: m.difficulty,
-      created_at: m.created_at,
-      created_session: m.created_session,
-      phase_history: m.phase_history,
-      summary: m.summary,
-      content: m.content,
-      hasSections: m.hasSections,
+      ...memoryOf(m, m),
       priority: this.score(id, file.memory, sessionCount),
       access_count: stats?.access_count ?? 0,
       accessed_at: stats?.accessed_at ?? file.memory.created_at,

@@ -144,6 +144,24 @@ describe('MemoryRecordCache (parse-cache.json)', () => {
   });
 });
 
+describe('LoadedFile from a record', () => {
+  let dir: string;
+  beforeEach(() => (dir = makeTempProject('ltm-loaded-')));
+  afterEach(() => removeDir(dir));
+
+  it('reads its text when asked; a file gone since refuses to give a text (never an empty one to archive), and shows no Content', () => {
+    const a = writeMemory(dir, 'mem_0000000a', 'Topic A');
+    const fromRecord = LoadedFile.fromRecord(a.loaded.record(), a.file);
+    assert.equal(fromRecord.knownText, null, 'not read to open');
+    assert.equal(fromRecord.memory.content, 'Some content.');
+    assert.equal(fromRecord.raw, fs.readFileSync(a.file, 'utf8'));
+    const gone = LoadedFile.fromRecord(a.loaded.record(), path.join(dir, 'mem_0000000b.md'));
+    assert.throws(() => gone.raw, /ENOENT/);
+    assert.equal(gone.memory.content, '');
+    assert.equal(gone.memory.topic, 'Topic A', 'the fields come from the record');
+  });
+});
+
 describe('opening a store from its records', () => {
   const ctx = useProject('ltm-records-store-');
   const memoryFile = (id: string) => path.join(ctx.root, 'memories', `${id}.md`);
