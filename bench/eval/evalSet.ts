@@ -15,7 +15,12 @@ export const EVAL_DIR = __dirname;
 
 export const QUERY_KINDS = ['keyword', 'identifier', 'error', 'tag', 'typo', 'paraphrase', 'prompt', 'tool_error'] as const;
 export type QueryKind = (typeof QUERY_KINDS)[number];
-export type Split = 'tune' | 'heldout';
+/**
+ * tune: what tuning may look at. heldout: the seeded draw, reported, never tuned on. blind:
+ * blind-queries.json, written after the semantic layer by someone who had not seen it or its
+ * vocabulary (see README.md): the fairest measure of how search generalises.
+ */
+export type Split = 'tune' | 'heldout' | 'blind';
 
 export interface EvalMemory {
   key: string;
@@ -49,6 +54,12 @@ export function loadEvalSet(dir: string = EVAL_DIR): { memories: EvalMemory[]; q
   const memories = JSON.parse(fs.readFileSync(path.join(dir, 'memories.json'), 'utf8')) as EvalMemory[];
   const queries = JSON.parse(fs.readFileSync(path.join(dir, 'queries.json'), 'utf8')) as EvalQuery[];
   return { memories, queries };
+}
+
+/** The blind queries (blind-queries.json), all of split `blind`. */
+export function loadBlindQueries(dir: string = EVAL_DIR): EvalQuery[] {
+  const queries = JSON.parse(fs.readFileSync(path.join(dir, 'blind-queries.json'), 'utf8')) as Omit<EvalQuery, 'split'>[];
+  return queries.map((q) => ({ ...q, split: 'blind' }));
 }
 
 // ---------------------------------------------------------------------------
@@ -143,7 +154,7 @@ export interface Cell {
 }
 
 export type SplitName = Split | 'all';
-export const SPLITS: readonly SplitName[] = ['tune', 'heldout', 'all'];
+export const SPLITS: readonly SplitName[] = ['tune', 'heldout', 'blind', 'all'];
 
 /** Averages over the results that pass `keep`; all zero when none does. */
 export function average(results: readonly QueryResult[], keep: (r: QueryResult) => boolean = () => true): Cell {
@@ -162,6 +173,7 @@ export function summarize(results: readonly QueryResult[]): Summary {
   const bySplit = (filter: (r: QueryResult) => boolean): Record<SplitName, Cell> => ({
     tune: average(results, (r) => filter(r) && r.query.split === 'tune'),
     heldout: average(results, (r) => filter(r) && r.query.split === 'heldout'),
+    blind: average(results, (r) => filter(r) && r.query.split === 'blind'),
     all: average(results, filter),
   });
   for (const kind of QUERY_KINDS) {
@@ -178,7 +190,7 @@ const f2 = (x: number) => x.toFixed(2);
 
 /** A Markdown table: one row per kind, n/R@5/R@10/MRR@10 per split, and the R@5 target. */
 export function renderTable(summary: Summary): string {
-  const head = ['kind', ...SPLITS.flatMap((s) => [`n ${s}`, `R@5 ${s}`, `R@10 ${s}`, `MRR@10 ${s}`]), 'R@5 target', 'met (tune / heldout)'];
+  const head = ['kind', ...SPLITS.flatMap((s) => [`n ${s}`, `R@5 ${s}`, `R@10 ${s}`, `MRR@10 ${s}`]), 'R@5 target', 'met (tune / heldout / blind)'];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`];
   for (const [kind, cells] of summary.rows) {
     const target = kind === 'overall' ? undefined : R5_TARGET[kind];
@@ -187,7 +199,7 @@ export function renderTable(summary: Summary): string {
       const c = cells[s];
       return [String(c.n), c.n ? f2(c.r5) : '–', c.n ? f2(c.r10) : '–', c.n ? f2(c.mrr10) : '–'];
     });
-    lines.push(`| ${kind} | ${values.join(' | ')} | ${target === undefined ? '' : `≥ ${f2(target)}`} | ${met(cells.tune)} / ${met(cells.heldout)} |`);
+    lines.push(`| ${kind} | ${values.join(' | ')} | ${target === undefined ? '' : `≥ ${f2(target)}`} | ${met(cells.tune)} / ${met(cells.heldout)} / ${met(cells.blind)} |`);
   }
   return lines.join('\n');
 }

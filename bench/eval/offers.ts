@@ -4,7 +4,8 @@
  * A positive is a `prompt` or `tool_error` query: it is served when one of its
  * relevant memories is among the memories offered (at most 3). A negative is
  * a prompt about nothing stored (unrelated-prompts.json): any offer is false.
- * Gates are compared on the tune split; the heldout split is reported.
+ * Gates are compared on the tune split; the heldout and blind splits are
+ * reported (the blind split has prompts only, no unrelated ones).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -38,7 +39,7 @@ export function scoreOffers(store: MemoryStore, queries: readonly EvalQuery[], i
   const negatives = loadUnrelatedPrompts();
   const scores: OfferScore[] = [];
   for (const gate of gates) {
-    for (const split of ['tune', 'heldout'] as const) {
+    for (const split of ['tune', 'heldout', 'blind'] as const) {
       const pos = positives.filter((q) => q.split === split);
       const neg = negatives.filter((n) => n.split === split);
       // A prompt the hook would not search (a slash command, one word) is offered nothing.
@@ -52,13 +53,13 @@ export function scoreOffers(store: MemoryStore, queries: readonly EvalQuery[], i
 }
 
 export function renderOffers(scores: readonly OfferScore[]): string {
-  const rows = ['| min words | min strength | served (tune) | false offers (tune) | served (heldout) | false offers (heldout) |', '|---:|---:|---:|---:|---:|---:|'];
+  const rows = ['| min words | min strength | served (tune) | false offers (tune) | served (heldout) | false offers (heldout) | served (blind) |', '|---:|---:|---:|---:|---:|---:|---:|'];
   const isDefault = (g: RelevanceGate) => g.minWords === DEFAULT_RELEVANCE_GATE.minWords && g.minStrength === DEFAULT_RELEVANCE_GATE.minStrength;
   const pct = (a: number, b: number) => `${a}/${b} (${b === 0 ? '–' : Math.round((100 * a) / b)} %)`;
-  for (let i = 0; i < scores.length; i += 2) {
-    const [tune, heldout] = [scores[i]!, scores[i + 1]!];
+  for (let i = 0; i < scores.length; i += 3) {
+    const [tune, heldout, blind] = [scores[i]!, scores[i + 1]!, scores[i + 2]!];
     const mark = isDefault(tune.gate) ? ' **(default)**' : '';
-    rows.push(`| ${tune.gate.minWords} | ${tune.gate.minStrength}${mark} | ${pct(tune.served, tune.positives)} | ${pct(tune.falseOffers, tune.negatives)} | ${pct(heldout.served, heldout.positives)} | ${pct(heldout.falseOffers, heldout.negatives)} |`);
+    rows.push(`| ${tune.gate.minWords} | ${tune.gate.minStrength}${mark} | ${pct(tune.served, tune.positives)} | ${pct(tune.falseOffers, tune.negatives)} | ${pct(heldout.served, heldout.positives)} | ${pct(heldout.falseOffers, heldout.negatives)} | ${pct(blind.served, blind.positives)} |`);
   }
   return rows.join('\n');
 }

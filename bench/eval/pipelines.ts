@@ -13,35 +13,45 @@ export interface Pipeline {
   search(store: MemoryStore, query: string, limit: number): string[] | Promise<string[]>;
 }
 
-/** Per store: the index without word forms (only the words as written, and identifier parts). */
-const lexicalIndexes = new WeakMap<MemoryStore, MemorySearchIndex>();
+/** Per store and kind: an index of its memories built apart from the store's. */
+const indexes = new WeakMap<MemoryStore, Map<string, MemorySearchIndex>>();
 
-function lexicalIndex(store: MemoryStore): MemorySearchIndex {
-  let index = lexicalIndexes.get(store);
+function indexOf(store: MemoryStore, wordForms: boolean): MemorySearchIndex {
+  let byKind = indexes.get(store);
+  if (!byKind) indexes.set(store, (byKind = new Map()));
+  let index = byKind.get(String(wordForms));
   if (!index) {
-    index = new MemorySearchIndex({ wordForms: false });
+    index = new MemorySearchIndex({ wordForms });
     for (const m of store.list({ limit: 1_000_000 }).memories) index.upsert(m);
-    lexicalIndexes.set(store, index);
+    byKind.set(String(wordForms), index);
   }
   return index;
+}
+
+/** The store's ranking (relevance blended with priority) over a search of `index`. */
+function blended(store: MemoryStore, index: MemorySearchIndex, query: string, limit: number): string[] {
+  const hits: { id: string; score: number }[] = [];
+  for (const hit of index.search(query)) {
+    hits.push({ id: hit.id, score: blendedScore(hit.relevance, store.peek(hit.id).priority) });
+    if (hits.length >= 50) break;
+  }
+  return hits.sort((a, b) => b.score - a.score).slice(0, limit).map((h) => h.id);
 }
 
 export const pipelines: readonly Pipeline[] = [
   {
     name: 'lexical',
     description: 'the words as written only (no other word forms), blended with priority as the store does',
-    search: (store, query, limit) => {
-      const hits: { id: string; score: number }[] = [];
-      for (const hit of lexicalIndex(store).search(query)) {
-        hits.push({ id: hit.id, score: blendedScore(hit.relevance, store.peek(hit.id).priority) });
-        if (hits.length >= 50) break;
-      }
-      return hits.sort((a, b) => b.score - a.score).slice(0, limit).map((h) => h.id);
-    },
+    search: (store, query, limit) => blended(store, indexOf(store, false), query, limit),
+  },
+  {
+    name: 'words',
+    description: 'the query\'s own words only: as written, identifier parts and other forms of each word (the store before the semantic layer), blended with priority',
+    search: (store, query, limit) => blended(store, indexOf(store, true), query, limit),
   },
   {
     name: 'store',
-    description: 'MemoryStore.search as shipped (BM25+ over topic, tags, summary and content with identifier parts and word forms, blended with priority)',
+    description: 'MemoryStore.search as shipped: the words pipeline plus the semantic layer (words people use for the same thing, src/core/relatedTerms.ts), blended with priority',
     search: (store, query, limit) => store.search(query, { limit }).map((hit) => hit.id),
   },
 ];

@@ -7,6 +7,7 @@
  */
 import { indexTerm, matchesAsPrefix, queryWords, stemOf, tokenize } from './analyzer';
 import { estimateTokens } from './injection';
+import { developerVocabulary } from './relatedTerms';
 import { oneLine, truncate } from './memoryFile';
 import type { MemoryView } from './storeTypes';
 
@@ -55,7 +56,8 @@ export function passesGate(hit: { score: number; words: number }, promptWords: n
 
 /**
  * The prompt's words a memory holds: as written, as another form of the word,
- * or as a longer word it begins. What the context says to explain an offer.
+ * as a longer word it begins, or through a word people use for the same thing
+ * (`ram ~ memory`). What the context says to explain an offer.
  */
 export function matchedWords(prompt: string, memory: Pick<MemoryView, 'topic' | 'tags' | 'summary' | 'content'>): string[] {
   const terms = new Set<string>();
@@ -63,9 +65,20 @@ export function matchedWords(prompt: string, memory: Pick<MemoryView, 'topic' | 
     const term = indexTerm(token);
     if (term) terms.add(term);
   }
-  const stems = new Set([...terms].map(stemOf));
-  const words = [...new Set(queryWords(prompt))];
-  return words.filter((w) => terms.has(w) || stems.has(stemOf(w)) || (matchesAsPrefix(w) && [...terms].some((t) => t.startsWith(w))));
+  const termOfStem = new Map<string, string>();
+  for (const term of terms) if (!termOfStem.has(stemOf(term))) termOfStem.set(stemOf(term), term);
+  const related = developerVocabulary().expand(prompt);
+  const matched: string[] = [];
+  for (const w of new Set(queryWords(prompt))) {
+    if (terms.has(w) || termOfStem.has(stemOf(w)) || (matchesAsPrefix(w) && [...terms].some((t) => t.startsWith(w)))) {
+      matched.push(w);
+      continue;
+    }
+    // Matched through the semantic layer: say which of the memory's words it stood for.
+    const stands = [...(related.get(w)?.keys() ?? [])].map((stem) => termOfStem.get(stem)).find((t) => t !== undefined);
+    if (stands) matched.push(`${w} ~ ${stands}`);
+  }
+  return matched;
 }
 
 export interface OfferedMemory {

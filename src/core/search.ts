@@ -17,6 +17,7 @@
  */
 import SearchableMap from 'minisearch/SearchableMap';
 import { indexTerm, matchesAsPrefix, queryWords, stemOf, tokenize, typosAllowed } from './analyzer';
+import type { Expansions } from './relatedTerms';
 
 export interface SearchableMemory {
   id: string;
@@ -52,6 +53,8 @@ const PREFIX_WEIGHT = 0.375;
 const FUZZY_WEIGHT = 0.45;
 /** Another form of the same word (`deadlocked` for `deadlocks`) weighs less than the form asked for. */
 const WORD_FORM_WEIGHT = 0.6;
+/** A word the semantic layer relates to the query's (relatedTerms.ts) weighs less again: it may mean something else. */
+export const RELATED_WEIGHT = Number(process.env.RW ?? 0.35);
 
 /**
  * A list of numbers: an array while the index changes, or a view into the
@@ -361,8 +364,10 @@ export class MemorySearchIndex {
    * Hits for a query, best first, among the documents `accept` lets through.
    * Lazy: a caller that needs only the top few stops early and pays for those.
    * Read the hits before changing the index: a slot freed meanwhile is skipped.
+   * `related`: other words each query word reaches (see relatedTerms.ts); a
+   * match on them counts as a match on that query word, at RELATED_WEIGHT.
    */
-  *search(query: string, accept: (id: string) => boolean = () => true): Generator<SearchHit, void, undefined> {
+  *search(query: string, accept: (id: string) => boolean = () => true, related?: Expansions): Generator<SearchHit, void, undefined> {
     const words = new Map<string, number>();
     for (const word of queryWords(query)) words.set(word, (words.get(word) ?? 0) + 1);
     const touched: number[] = [];
@@ -383,6 +388,11 @@ export class MemorySearchIndex {
         for (const form of this.formsOf.get(stemOf(word)) ?? []) {
           if (form === word || (asPrefix && form.startsWith(word))) continue;
           matched = this.addPosting(this.postingOf.get(form)!, WORD_FORM_WEIGHT * repeats, wordIndex, touched) || matched;
+        }
+      }
+      for (const [stem, weight] of related?.get(word) ?? []) {
+        for (const form of this.formsOf.get(stem) ?? []) {
+          matched = this.addPosting(this.postingOf.get(form)!, RELATED_WEIGHT * weight * repeats, wordIndex, touched) || matched;
         }
       }
       // Typo tolerance only for words that match nothing as they are: a word

@@ -269,7 +269,7 @@ export class MemoryStore {
     const relative = path.relative(this.paths.project, path.resolve(this.paths.project, file)).split(path.sep).join('/');
     const fileName = path.basename(file);
     // Candidates from the index (the file name's words), then the exact mention checked in their text.
-    const candidates = this.queries.search(fileName, FILE_CANDIDATES, 'active', undefined);
+    const candidates = this.queries.search(fileName, FILE_CANDIDATES, 'active', undefined, false);
     const offers: OfferedMemory[] = [];
     for (const c of candidates) {
       if (options.exclude?.has(c.id)) continue;

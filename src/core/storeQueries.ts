@@ -17,6 +17,7 @@ import { priorityBreakdown, priorityScore, roundScore, type PriorityBreakdown, t
 import { RankingTable, compareRanked, type RankedEntry } from './ranking';
 import { queryWords } from './analyzer';
 import { passesGate, type RelevanceGate } from './promptContext';
+import { developerVocabulary } from './relatedTerms';
 import { MemorySearchIndex, RELEVANCE_WEIGHT, blendedScore } from './search';
 import { discardSearchIndex, loadSearchIndex, saveSearchIndex } from './searchIndexCache';
 import type { ListFilter, ListResult, MemoryView, SearchResultItem, SearchScope } from './storeTypes';
@@ -222,7 +223,8 @@ export class StoreQueries {
     const idfScale = index.idfScale();
     const ids: string[] = [];
     let looked = 0;
-    for (const hit of index.search(text, (id) => this.mirror.isActive(id) && !exclude.has(id))) {
+    const related = developerVocabulary().expand(text);
+    for (const hit of index.search(text, (id) => this.mirror.isActive(id) && !exclude.has(id), related)) {
       // Hits come by score; the gate also weighs how many words matched, so a few more are looked at.
       if (++looked > RELEVANCE_LOOKAHEAD) break;
       if (!passesGate(hit, textWords, gate, idfScale)) continue;
@@ -232,14 +234,18 @@ export class StoreQueries {
     return ids;
   }
 
-  /** Ranked search: relevance blended with priority. The query is not empty and `limit` ≥ 1. */
-  search(query: string, limit: number, scope: SearchScope, tag: string | undefined): SearchResultItem[] {
+  /**
+   * Ranked search: relevance blended with priority. The query is not empty and `limit` ≥ 1.
+   * `related`: whether query words also reach the words people use for the same thing (relatedTerms.ts).
+   */
+  search(query: string, limit: number, scope: SearchScope, tag: string | undefined, related = true): SearchResultItem[] {
     const results: SearchResultItem[] = [];
+    const expansions = related ? developerVocabulary().expand(query) : undefined;
     if (scope !== 'archives') {
       // Hits come by relevance, best first. Priority adds at most 1 − RELEVANCE_WEIGHT,
       // so once a hit cannot beat the current top `limit`, neither can any later one.
       const scored: { id: string; score: number; priority: number }[] = [];
-      for (const hit of this.activeSearchIndex().search(query, (id) => this.mirror.isActive(id))) {
+      for (const hit of this.activeSearchIndex().search(query, (id) => this.mirror.isActive(id), expansions)) {
         const floor = scored.length >= limit ? scored[limit - 1]!.score : -1;
         if (hit.relevance * RELEVANCE_WEIGHT + (1 - RELEVANCE_WEIGHT) < floor) break;
         const memory = this.mirror.files.get(hit.id)!.memory;
@@ -259,7 +265,7 @@ export class StoreQueries {
       }
     }
     if (scope !== 'active') {
-      for (const hit of this.archivedSearchIndex().search(query)) {
+      for (const hit of this.archivedSearchIndex().search(query, undefined, expansions)) {
         const archived = this.mirror.readArchive(hit.id);
         if (!archived || archived.active) continue;
         if (tag && !archived.tags.includes(tag)) continue;

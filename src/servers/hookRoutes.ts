@@ -250,8 +250,9 @@ export class HookRoutes {
       budgetTokens: this.options.injectionBudgetTokens?.() ?? DEFAULT_INJECTION_BUDGET_TOKENS,
     });
     this.queueAccesses(started.number, injection.injectedIds);
-    // A start after a compaction begins a new context: what it injects is all the session has been given.
-    this.offered.reset(sessionId);
+    // A start after a compaction (or /clear) begins a new context: what it injects is all the session
+    // has been given. A resumed session keeps its conversation, and with it what was offered before.
+    if (source !== 'resume') this.offered.reset(sessionId);
     this.offered.add(sessionId, injection.injectedIds);
     return {
       body: { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: injection.text } },

@@ -281,6 +281,43 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     assert.doesNotMatch(seen(fake.requests[before]!), /related to this prompt/);
   });
 
+  it('a prompt that says it in other words still gets that low-priority memory, and says which words stood for which', async () => {
+    // memories_to_load is 1 since the test above, so this memory can only come from the prompt.
+    const stored = ltm([
+      'store', '--project', project, '--json',
+      '--topic', 'API pods OOMKilled at the 512Mi memory limit',
+      '--content', 'Pods restarted with reason OOMKilled and exit code 137: Node sized its heap from the host, not the container limit. NODE_OPTIONS=--max-old-space-size=384 fixes it.',
+      '--tags', 'kubernetes,node,importance:low',
+    ]);
+    assert.equal(stored.status, 0, stored.stderr);
+    const id = (JSON.parse(stored.stdout) as { id: string }).id;
+
+    script(() => ({ text: 'looking' }));
+    const before = fake.requests.length;
+    // Not one of the memory's own words but "keeps"/"check": the semantic layer (src/core/relatedTerms.ts) bridges them.
+    const asked = await claude('My workload keeps getting terminated for hogging RAM, what should I check?');
+    assert.equal(asked.status, 0, asked.stderr);
+    const first = seen(fake.requests[before]!);
+    assert.match(first, /related to this prompt/);
+    assert.match(first, /API pods OOMKilled at the 512Mi memory limit/);
+    assert.match(first, new RegExp(`${id} · matched: [^_]*ram ~ memory`), 'says which word of the memory the prompt\'s word stood for');
+    const sessionId = asked.result?.session_id ?? '';
+    assert.deepEqual(hookErrors(hookAttachments(home, sessionId)), []);
+
+    // The same session, resumed, asks again: the memory is in its conversation already, so it is not offered twice.
+    const again = fake.requests.length;
+    // The same words as before, which would bring it again if the session had not been given it.
+    const resumed = await claude('Again: my workload keeps getting terminated for hogging RAM, what should I check?', ['--resume', sessionId]);
+    assert.equal(resumed.status, 0, resumed.stderr);
+    const request = fake.requests[again]!;
+    // What this turn added: the new prompt and whatever hooks attached to it (the resume's SessionStart too).
+    const asking = request.messages.findIndex((m) => textOf(m).includes('Again: my workload'));
+    assert.ok(asking >= 0, 'the resumed request carries the new prompt');
+    const latest = textOf(request.messages.slice(asking));
+    assert.doesNotMatch(latest, /API pods OOMKilled at the 512Mi memory limit/, 'not offered a second time');
+    assert.match(seen(request), /API pods OOMKilled at the 512Mi memory limit/, 'it is still in the conversation from the first offer');
+  });
+
   it('a failing tool call whose error matches a memory gets it in the next model request', async () => {
     const stored = ltm([
       'store', '--project', project, '--json',

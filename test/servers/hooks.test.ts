@@ -308,6 +308,9 @@ describe('hook endpoints', function () {
         assert.ok(first.includes(deadlock) || injected.includes(deadlock));
         assert.ok(first.includes(flaky) || injected.includes(flaky));
         assert.deepEqual([...(await ask(deadlockPrompt)), ...(await ask(flakyPrompt))], [], 'not twice');
+        // Resumed (claude --resume), the session keeps its conversation and what it was offered.
+        await postHook(t.port, t.token, 'session_start', { ...sessionStartPayload('s3'), source: 'resume' });
+        assert.deepEqual([...(await ask(deadlockPrompt)), ...(await ask(flakyPrompt))], [], 'not twice after a resume');
         // Another session is offered them afresh.
         assert.deepEqual(hookInfo(await postHook(t.port, t.token, 'user_prompt_submit', prompt('other', deadlockPrompt))).offered, [deadlock]);
         // After a compaction the context is gone: offered again.

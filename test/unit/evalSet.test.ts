@@ -8,6 +8,7 @@ import {
   buildStore,
   drawHeldout,
   evaluate,
+  loadBlindQueries,
   loadEvalSet,
   recallAt,
   reciprocalRankAt,
@@ -45,6 +46,20 @@ describe('recall evaluation set: the data', () => {
       assert.equal(new Set(q.relevant).size, q.relevant.length, `${q.id} lists each relevant memory once`);
       for (const key of q.relevant) assert.ok(keys.has(key), `${q.id} relevant ${key} exists`);
     }
+  });
+
+  it('has blind queries of known kinds, with ids of their own and existing relevant keys', () => {
+    const blind = loadBlindQueries();
+    assert.ok(blind.length >= 30, `${blind.length} blind queries`);
+    const ids = new Set(queries.map((q) => q.id));
+    const keys = new Set(memories.map((m) => m.key));
+    for (const q of blind) {
+      assert.equal(q.split, 'blind');
+      assert.ok(!ids.has(q.id), `${q.id} is not also a drawn query`);
+      assert.ok((QUERY_KINDS as readonly string[]).includes(q.kind), `${q.id} kind ${q.kind}`);
+      assert.ok(q.relevant.length >= 1 && q.relevant.every((key) => keys.has(key)), `${q.id} relevant keys exist`);
+    }
+    assert.equal(new Set(blind.map((q) => q.id)).size, blind.length, 'ids are unique');
   });
 
   it('has at least 12 queries of every kind, 20–40 % of them held out', () => {

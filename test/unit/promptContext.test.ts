@@ -53,6 +53,11 @@ describe('promptContext', () => {
     assert.deepEqual(matchedWords('write a haiku', memory), []);
   });
 
+  it('names a word matched through the words people use for the same thing, with the memory\'s word', () => {
+    const memory = view('mem_00000002', 'API pods OOMKilled at the memory limit', 'The heap outgrew the container.', 'Exit code 137.', ['kubernetes']);
+    assert.deepEqual(matchedWords('my pods keep getting terminated for hogging RAM', memory), ['pods', 'terminated ~ killed', 'ram ~ memory']);
+  });
+
   it('says why each memory is offered, keeps to the budget, and offers nothing rather than a cut memory', () => {
     const offers: OfferedMemory[] = [1, 2, 3].map((i) => ({
       view: view(`mem_0000000${i}`, `Topic ${i}`, `Summary ${i}.`, `Content ${i} `.repeat(60)),

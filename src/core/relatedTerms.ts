@@ -1,0 +1,109 @@
+/**
+ * The semantic layer of search: a query word also reaches the words people
+ * use for the same thing ("RAM" → memory, heap, OOM; "billed" → charged,
+ * payment), at a lower weight than the word itself, so that a memory written
+ * in other words is found without pushing aside one that uses the query's own.
+ *
+ * The vocabulary is developerTerms.ts. It is matched by stem, so "charged" and
+ * "charges" are one member, and members of several words ("log in", "took too
+ * long") are recognised as phrases in the query's running text, stop words
+ * included. Everything is in memory and offline: no model, no download.
+ */
+import { DEVELOPER_TERM_GROUPS } from './developerTerms';
+import { indexTerm, stemOf, tokenize } from './analyzer';
+
+/** The stems a query word reaches besides its own forms, each with the weight of a match on it (≤ 1). */
+export type Expansions = ReadonlyMap<string, ReadonlyMap<string, number>>;
+
+interface Phrase {
+  /** Stems of the phrase's tokens, stop words included ("log in" → log, in). */
+  stems: string[];
+  group: number;
+}
+
+/** The stem of a token as this layer compares them (stop words kept: phrases need them). */
+function tokenStem(token: string): string {
+  return stemOf(token.toLowerCase());
+}
+
+export class RelatedTerms {
+  /** Group numbers by the stem of a one-word member. */
+  private readonly groupsOfStem = new Map<string, number[]>();
+  /** Phrases by the stem of their first token. */
+  private readonly phrasesByFirst = new Map<string, Phrase[]>();
+  /** Per group: the stems of its one-word members that are indexed words (what a search can reach). */
+  private readonly groupStems: string[][] = [];
+
+  constructor(groups: readonly string[]) {
+    groups.forEach((line, group) => {
+      const stems = new Set<string>();
+      for (const member of line.split(',')) {
+        const tokens = tokenize(member.trim());
+        if (tokens.length === 0) continue;
+        if (tokens.length === 1) {
+          const term = indexTerm(tokens[0]!);
+          if (!term) continue;
+          const stem = stemOf(term);
+          stems.add(stem);
+          const list = this.groupsOfStem.get(stem) ?? [];
+          if (!list.includes(group)) list.push(group);
+          this.groupsOfStem.set(stem, list);
+        } else {
+          const phrase = { stems: tokens.map(tokenStem), group };
+          const list = this.phrasesByFirst.get(phrase.stems[0]!) ?? [];
+          list.push(phrase);
+          this.phrasesByFirst.set(phrase.stems[0]!, list);
+        }
+      }
+      this.groupStems[group] = [...stems];
+    });
+  }
+
+  /** How many groups the vocabulary holds. */
+  get groups(): number {
+    return this.groupStems.length;
+  }
+
+  /**
+   * For each indexed word of the query, the other stems its groups reach.
+   * A phrase's group is credited to the phrase's first indexed word ("log in"
+   * → log), so matching the group counts as matching that word once.
+   */
+  expand(query: string): Expansions {
+    const tokens = tokenize(query);
+    const stems = tokens.map(tokenStem);
+    const expansions = new Map<string, Map<string, number>>();
+    const credit = (word: string, group: number): void => {
+      const own = stemOf(word);
+      let reached = expansions.get(word);
+      for (const stem of this.groupStems[group]!) {
+        if (stem === own) continue;
+        if (!reached) expansions.set(word, (reached = new Map()));
+        reached.set(stem, 1);
+      }
+    };
+    tokens.forEach((token, at) => {
+      const word = indexTerm(token);
+      if (word) for (const group of this.groupsOfStem.get(stemOf(word)) ?? []) credit(word, group);
+      for (const phrase of this.phrasesByFirst.get(stems[at]!) ?? []) {
+        if (!phrase.stems.every((stem, i) => stems[at + i] === stem)) continue;
+        // The phrase counts for its first word that the index sees (not a stop word).
+        for (let i = 0; i < phrase.stems.length; i++) {
+          const inner = indexTerm(tokens[at + i]!);
+          if (inner) {
+            credit(inner, phrase.group);
+            break;
+          }
+        }
+      }
+    });
+    return expansions;
+  }
+}
+
+let developerTerms: RelatedTerms | null = null;
+
+/** The developer vocabulary, built on first use (about a millisecond). */
+export function developerVocabulary(): RelatedTerms {
+  return (developerTerms ??= new RelatedTerms(DEVELOPER_TERM_GROUPS));
+}

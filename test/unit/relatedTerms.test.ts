@@ -1,0 +1,89 @@
+import { strict as assert } from 'node:assert';
+import { indexTerm, stemOf, tokenize } from '../../src/core/analyzer';
+import { DEVELOPER_TERM_GROUPS } from '../../src/core/developerTerms';
+import { RelatedTerms, developerVocabulary } from '../../src/core/relatedTerms';
+import { MemorySearchIndex, RELATED_WEIGHT, type SearchableMemory } from '../../src/core/search';
+
+function reached(terms: RelatedTerms, query: string, word: string): string[] {
+  return [...(terms.expand(query).get(word)?.keys() ?? [])].sort();
+}
+
+describe('relatedTerms', () => {
+  const terms = new RelatedTerms(['memory, ram, heap, out of memory', 'login, log in, sign in, auth', 'charge, billed, payment']);
+
+  it('relates a word to the other one-word members of its groups, by stem', () => {
+    assert.deepEqual(reached(terms, 'hogging RAM', 'ram'), ['heap', 'memori']);
+    // Another form of a member is the member: "charged" is "charge".
+    assert.deepEqual(reached(terms, 'customers charged twice', 'charged'), [stemOf('billed'), stemOf('payment')].sort());
+    assert.equal(terms.expand('hogging').size, 0, 'a word in no group reaches nothing');
+  });
+
+  it('recognises a phrase in running text, stop words included, and credits its first indexed word', () => {
+    assert.deepEqual(reached(terms, 'people have to sign in again', 'sign'), ['auth', 'login']);
+    assert.deepEqual(reached(terms, 'they must log in each time', 'log'), ['auth', 'login']);
+    // The same words not in sequence are no phrase.
+    assert.equal(terms.expand('sign the form in ink').get('sign'), undefined);
+    // "out of memory": "out" is the first indexed word ("of" is a stop word).
+    assert.ok(reached(terms, 'ran out of memory', 'out').includes('ram'));
+  });
+
+  it('leaves a group that holds only the word itself empty-handed', () => {
+    const lone = new RelatedTerms(['cache, caching']);
+    assert.equal(lone.expand('caching layer').size, 0, 'caching and cache share a stem: nothing else to reach');
+  });
+
+  describe('the developer vocabulary', () => {
+    it('has groups of at least two members, each one a searchable word or phrase', () => {
+      assert.ok(developerVocabulary().groups >= 100, `${developerVocabulary().groups} groups`);
+      for (const line of DEVELOPER_TERM_GROUPS) {
+        const members = line.split(',').map((m) => m.trim());
+        assert.ok(members.length >= 2, `"${line}" has two members or more`);
+        for (const member of members) {
+          assert.ok(member.length > 0, `no empty member in "${line}"`);
+          const tokens = tokenize(member);
+          assert.ok(tokens.length > 0 && tokens.some((t) => indexTerm(t) !== null), `"${member}" has a word the index keeps`);
+          // A lone digit or letter would pull a group into any query that has one.
+          if (tokens.length === 1) assert.ok(tokens[0]!.length >= 2, `"${member}" is not a lone character`);
+        }
+      }
+    });
+
+    it('relates the words developers use for the same thing', () => {
+      const vocabulary = developerVocabulary();
+      assert.ok(reached(vocabulary, 'pods terminated for hogging RAM', 'ram').includes(stemOf('memory')));
+      assert.ok(reached(vocabulary, 'pods terminated for hogging RAM', 'terminated').includes(stemOf('oomkilled')));
+      assert.ok(reached(vocabulary, 'shoppers billed twice', 'billed').includes(stemOf('charged')));
+      assert.ok(reached(vocabulary, 'the emulator cannot reach my laptop', 'laptop').includes('localhost'));
+    });
+  });
+
+  describe('in a search', () => {
+    const memories: SearchableMemory[] = [
+      { id: 'oom', topic: 'API pods OOMKilled at the memory limit', tags: ['kubernetes'], summary: 'The heap outgrew the container.', content: 'Node sized its heap from the host.' },
+      { id: 'ram', topic: 'Buying RAM for the build machines', tags: ['hardware'], summary: 'More RAM for CI.', content: 'The build machines got 64 GB of RAM.' },
+      { id: 'css', topic: 'Dark mode colours', tags: ['css'], summary: 'Theme tokens.', content: 'Colours come from CSS variables.' },
+    ];
+    const index = new MemorySearchIndex();
+    for (const m of memories) index.upsert(m);
+
+    it('finds a memory written in other words, below one that uses the query\'s own word', () => {
+      const query = 'pod killed for hogging RAM';
+      const without = [...index.search(query)].map((h) => h.id);
+      const withRelated = [...index.search(query, undefined, developerVocabulary().expand(query))];
+      assert.deepEqual(withRelated.map((h) => h.id).slice(0, 2).sort(), ['oom', 'ram']);
+      assert.ok(!withRelated.some((h) => h.id === 'css'), 'a memory about none of it is not reached');
+      assert.ok(without.includes('oom'), 'the query\'s own words ("pod", "killed") already reach the OOM memory in part');
+      const oomWithout = [...index.search(query)].find((h) => h.id === 'oom')!;
+      const oomWith = withRelated.find((h) => h.id === 'oom')!;
+      assert.ok(oomWith.score > oomWithout.score, 'related words add to its score');
+      assert.ok(oomWith.words > oomWithout.words, 'and count as matching the query word they stand for');
+    });
+
+    it('weighs a related word below the word itself', () => {
+      assert.ok(RELATED_WEIGHT > 0 && RELATED_WEIGHT < 0.6, 'below another form of the same word (0.6)');
+      const hits = [...index.search('ram', undefined, developerVocabulary().expand('ram'))];
+      assert.deepEqual(hits.map((h) => h.id), ['ram', 'oom'], 'the memory that says RAM comes first');
+      assert.ok(hits[1]!.score < hits[0]!.score);
+    });
+  });
+});
