@@ -54,7 +54,7 @@ const FUZZY_WEIGHT = 0.45;
 /** Another form of the same word (`deadlocked` for `deadlocks`) weighs less than the form asked for. */
 const WORD_FORM_WEIGHT = 0.6;
 /** A word the semantic layer relates to the query's (relatedTerms.ts) weighs less again: it may mean something else. */
-export const RELATED_WEIGHT = Number(process.env.RW ?? 0.35);
+export const RELATED_WEIGHT = 0.35;
 
 /**
  * A list of numbers: an array while the index changes, or a view into the
