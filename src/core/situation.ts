@@ -8,9 +8,9 @@
  * Pure: reading the situation from git is src/servers/gitSituation.ts's job;
  * here it is data, so that the ranking is tested without a repository.
  */
-import { queryWords } from './analyzer';
+import { indexTerm, queryWords, stemOf, tokenize } from './analyzer';
 import { truncate } from './memoryFile';
-import { matchedWords, mentionsFile } from './promptContext';
+import { mentionsFile } from './promptContext';
 import type { MemoryView } from './storeTypes';
 
 export interface SessionSituation {
@@ -36,6 +36,23 @@ const GENERIC_BRANCH_WORDS = new Set([
 export function branchWords(branch: string): string[] {
   const words = queryWords(branch.replace(/[/_.-]+/g, ' '));
   return [...new Set(words)].filter((w) => !GENERIC_BRANCH_WORDS.has(w) && !/^\d+$/.test(w));
+}
+
+/**
+ * The branch's words a memory holds, as written or in another form of the
+ * word, in its topic, Summary, Content or tags, `importance:` tags aside
+ * (they say how much a memory matters, not what it is about). Not as a
+ * prefix, as a prompt's words may match: a branch named `pool` is not about
+ * pooling.
+ */
+export function branchWordsIn(words: readonly string[], memory: Pick<MemoryView, 'topic' | 'tags' | 'summary' | 'content'>): string[] {
+  const tags = memory.tags.filter((t) => !t.startsWith('importance:'));
+  const stems = new Set<string>();
+  for (const token of tokenize(`${memory.topic}\n${tags.join(' ')}\n${memory.summary}\n${memory.content}`)) {
+    const term = indexTerm(token);
+    if (term) stems.add(stemOf(term));
+  }
+  return words.filter((w) => stems.has(stemOf(w)));
 }
 
 /** How strongly each kind of link ties a memory to the situation (0..1). */
@@ -75,7 +92,7 @@ export function situationRelevance(memory: Pick<MemoryView, 'topic' | 'tags' | '
   }
   const words = branchWords(situation.branch);
   if (words.length > 0) {
-    const matched = matchedWords(words.join(' '), memory);
+    const matched = branchWordsIn(words, memory);
     if (matched.length > 0) {
       score = Math.max(score, (BRANCH_WEIGHT * matched.length) / words.length);
       reasons.push(`branch ${truncate(situation.branch, 80)} (${matched.join(', ')})`);
@@ -99,7 +116,7 @@ export interface SituatedMemory {
  * The `limit` memories session start injects: the highest-priority ones and
  * the ones found for the situation, ranked by priority blended with
  * relevance. Memories unrelated to the situation keep their priority order;
- * ties go to the higher priority, then the ID.
+ * ties go to the higher priority, then keep the order given.
  * @param byPriority active memories, highest priority first (at least `limit` when there are)
  * @param candidates memories found for the situation's files and branch words (any order; may repeat byPriority)
  */
@@ -113,7 +130,8 @@ export function rankForSituation(byPriority: readonly MemoryView[], candidates: 
     const relevance = situationRelevance(view, situation);
     scored.push({ view, reasons: relevance.reasons, score: situationScore(view.priority, relevance.score) });
   }
-  scored.sort((a, b) => b.score - a.score || b.view.priority - a.view.priority || (a.view.id < b.view.id ? -1 : 1));
+  // A stable sort: ties keep the priority ranking's order (which has its own tie-breaks), candidates after.
+  scored.sort((a, b) => b.score - a.score || b.view.priority - a.view.priority);
   return scored.slice(0, limit).map(({ view, reasons }) => ({ view, reasons }));
 }
 

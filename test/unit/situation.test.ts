@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import {
   MAX_SITUATION_LOOKUPS,
   branchWords,
+  branchWordsIn,
   describeSituation,
   rankForSituation,
   situationQueries,
@@ -62,6 +63,9 @@ describe('situation', () => {
     assert.equal(situationRelevance(mem({ id: 'mem_00000002', content: 'The pool of 10 ran dry.' }), s).score, 0.4);
     assert.equal(situationRelevance(mem({ id: 'mem_00000003', content: 'A fix for CSS.' }), s).score, 0, '"fix" names the kind of branch, not its subject');
     assert.equal(situationRelevance(mem({ id: 'mem_00000004', content: 'Main is protected.' }), situation()).score, 0);
+    // Not as a prefix, and not by an importance: tag (which says how much a memory matters, not what it is about).
+    assert.deepEqual(branchWordsIn(['import', 'pool'], mem({ id: 'mem_00000005', content: 'Spools and whirlpools.', tags: ['importance:important'] })), []);
+    assert.deepEqual(branchWordsIn(['import', 'retry'], mem({ id: 'mem_00000006', content: 'Imports are retried.', tags: ['importer'] })), ['import', 'retry']);
   });
 
   it('without a situation ranks by priority alone; with one, a related memory goes before a more important unrelated one', () => {
@@ -79,10 +83,13 @@ describe('situation', () => {
     assert.equal(situationScore(0.9, 0), 0.45);
   });
 
-  it('breaks ties by priority, then by ID', () => {
+  it('breaks ties by priority, then keeps the order of the priority ranking', () => {
     const a = mem({ id: 'mem_0000000b', priority: 0.4 });
     const b = mem({ id: 'mem_0000000a', priority: 0.4 });
-    assert.deepEqual(rankForSituation([a, b], [], situation(), 2).map((r) => r.view.id), ['mem_0000000a', 'mem_0000000b']);
+    const c = mem({ id: 'mem_0000000c', priority: 0.2, topic: 'Pool' });
+    assert.deepEqual(rankForSituation([a, b], [], situation(), 2).map((r) => r.view.id), ['mem_0000000b', 'mem_0000000a']);
+    // c: 0.1 + 0.4 (half the branch's words) = 0.5 against 0.2 + 0 for a and b.
+    assert.deepEqual(rankForSituation([a, b], [c], situation({ branch: 'pool-timeout' }), 3).map((r) => r.view.id), ['mem_0000000c', 'mem_0000000b', 'mem_0000000a']);
   });
 
   it('looks memories up by the file names (changed first, bounded) and the branch words', () => {
