@@ -114,3 +114,21 @@ export async function readGitSituation(dir: string, options: GitSituationOptions
   const recentFiles = [...new Set(fields(log ?? '').map((f) => f.trim()))].filter((f) => f && !changed.has(f)).slice(0, MAX_SITUATION_FILES);
   return { branch, changedFiles, recentFiles };
 }
+
+/** How long a situation read is reused: sessions started together (a burst, parallel terminals) see the same tree. */
+export const SITUATION_MAX_AGE_MS = 5_000;
+
+/**
+ * readGitSituation for one project, shared: one read at a time, and its
+ * answer reused for `maxAgeMs`, so a burst of session starts costs one
+ * read of git (about 40 ms on a busy 2-CPU machine) rather than one each.
+ */
+export function cachedGitSituation(dir: string, options: GitSituationOptions & { maxAgeMs?: number; now?: () => number } = {}): () => Promise<SessionSituation | null> {
+  const maxAge = options.maxAgeMs ?? SITUATION_MAX_AGE_MS;
+  const now = options.now ?? Date.now;
+  let last: { at: number; read: Promise<SessionSituation | null> } | null = null;
+  return () => {
+    if (!last || now() - last.at > maxAge) last = { at: now(), read: readGitSituation(dir, options) };
+    return last.read;
+  };
+}

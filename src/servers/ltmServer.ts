@@ -14,7 +14,7 @@ import { refreshInstalledHookScripts, setHookTransport } from './claudeSetup';
 import type { HookTransport } from './hookSettings';
 import { HookRoutes, isHookEvent } from './hookRoutes';
 import { FollowUpQueue } from './followUpQueue';
-import { readGitSituation } from './gitSituation';
+import { cachedGitSituation } from './gitSituation';
 import { McpSessions, type McpSessionLimits, type McpSessionStats } from './mcpSessions';
 import { createMcpServer } from './mcpTools';
 import { EmptyBearerError, HttpError, RequestGuard, readJsonBody, sendError, sendJson } from './requestGuard';
@@ -86,7 +86,7 @@ export class LtmServer {
       injectionBudgetTokens: options.injectionBudgetTokens,
       promptBudgetTokens: options.promptBudgetTokens,
       // Session start ranks by the project's git situation too (branch, changed files).
-      readSituation: () => readGitSituation(options.store.paths.project),
+      readSituation: cachedGitSituation(options.store.paths.project),
     });
     this.mcp = new McpSessions({
       createServer: () =>

@@ -7,7 +7,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MAX_SITUATION_FILES, RECENT_COMMITS, parseStatus, readGitSituation } from '../../src/servers/gitSituation';
+import { MAX_SITUATION_FILES, RECENT_COMMITS, cachedGitSituation, parseStatus, readGitSituation } from '../../src/servers/gitSituation';
 import { makeTempProject, removeDir } from '../unit/storeTestKit';
 
 const execFileAsync = promisify(execFile);
@@ -119,6 +119,19 @@ describe('gitSituation: the branch and the changed files, from git', function ()
     const reads = Promise.all(Array.from({ length: 5 }, () => readGitSituation(repo)));
     await adds();
     for (const s of await reads) assert.equal(s?.branch, 'main');
+  });
+
+  it('shares one read among the session starts of a few seconds, and reads again after', async () => {
+    commit(repo, ['a.ts'], 'first');
+    let clock = 0;
+    const read = cachedGitSituation(repo, { maxAgeMs: 5000, now: () => clock });
+    const [one, two] = await Promise.all([read(), read()]);
+    assert.equal(one, two, 'one read for both');
+    git(repo, 'checkout', '-q', '-b', 'next');
+    clock = 4000;
+    assert.equal((await read())?.branch, 'main', 'reused within maxAgeMs');
+    clock = 5001;
+    assert.equal((await read())?.branch, 'next', 'read again after');
   });
 
   it('parses porcelain v2 status: ordinary, renamed (with the original path after it), unmerged and untracked entries', () => {
