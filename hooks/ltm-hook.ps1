@@ -1,7 +1,7 @@
 # LTM hook for Claude Code on Windows: the PowerShell twin of ltm-hook.sh.
 # Forwards the hook payload (stdin) to the project's LTM server; prints only
-# the answers of session_start and user_prompt_submit. When no server answers it exits 0 at once, silently.
-#   usage: ltm-hook.ps1 <session_start|user_prompt_submit|pre_tool_use|post_tool_use|pre_compact|session_end>
+# the answers of session_start, user_prompt_submit and subagent_start. When no server answers it exits 0 at once, silently.
+#   usage: ltm-hook.ps1 <session_start|user_prompt_submit|subagent_start|pre_tool_use|post_tool_use|pre_compact|session_end>
 param([string]$Event)
 $ErrorActionPreference = 'SilentlyContinue'
 $payload = [Console]::In.ReadToEnd()
@@ -21,5 +21,5 @@ try {
     -Headers @{ Authorization = "Bearer $token"; 'X-LTM-Project' = $project } `
     -ContentType 'application/json' -Body ([System.Text.Encoding]::UTF8.GetBytes($payload))
 } catch { exit 0 }
-if (($Event -eq 'session_start' -or $Event -eq 'user_prompt_submit') -and $answer) { $answer | ConvertTo-Json -Depth 10 -Compress }
+if (($Event -eq 'session_start' -or $Event -eq 'user_prompt_submit' -or $Event -eq 'subagent_start') -and $answer) { $answer | ConvertTo-Json -Depth 10 -Compress }
 exit 0

@@ -1,9 +1,9 @@
 #!/bin/sh
 # LTM hook for Claude Code: forwards the hook payload (stdin) to the project's
-# LTM server and, for session_start and user_prompt_submit, prints its answer for Claude Code.
+# LTM server and, for the events that give context, prints its answer for Claude Code.
 # It must never slow or break Claude Code: when no server answers it exits 0
 # at once and prints nothing. POSIX sh + curl; no jq, no Node.
-#   usage: ltm-hook.sh <session_start|user_prompt_submit|pre_tool_use|post_tool_use|pre_compact|session_end>
+#   usage: ltm-hook.sh <session_start|user_prompt_submit|subagent_start|pre_tool_use|post_tool_use|pre_compact|session_end>
 #
 # The bearer token never appears on a command line (any local user can read
 # /proc/<pid>/cmdline): curl gets the Authorization header from a config read
@@ -43,5 +43,5 @@ header = "Authorization: Bearer $token"
 EOF
 ) || { cat >/dev/null 2>&1; exit 0; }
 
-case $event in session_start | user_prompt_submit) printf '%s\n' "$answer" ;; esac
+case $event in session_start | user_prompt_submit | subagent_start) printf '%s\n' "$answer" ;; esac
 exit 0

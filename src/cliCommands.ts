@@ -10,6 +10,7 @@ import { LtmError } from './core/errors';
 import { MemoryStore, initStoreFiles, type SearchScope } from './core/store';
 import * as responses from './core/responses';
 import { initProject, uninitProject, type Change } from './servers/claudeSetup';
+import { readGitSituation } from './servers/gitSituation';
 // The server (and the MCP SDK it loads, ~100 ms) is imported by `serve` only: every other command starts without it.
 import type { LtmServer } from './servers/ltmServer';
 import { runningServerInfo } from './servers/serverInfo';
@@ -134,9 +135,11 @@ export const COMMANDS: readonly Command[] = [
     options: { prompt: text, error: text, budget: text },
     positionals: [],
     store: true,
-    run: (store, { values }) => {
+    run: async (store, { values }) => {
       const budget = integer('budget', str(values, 'budget'), MIN_INJECTION_BUDGET_TOKENS) ?? DEFAULT_INJECTION_BUDGET_TOKENS;
-      const preview = previewContext(store, { prompt: str(values, 'prompt'), error: str(values, 'error'), budgetTokens: budget });
+      // As a session starting now would see the project: its branch and changed files (see gitSituation.ts).
+      const situation = await readGitSituation(store.paths.project);
+      const preview = previewContext(store, { prompt: str(values, 'prompt'), error: str(values, 'error'), budgetTokens: budget, situation });
       return { json: preview, text: contextText(preview) };
     },
   },

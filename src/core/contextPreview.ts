@@ -5,23 +5,39 @@
  * `ltm context` command and the editor's preview show it, so that people can
  * see and correct what their agent is told.
  */
-import { buildInjection } from './injection';
 import { buildPromptContext, failureText, isSearchablePrompt } from './promptContext';
+import { sessionStartContext } from './sessionStartContext';
+import type { SessionSituation } from './situation';
 import type { MemoryStore } from './store';
 
 export interface ContextPreview {
-  session_start: { text: string; memories: string[]; estimated_tokens: number };
+  session_start: {
+    text: string;
+    memories: string[];
+    estimated_tokens: number;
+    /** The situation the ranking took into account (null: none, plain priority), and why each memory relates to it. */
+    situation: SessionSituation | null;
+    related: { id: string; reasons: string[] }[];
+  };
   prompt?: { text: string; memories: { id: string; topic: string; matched: string[] }[]; estimated_tokens: number };
   error?: { text: string; memories: { id: string; topic: string; matched: string[] }[]; estimated_tokens: number };
 }
 
-export function previewContext(store: MemoryStore, options: { prompt?: string; error?: string; budgetTokens: number }): ContextPreview {
-  const { memories_to_load } = store.config;
+/**
+ * @param options.situation the project's situation as a session starting now would see it (the CLI
+ * reads it from git); none: ranked by priority alone
+ */
+export function previewContext(store: MemoryStore, options: { prompt?: string; error?: string; budgetTokens: number; situation?: SessionSituation | null }): ContextPreview {
   // As the next session would see it: its number is one more than the sessions counted so far.
-  const ranked = store.topForSession(store.sessionCount + 1, Math.max(1, memories_to_load));
-  const injection = buildInjection(ranked.memories, ranked.total, { limit: memories_to_load, budgetTokens: options.budgetTokens });
+  const injection = sessionStartContext(store, { session: store.sessionCount + 1, situation: options.situation ?? null, budgetTokens: options.budgetTokens });
   const preview: ContextPreview = {
-    session_start: { text: injection.text, memories: injection.injectedIds, estimated_tokens: injection.estimatedTokens },
+    session_start: {
+      text: injection.text,
+      memories: injection.injectedIds,
+      estimated_tokens: injection.estimatedTokens,
+      situation: injection.situation,
+      related: [...injection.reasons].map(([id, reasons]) => ({ id, reasons })),
+    },
   };
   // What the session was given at its start is not offered again.
   const given = new Set(injection.injectedIds);
@@ -38,10 +54,22 @@ export function previewContext(store: MemoryStore, options: { prompt?: string; e
   return preview;
 }
 
+/** A list of files as one line: the first few, and how many more. */
+function listed(files: readonly string[], shown = 10): string {
+  if (files.length === 0) return 'none';
+  return files.slice(0, shown).join(', ') + (files.length > shown ? ` and ${files.length - shown} more` : '');
+}
+
 export function contextText(preview: ContextPreview): string {
   const part = (title: string, p: { text: string; memories: unknown[]; estimated_tokens: number }) =>
     `== ${title}: ${p.memories.length === 0 ? 'nothing' : `${p.memories.length} ${p.memories.length === 1 ? 'memory' : 'memories'}, ~${p.estimated_tokens} tokens`} ==${p.text ? `\n${p.text}` : ''}`;
-  const parts = [part('At session start', { ...preview.session_start, memories: preview.session_start.memories })];
+  const parts = [part('At session start', preview.session_start)];
+  const { situation, related } = preview.session_start;
+  // Why the ranking is what it is: the situation it took into account, and what each memory has to do with it.
+  parts[0] += situation
+    ? `\n-- situation: branch ${situation.branch}; changed: ${listed(situation.changedFiles)}; in recent commits: ${listed(situation.recentFiles)}` +
+      (related.length > 0 ? related.map((r) => `\n-- ${r.id} related to ${r.reasons.join('; ')}`).join('') : '\n-- no memory relates to it')
+    : '\n-- situation: none (not a git repository, or a detached HEAD): ranked by priority alone';
   if (preview.prompt) parts.push(part('With this prompt', preview.prompt));
   if (preview.error) parts.push(part('With this failure', preview.error));
   return parts.join('\n\n');

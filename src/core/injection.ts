@@ -1,7 +1,9 @@
 /**
- * The context injected at session start: the highest-priority memories,
- * each rendered as what its phase keeps, within a token budget, saying how
- * many more exist and how to reach them.
+ * The context injected at session start: the memories ranked first (by
+ * priority, blended with relevance to the session's situation when there is
+ * one: see situation.ts), each rendered as what its phase keeps, within a
+ * token budget and Claude Code's limit on hook context, saying how many more
+ * exist and how to reach them.
  */
 import { oneLine, truncate } from './memoryFile';
 import type { MemoryView } from './store';
@@ -13,6 +15,10 @@ export interface InjectionOptions {
   budgetTokens: number;
   /** How much of a full memory's Content to include. */
   contentChars?: number;
+  /** The session's situation in one line (describeSituation), when the ranking took it into account. */
+  situation?: string;
+  /** Why a memory relates to the situation, by ID (see situation.ts); said in its header. */
+  reasons?: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface Injection {
@@ -31,14 +37,28 @@ export const DEFAULT_INJECTION_BUDGET_TOKENS = 2000;
 export const MIN_INJECTION_BUDGET_TOKENS = 100;
 const DEFAULT_CONTENT_CHARS = 600;
 
+/**
+ * Claude Code keeps a hook's additionalContext only up to 10,000 characters;
+ * a longer one is saved to a file and the model gets a preview and its path
+ * instead. So every context LTM gives stays below this, whatever its token
+ * budget is set to, and is cut between memories, never inside one.
+ */
+export const MAX_HOOK_CONTEXT_CHARS = 9_900;
+
+/** A token budget as characters, within what Claude Code passes on whole. */
+export function contextCharsFor(budgetTokens: number): number {
+  return Math.min(budgetTokens * 4, MAX_HOOK_CONTEXT_CHARS);
+}
+
 export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-function header(m: MemoryView, label: string): string {
-  const tags = m.tags.length > 0 ? ` · tags: ${m.tags.join(', ')}` : '';
-  // Topics may be 10,000 characters: a whole one would keep this memory (and all after it) out of the budget.
-  return `### ${truncate(oneLine(m.topic), 200)}\n_${label} · ${m.id}${tags} · priority ${m.priority.toFixed(2)}_`;
+function header(m: MemoryView, label: string, reasons: readonly string[]): string {
+  // Topics and tags may be 10,000 characters: whole, they would keep this memory (and all after it) out of the budget.
+  const tags = m.tags.length > 0 ? ` · tags: ${truncate(m.tags.join(', '), 300)}` : '';
+  const related = reasons.length > 0 ? ` · related to ${truncate(reasons.join('; '), 300)}` : '';
+  return `### ${truncate(oneLine(m.topic), 200)}\n_${label} · ${m.id}${tags} · priority ${m.priority.toFixed(2)}${related}_`;
 }
 
 /** A Markdown code fence: three or more backticks or tildes, at most three spaces in. */
@@ -57,28 +77,28 @@ function cutContent(content: string, max: number): string {
 }
 
 /** A memory as its phase keeps it: full text (bounded), hint, or abstract. */
-function renderMemory(m: MemoryView, contentChars: number): string {
+function renderMemory(m: MemoryView, contentChars: number, reasons: readonly string[]): string {
   if (m.phase === 0) {
     const summary = m.summary.trim();
     const full = m.content.trim();
     // A Summary derived from the Content's first sentence would be said twice: the Content says it.
     if (summary && full.length > summary.length && full.startsWith(summary)) {
-      return `${header(m, 'memory')}\n${cutContent(full, Math.max(contentChars, summary.length))}`;
+      return `${header(m, 'memory', reasons)}\n${cutContent(full, Math.max(contentChars, summary.length))}`;
     }
     const content = full && full !== summary ? `\n${cutContent(full, contentChars)}` : '';
-    return `${header(m, 'memory')}\n${summary}${content}`;
+    return `${header(m, 'memory', reasons)}\n${summary}${content}`;
   }
   if (m.phase === 1) {
     const point = cutContent(m.content.trim(), contentChars);
     // A fence opens a code block only at the start of a line.
-    return `${header(m, 'hint')}\n${m.summary.trim()}\nKey point:${FENCE_LINE.test(point) ? '\n' : ' '}${point}`;
+    return `${header(m, 'hint', reasons)}\n${m.summary.trim()}\nKey point:${FENCE_LINE.test(point) ? '\n' : ' '}${point}`;
   }
-  return `${header(m, 'abstract')}\n${truncate(oneLine(m.summary), 200)}${m.content.trim() ? ` (${truncate(oneLine(m.content), 200)})` : ''}`;
+  return `${header(m, 'abstract', reasons)}\n${truncate(oneLine(m.summary), 200)}${m.content.trim() ? ` (${truncate(oneLine(m.content), 200)})` : ''}`;
 }
 
 /** The same memory in as few words as possible, used when its full rendering does not fit. */
-function renderSummaryOnly(m: MemoryView): string {
-  return `${header(m, m.phase === 0 ? 'memory' : m.phase === 1 ? 'hint' : 'abstract')}\n${truncate(oneLine(m.summary), 200)}`;
+function renderSummaryOnly(m: MemoryView, reasons: readonly string[]): string {
+  return `${header(m, m.phase === 0 ? 'memory' : m.phase === 1 ? 'hint' : 'abstract', reasons)}\n${truncate(oneLine(m.summary), 200)}`;
 }
 
 /**
@@ -87,18 +107,22 @@ function renderSummaryOnly(m: MemoryView): string {
  */
 export function buildInjection(ranked: readonly MemoryView[], totalActive: number, options: InjectionOptions): Injection {
   const contentChars = options.contentChars ?? DEFAULT_CONTENT_CHARS;
+  const order = options.situation
+    ? `ranked by priority and by relevance to the current work (${options.situation})`
+    : 'highest priority first';
   const intro =
     '## Long-term memory (LTM)\n' +
-    'What earlier sessions of this project learned, highest priority first. ' +
+    `What earlier sessions of this project learned, ${order}. ` +
     'Hints and abstracts are reduced memories: get_memory or restore_memory brings back detail.';
-  const budgetChars = options.budgetTokens * 4;
+  const budgetChars = contextCharsFor(options.budgetTokens);
   const blocks: string[] = [];
   const injectedIds: string[] = [];
   // Reserve room for the closing line so the budget holds for the whole text.
   let used = intro.length + 200;
   for (const m of ranked.slice(0, options.limit)) {
-    let block = renderMemory(m, contentChars);
-    if (used + block.length + 2 > budgetChars) block = renderSummaryOnly(m);
+    const reasons = options.reasons?.get(m.id) ?? [];
+    let block = renderMemory(m, contentChars, reasons);
+    if (used + block.length + 2 > budgetChars) block = renderSummaryOnly(m, reasons);
     if (used + block.length + 2 > budgetChars) break;
     blocks.push(block);
     injectedIds.push(m.id);

@@ -6,7 +6,7 @@
  * strongly enough, to be worth the context it takes.
  */
 import { indexTerm, matchesAsPrefix, queryWords, stemOf, tokenize } from './analyzer';
-import { estimateTokens } from './injection';
+import { contextCharsFor, estimateTokens } from './injection';
 import { developerVocabulary } from './relatedTerms';
 import { oneLine, truncate } from './memoryFile';
 import type { MemoryView } from './storeTypes';
@@ -16,6 +16,13 @@ export const DEFAULT_PROMPT_BUDGET_TOKENS = 600;
 export const MIN_PROMPT_BUDGET_TOKENS = 100;
 /** At most this many memories with one prompt. */
 export const DEFAULT_PROMPT_MEMORIES = 3;
+/**
+ * What a subagent starts with: the memories about its task, in a budget of
+ * its own. A subagent has a fresh context and one task, so a little more than
+ * a prompt gets, and far less than a session's start.
+ */
+export const DEFAULT_SUBAGENT_BUDGET_TOKENS = 800;
+export const DEFAULT_SUBAGENT_MEMORIES = 4;
 
 /**
  * When a search hit is relevant enough to offer unasked. A hit must match at
@@ -162,7 +169,8 @@ export function mentionsFile(memory: Pick<MemoryView, 'topic' | 'tags' | 'summar
 /** The context for the offered memories, best first, within `budgetTokens`; empty when none fits. */
 export function buildPromptContext(offers: readonly OfferedMemory[], budgetTokens = DEFAULT_PROMPT_BUDGET_TOKENS, about = 'this prompt'): PromptContext {
   const intro = `## Long-term memory (LTM): related to ${about}\nEarlier sessions of this project stored these notes; they may apply here (get_memory has the full text).`;
-  const budgetChars = budgetTokens * 4;
+  // Within Claude Code's limit on hook context too, whatever the budget is set to.
+  const budgetChars = contextCharsFor(budgetTokens);
   const blocks: string[] = [];
   const offeredIds: string[] = [];
   let used = intro.length;

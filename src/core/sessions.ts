@@ -169,9 +169,22 @@ export class SessionTracker {
 
   /**
    * Writes the pending counts under the store's lock, merged into state.json
-   * as it is then: another server of the same project loses nothing.
+   * as it is then: another server of the same project loses nothing. Resolves
+   * once everything counted before the call is written, also what a flush
+   * already under way took: a caller that waits for its session's count
+   * (a session start's follow-up) must not return while that write runs.
    */
   async flush(): Promise<void> {
+    const earlier = this.lastWrite;
+    const write = this.writePending();
+    this.lastWrite = write.catch(() => undefined);
+    await Promise.all([earlier, write]);
+  }
+
+  /** The write of the flush under way, if any (never rejects). */
+  private lastWrite: Promise<void> = Promise.resolve();
+
+  private async writePending(): Promise<void> {
     const resolve = this.resolveNextFlush;
     this.nextFlush = null;
     this.resolveNextFlush = null;

@@ -90,6 +90,8 @@ export type * from './storeTypes';
 
 /** How many search hits for a file name are checked for a mention of the file. */
 const FILE_CANDIDATES = 30;
+/** How many search hits for each of a session's files and its branch are weighed at session start. */
+const SITUATION_CANDIDATES = 8;
 
 function nowIso(): string {
   return new Date().toISOString();
@@ -232,6 +234,23 @@ export class MemoryStore {
     this.refresh();
     if (!Number.isInteger(limit) || limit < 1) throw invalidInput('limit must be a whole number ≥ 1');
     return this.queries.rankedPage(0, limit, Math.max(session, this.mirror.state.session_count));
+  }
+
+  /**
+   * Active memories the search index finds for each query (at most
+   * `perQuery` each, in no particular order), as session number `session`
+   * sees them: the candidates session start weighs against its situation
+   * (see situation.ts), which decides what each has to do with it. Counts nothing.
+   */
+  candidatesFor(queries: readonly string[], session: number, perQuery = SITUATION_CANDIDATES): MemoryView[] {
+    this.refresh();
+    const sessionCount = Math.max(session, this.mirror.state.session_count);
+    const ids = new Set<string>();
+    for (const query of queries) {
+      if (!query.trim()) continue;
+      for (const hit of this.queries.search(query, perQuery, 'active', undefined)) ids.add(hit.id);
+    }
+    return [...ids].map((id) => this.queries.view(id, sessionCount));
   }
 
   /** Ranked search: relevance blended with priority. */

@@ -3,12 +3,26 @@
  * are taken as Claude Code sends them; fields that are missing or of another
  * shape are tolerated, because a hook must never make Claude Code fail.
  */
-import { buildInjection, DEFAULT_INJECTION_BUDGET_TOKENS } from '../core/injection';
-import { DEFAULT_PROMPT_BUDGET_TOKENS, DEFAULT_PROMPT_MEMORIES, buildPromptContext, failureText, fileOfToolCall, isSearchablePrompt, type OfferedMemory, type PromptContext } from '../core/promptContext';
+import { DEFAULT_INJECTION_BUDGET_TOKENS } from '../core/injection';
+import {
+  DEFAULT_PROMPT_BUDGET_TOKENS,
+  DEFAULT_PROMPT_MEMORIES,
+  DEFAULT_SUBAGENT_BUDGET_TOKENS,
+  DEFAULT_SUBAGENT_MEMORIES,
+  buildPromptContext,
+  failureText,
+  fileOfToolCall,
+  isSearchablePrompt,
+  type OfferedMemory,
+  type PromptContext,
+} from '../core/promptContext';
+import { sessionStartContext } from '../core/sessionStartContext';
 import { isToolFailure, sessionKey, type ClosedSession, type SessionTracker } from '../core/sessions';
+import type { SessionSituation } from '../core/situation';
 import type { EvictionResult, MemoryStore } from '../core/store';
+import { SubagentTasks, subagentTaskOf } from './subagentTasks';
 
-export const HOOK_EVENTS = ['session_start', 'user_prompt_submit', 'pre_tool_use', 'post_tool_use', 'pre_compact', 'session_end'] as const;
+export const HOOK_EVENTS = ['session_start', 'user_prompt_submit', 'pre_tool_use', 'post_tool_use', 'pre_compact', 'session_end', 'subagent_start'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
 
 export function isHookEvent(value: string): value is HookEvent {
@@ -24,6 +38,10 @@ interface HookPayload {
   hook_event_name?: unknown;
   tool_use_id?: unknown;
   tool_response?: unknown;
+  tool_name?: unknown;
+  /** Set by Claude Code on SubagentStart, and on the hooks of tool calls a subagent makes. */
+  agent_id?: unknown;
+  agent_type?: unknown;
 }
 
 function text(value: unknown): string | undefined {
@@ -75,6 +93,18 @@ class OfferedMemories {
   }
 }
 
+/**
+ * The context a hook's offer goes to: the session's own, or a subagent's.
+ * A subagent starts with a fresh context that holds none of what its parent
+ * was given, so what the parent saw is offered to it again when it is about
+ * its task; what the subagent itself was given is not offered to it twice.
+ * Claude Code sends `agent_id` with the hooks of a subagent's tool calls
+ * too, so their offers go to the subagent's context as well.
+ */
+function contextOf(sessionId: string, agentId: string | undefined): string {
+  return agentId ? `${sessionId}\u0000subagent\u0000${agentId}` : sessionId;
+}
+
 /** A pasted log can be long: the first part of a prompt says what it is about, and bounds the search. */
 const MAX_PROMPT_CHARS = 4000;
 
@@ -96,11 +126,20 @@ export interface HookRoutesOptions {
   injectionBudgetTokens?: () => number;
   /** Token budget of the memories offered with a prompt. */
   promptBudgetTokens?: () => number;
+  /** Token budget of the memories a subagent starts with. */
+  subagentBudgetTokens?: () => number;
+  /**
+   * The situation a session starts in (git branch, changed files), which
+   * session start ranks by with priority; null when there is none. Must be
+   * quick and never throw (see gitSituation.ts); none when not given.
+   */
+  readSituation?: () => Promise<SessionSituation | null>;
 }
 
 export class HookRoutes {
   private readonly toolUses = new ToolUseSessions();
   private readonly offered = new OfferedMemories();
+  private readonly subagentTasks = new SubagentTasks();
 
   constructor(
     private readonly store: MemoryStore,
@@ -149,17 +188,24 @@ export class HookRoutes {
     const payload: HookPayload = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as HookPayload) : {};
     // Without a session_id the counters of all such calls share one bucket rather than being lost.
     const sessionId = text(payload.session_id) ?? 'unknown-session';
+    // Whose context an offer goes to: the session's, or the subagent's making the call.
+    const context = contextOf(sessionId, text(payload.agent_id));
     switch (event) {
       case 'session_start':
         return this.sessionStart(sessionId, text(payload.source));
       case 'user_prompt_submit':
         return this.userPromptSubmit(sessionId, text(payload.prompt));
+      case 'subagent_start':
+        return this.subagentStart(sessionId, text(payload.agent_id), text(payload.agent_type));
       case 'pre_tool_use': {
         const toolUseId = text(payload.tool_use_id);
         if (toolUseId) this.toolUses.set(toolUseId, sessionId);
-        // A file tool (Read, Edit, Write…): the memories that name the file, once per session.
+        // The Agent tool: its task waits for the subagent's SubagentStart, whose payload does not hold it.
+        const task = subagentTaskOf(payload.tool_name, payload.tool_input);
+        if (task) this.subagentTasks.add(sessionId, task.agentType, task.text);
+        // A file tool (Read, Edit, Write…): the memories that name the file, once per context.
         const file = fileOfToolCall(payload.tool_input);
-        const offer = file ? this.offerAbout(sessionId, this.store.aboutFile(file, { exclude: this.offered.of(sessionId) }), 'this file') : null;
+        const offer = file ? this.offerAbout(context, this.store.aboutFile(file, { exclude: this.offered.of(context) }), 'this file') : null;
         return {
           body: offer ? { hookSpecificOutput: { hookEventName: 'PreToolUse', additionalContext: offer.text } } : {},
           info: { tool_use_id: toolUseId ?? null, ...(file ? { offered: offer?.offeredIds ?? [] } : {}) },
@@ -170,7 +216,7 @@ export class HookRoutes {
         const failed = payload.hook_event_name === 'PostToolUseFailure' || isToolFailure(payload.tool_response);
         // Counted at once; written to state.json with the rest of the burst.
         const written = this.sessions.recordToolCall(sessionId, failed);
-        const offer = failed ? this.offer(sessionId, failureText(payload), 'this failure') : null;
+        const offer = failed ? this.offer(context, failureText(payload), 'this failure') : null;
         const hookEventName = payload.hook_event_name === 'PostToolUseFailure' ? 'PostToolUseFailure' : 'PostToolUse';
         return {
           body: offer ? { hookSpecificOutput: { hookEventName, additionalContext: offer.text } } : {},
@@ -232,21 +278,57 @@ export class HookRoutes {
     return this.offerAbout(sessionId, this.store.relevantTo(text, { limit: DEFAULT_PROMPT_MEMORIES, exclude: this.offered.of(sessionId) }), about);
   }
 
-  private offerAbout(sessionId: string, offers: OfferedMemory[], about: string): PromptContext | null {
-    const context = buildPromptContext(offers, this.options.promptBudgetTokens?.() ?? DEFAULT_PROMPT_BUDGET_TOKENS, about);
+  private offerAbout(sessionId: string, offers: OfferedMemory[], about: string, budgetTokens = this.options.promptBudgetTokens?.() ?? DEFAULT_PROMPT_BUDGET_TOKENS): PromptContext | null {
+    const context = buildPromptContext(offers, budgetTokens, about);
     if (context.offeredIds.length === 0) return null;
     this.offered.add(sessionId, context.offeredIds);
     this.queueAccesses(-1, context.offeredIds);
     return context;
   }
 
+  /**
+   * A subagent starts: the memories relevant to its task, in its own small
+   * budget, as context of its own (see contextOf). The task comes from the
+   * parent's Agent tool call (see subagentTasks.ts); a subagent whose task
+   * LTM did not see (no PreToolUse hook on Agent, as in projects set up
+   * before this hook) is offered nothing rather than guesses.
+   */
+  private subagentStart(sessionId: string, agentId: string | undefined, agentType: string | undefined): HookAnswer {
+    const task = this.subagentTasks.take(sessionId, agentType);
+    const context = contextOf(sessionId, agentId ?? 'unknown-agent');
+    const offer =
+      task && isSearchablePrompt(task)
+        ? this.offerAbout(
+            context,
+            this.store.relevantTo(task, { limit: DEFAULT_SUBAGENT_MEMORIES, exclude: this.offered.of(context) }),
+            "this subagent's task",
+            this.options.subagentBudgetTokens?.() ?? DEFAULT_SUBAGENT_BUDGET_TOKENS,
+          )
+        : null;
+    const info = { agent_type: agentType ?? null, task: task !== null, offered: offer?.offeredIds ?? [] };
+    if (!offer) return { body: {}, info };
+    return {
+      body: { hookSpecificOutput: { hookEventName: 'SubagentStart', additionalContext: offer.text } },
+      info,
+      after: async () => (await this.flushAccesses(), {}),
+    };
+  }
+
+  /** The situation, or null: reading it never fails a session start. */
+  private async situation(): Promise<SessionSituation | null> {
+    try {
+      return (await this.options.readSituation?.()) ?? null;
+    } catch {
+      return null;
+    }
+  }
+
   private async sessionStart(sessionId: string, source: string | undefined): Promise<HookAnswer> {
-    const started = await this.sessions.start(sessionId, source);
-    const { memories_to_load } = this.store.config;
+    const [started, situation] = await Promise.all([this.sessions.start(sessionId, source), this.situation()]);
     // Ranked as of the new session, whose count reaches state.json after the answer.
-    const ranked = this.store.topForSession(started.number, Math.max(1, memories_to_load));
-    const injection = buildInjection(ranked.memories, ranked.total, {
-      limit: memories_to_load,
+    const injection = sessionStartContext(this.store, {
+      session: started.number,
+      situation,
       budgetTokens: this.options.injectionBudgetTokens?.() ?? DEFAULT_INJECTION_BUDGET_TOKENS,
     });
     this.queueAccesses(started.number, injection.injectedIds);
@@ -256,7 +338,14 @@ export class HookRoutes {
     this.offered.add(sessionId, injection.injectedIds);
     return {
       body: { hookSpecificOutput: { hookEventName: 'SessionStart', additionalContext: injection.text } },
-      info: { session: started.number, counted: started.counted, injected: injection.injectedIds, omitted: injection.omitted },
+      info: {
+        session: started.number,
+        counted: started.counted,
+        injected: injection.injectedIds,
+        omitted: injection.omitted,
+        situation: situation ? { branch: situation.branch, changed_files: situation.changedFiles.length, recent_files: situation.recentFiles.length } : null,
+        related: [...injection.reasons.keys()],
+      },
       // The session's count and the accesses of the injected memories are written after
       // answering, together with the other sessions that started meanwhile.
       after: async () => {

@@ -13,7 +13,8 @@
  * red, on each tool call, and on stderr for SessionEnd). So the http form is
  * only right while a server listens on that port: the server switches the
  * tool-call hooks to http when it starts and back to command hooks when it
- * stops (setHookTransport). SessionStart must stay a command hook (Claude
+ * stops (setHookTransport). SubagentStart fires within a turn, like a tool
+ * call, and gets the same treatment. SessionStart must stay a command hook (Claude
  * Code runs no http hook for it); PreCompact and SessionEnd stay command hooks
  * too: they fire once per compaction or session, so a spawn costs nothing
  * there, while SessionEnd is exactly when a server may have just stopped and
@@ -40,10 +41,13 @@ interface HookEvent {
 export const HOOK_EVENTS: readonly HookEvent[] = [
   { event: 'SessionStart', endpoint: 'session_start', timeout: 5 },
   { event: 'UserPromptSubmit', endpoint: 'user_prompt_submit', timeout: 3, perToolCall: true },
-  // store_memory: to link the call to its session; the file tools: to offer the memories that name the file.
-  { event: 'PreToolUse', endpoint: 'pre_tool_use', matcher: 'mcp__ltm__store_memory|Read|Edit|Write|MultiEdit|NotebookEdit', timeout: 3, perToolCall: true },
+  // store_memory: to link the call to its session; the file tools: to offer the memories that name the file;
+  // Agent (Task before): to keep the task for the subagent's SubagentStart, whose payload does not hold it.
+  { event: 'PreToolUse', endpoint: 'pre_tool_use', matcher: 'mcp__ltm__store_memory|Read|Edit|Write|MultiEdit|NotebookEdit|Agent|Task', timeout: 3, perToolCall: true },
   { event: 'PostToolUse', endpoint: 'post_tool_use', matcher: '*', timeout: 3, perToolCall: true },
   { event: 'PostToolUseFailure', endpoint: 'post_tool_use', matcher: '*', timeout: 3, perToolCall: true },
+  // A subagent starts: the memories about its task. Claude Code runs http hooks for it, as for tool calls.
+  { event: 'SubagentStart', endpoint: 'subagent_start', timeout: 3, perToolCall: true },
   { event: 'PreCompact', endpoint: 'pre_compact', timeout: 3 },
   { event: 'SessionEnd', endpoint: 'session_end', timeout: 5 },
 ];

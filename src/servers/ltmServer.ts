@@ -14,6 +14,7 @@ import { refreshInstalledHookScripts, setHookTransport } from './claudeSetup';
 import type { HookTransport } from './hookSettings';
 import { HookRoutes, isHookEvent } from './hookRoutes';
 import { FollowUpQueue } from './followUpQueue';
+import { cachedGitSituation } from './gitSituation';
 import { McpSessions, type McpSessionLimits, type McpSessionStats } from './mcpSessions';
 import { createMcpServer } from './mcpTools';
 import { EmptyBearerError, HttpError, RequestGuard, readJsonBody, sendError, sendJson } from './requestGuard';
@@ -81,7 +82,12 @@ export class LtmServer {
     this.followUps = new FollowUpQueue({ quietMs: options.quietMs, log: options.log });
     // Session counters are written when the server is quiet, with the other follow-up work.
     this.sessions = new SessionTracker(options.store, (flush) => this.followUps.queue('session counters', flush));
-    this.hooks = new HookRoutes(options.store, this.sessions, { injectionBudgetTokens: options.injectionBudgetTokens, promptBudgetTokens: options.promptBudgetTokens });
+    this.hooks = new HookRoutes(options.store, this.sessions, {
+      injectionBudgetTokens: options.injectionBudgetTokens,
+      promptBudgetTokens: options.promptBudgetTokens,
+      // Session start ranks by the project's git situation too (branch, changed files).
+      readSituation: cachedGitSituation(options.store.paths.project),
+    });
     this.mcp = new McpSessions({
       createServer: () =>
         createMcpServer({

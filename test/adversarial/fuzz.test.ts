@@ -130,7 +130,7 @@ const pollutionObject: fc.Arbitrary<J> = fc
 
 // --- the requests --------------------------------------------------------------------
 
-const HOOK_EVENTS = ['session_start', 'pre_tool_use', 'post_tool_use', 'pre_compact', 'session_end'] as const;
+const HOOK_EVENTS = ['session_start', 'pre_tool_use', 'post_tool_use', 'pre_compact', 'session_end', 'subagent_start'] as const;
 const MCP_ACCEPT = 'application/json, text/event-stream';
 
 interface Fuzzed {
@@ -392,9 +392,12 @@ describe('adversarial: fuzz of every route, tool and hook payload (one in-proces
         field('hook_event_name', fc.oneof(fc.constantFrom<J>('PostToolUse', 'PostToolUseFailure', 'SessionStart'), jValue)),
         field('tool_response', fc.oneof(jValue, pollutionObject, fc.constant<J>(obj([['is_error', true]])), fc.constant<J>([obj([['type', 'text'], ['text', 'Error: x']])]))),
         field('tool_input', jValue),
+        // A subagent's fields, and the Agent tool whose task SubagentStart takes.
+        field('agent_id', sessionValue),
+        field('tool_name', fc.oneof(fc.constantFrom<J>('Agent', 'Task', 'Read'), jValue)),
         fc.array(fc.tuple(keyArb, fc.oneof(jValue, pollutionObject)), { maxLength: 3 }),
       )
-      .map(([a, b, c, d, e, f, extra]) => obj([...[a, b, c, d, e, f].filter((x): x is [string, J] => x !== undefined), ...extra]));
+      .map(([a, b, c, d, e, f, g, h, extra]) => obj([...[a, b, c, d, e, f, g, h].filter((x): x is [string, J] => x !== undefined), ...extra]));
     return fc.oneof({ weight: 5, arbitrary: payload }, { weight: 1, arbitrary: pollutionObject }, { weight: 1, arbitrary: fc.constantFrom<J>([], [1], null, 1, 'x', true) });
   }
 

@@ -426,4 +426,52 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     // http hook timeout) would add 10 s or more; 2.5 s leaves room for the CLI's own jitter.
     assert.ok(run.durationMs < bare.durationMs + 2500, `with LTM's hooks ${run.durationMs} ms, without hooks ${bare.durationMs} ms`);
   });
+
+  it('in a git repository, session start puts the memory about a changed file first, saying why; a subagent starts with the memories about its task', async () => {
+    // The server was stopped above; a new one reads the project's git situation at each session start.
+    server = await startServe(project);
+    assert.equal(readState().config.memories_to_load, 1, 'one memory at session start: the situation must win it');
+    const git = (...args: string[]) => {
+      const r = spawnSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@t.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: project, encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+    };
+    const stored = ltm([
+      'store', '--project', project, '--json',
+      '--topic', 'Connection pool size',
+      '--content', 'src/db/pool.ts caps the pool at 10 connections: Postgres allows 20 across two services.',
+      '--tags', 'postgres,importance:low',
+    ]);
+    assert.equal(stored.status, 0, stored.stderr);
+    const poolId = (JSON.parse(stored.stdout) as { id: string }).id;
+    git('init', '-q', '-b', 'feature/pool-sizing');
+    fs.mkdirSync(path.join(project, 'src/db'), { recursive: true });
+    fs.writeFileSync(path.join(project, 'src/db/pool.ts'), 'export const size = 10;\n');
+    git('add', 'src/db/pool.ts');
+    git('commit', '-q', '-m', 'pool');
+    fs.writeFileSync(path.join(project, 'src/db/pool.ts'), 'export const size = 30;\n');
+    // (LTM's own untracked files, CLAUDE.md and .mcp.json, are changed files too.)
+
+    const task = 'Find where the Gradle build cache serves stale Kotlin classes after switching branches.';
+    script((req) => {
+      const all = seen(req);
+      // The subagent's own requests: its task is its first message.
+      if (all.includes(task) && !req.tools?.some((t) => t.name === 'Agent')) return { text: 'subagent done' };
+      if (lastToolResult(req)) return { text: 'all done' };
+      return { toolUse: { name: 'Agent', input: { description: 'Gradle cache', prompt: task, subagent_type: 'general-purpose' } } };
+    });
+    const before = fake.requests.length;
+    const run = await claude('look into the gradle cache with a subagent', ['--allowedTools', 'Agent']);
+    assert.equal(run.status, 0, run.stderr);
+    const requests = fake.requests.slice(before);
+    const first = seen(requests[0]!);
+    assert.match(first, /SessionStart hook additional context: ## Long-term memory \(LTM\)\nWhat earlier sessions of this project learned, ranked by priority and by relevance to the current work \(branch feature\/pool-sizing, \d+ changed files\)/);
+    assert.match(first, new RegExp(`### Connection pool size\\n_memory · ${poolId} · [^\\n]*related to changed file src/db/pool\\.ts`));
+    // The subagent's first request carries the Gradle memory (stored earlier, low priority), as SubagentStart context.
+    const subagent = requests.find((r) => seen(r).includes(task) && !r.tools?.some((t) => t.name === 'Agent'));
+    const hooks = hookAttachments(home, run.result?.session_id ?? '');
+    assert.ok(subagent, `no subagent request; hooks: ${JSON.stringify(hooks.map((h) => [h.hookEvent, h.type]))}`);
+    assert.match(seen(subagent), /related to this subagent's task/);
+    assert.match(seen(subagent), /Gradle build cache serves stale Kotlin classes/);
+    assert.deepEqual(hookErrors(hooks), []);
+  });
 });

@@ -824,6 +824,17 @@ describe('hook script (sh hooks/ltm-hook.sh)', function () {
     assert.deepEqual([nothing.status, nothing.stdout.trim(), nothing.stderr], [0, '{}', '']);
   });
 
+  it("subagent_start prints the SubagentStart JSON with the memories about the task the parent's Agent call gave", async () => {
+    const task = { session_id: 'agent-script', hook_event_name: 'PreToolUse', tool_name: 'Agent', tool_input: { description: 'Hooks', prompt: 'what did the hook script memory say about hooks?' }, tool_use_id: 'toolu_a' };
+    const call = await runHookScript(HOOK_SCRIPT, 'pre_tool_use', task, envFor(t));
+    assert.deepEqual([call.status, call.stdout, call.stderr], [0, '', '']);
+    const start = await runHookScript(HOOK_SCRIPT, 'subagent_start', { session_id: 'agent-script', hook_event_name: 'SubagentStart', agent_id: 'a1', agent_type: 'general-purpose' }, envFor(t));
+    assert.deepEqual([start.status, start.stderr], [0, '']);
+    const parsed = JSON.parse(start.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
+    assert.equal(parsed.hookSpecificOutput.hookEventName, 'SubagentStart');
+    assert.match(parsed.hookSpecificOutput.additionalContext, /### Hook script memory\n/);
+  });
+
   it('finds the server through server.json alone (no LTM_PORT/LTM_TOKEN)', async () => {
     const run = await runHookScript(HOOK_SCRIPT, 'session_start', sessionStartPayload('by-file'), { CLAUDE_PROJECT_DIR: t.project });
     assert.deepEqual([run.status, run.stderr], [0, '']);

@@ -17,6 +17,7 @@ const HOOK_ENDPOINTS: Record<string, string> = {
   PostToolUseFailure: 'post_tool_use',
   PreCompact: 'pre_compact',
   SessionEnd: 'session_end',
+  SubagentStart: 'subagent_start',
 };
 const COMMANDS = ['forget.md', 'ltm.md', 'recall.md', 'remember.md'];
 const MARKER = 'ltm:managed';
@@ -55,7 +56,7 @@ function isLtmHook(hook: Json): boolean {
 }
 
 /** The events whose LTM hook is an http hook while a server runs; the others stay command hooks. */
-const HTTP_EVENTS = ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure'];
+const HTTP_EVENTS = ['UserPromptSubmit', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure', 'SubagentStart'];
 
 /** The one LTM hook of each event. */
 function ltmHooksOf(settings: Json): Record<string, Json> {
@@ -142,6 +143,9 @@ describe('ltm init / uninit', function () {
       assert.equal(ltmHooks[0]!.command, `sh "$CLAUDE_PROJECT_DIR/.claude/ltm/hooks/ltm-hook.sh" ${endpoint}`, event);
       assert.equal(typeof ltmHooks[0]!.timeout, 'number', event);
     }
+    // The Agent tool's PreToolUse keeps the task its subagent's SubagentStart is answered with; SubagentStart has no matcher (every agent type).
+    assert.deepEqual(hooks.PreToolUse![0]!.matcher!.split('|').filter((t) => t === 'Agent' || t === 'Task'), ['Agent', 'Task']);
+    assert.equal(hooks.SubagentStart![0]!.matcher, undefined);
     assert.deepEqual(hooks.PostToolUse![0], SETTINGS.hooks.PostToolUse[0], "the user's own PostToolUse hook stays first and unchanged");
     assert.deepEqual(hooks.Stop, SETTINGS.hooks.Stop);
 

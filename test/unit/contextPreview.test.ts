@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { spawnSync } from 'node:child_process';
 import { contextText, previewContext } from '../../src/core/contextPreview';
 import { ensureCliBuilt, useProject } from './storeTestKit';
 import { ltmJson } from '../support/ltmProcess';
@@ -48,10 +49,36 @@ describe('contextPreview (ltm context)', () => {
     assert.deepEqual(previewContext(store, { prompt: 'yes', budgetTokens: 2000 }).prompt, { text: '', memories: [], estimated_tokens: 0 });
   });
 
+  it('shows the situation session start ranked by, and why each memory relates to it', async () => {
+    const { low, top } = await seed();
+    const store = ctx.open();
+    const situation = { branch: 'fix/invoice-deadlock', changedFiles: ['src/import.ts'], recentFiles: [] };
+    const preview = previewContext(store, { budgetTokens: 2000, situation });
+    assert.deepEqual(preview.session_start.memories, [low], 'the memory about the branch before the critical one (1 to load)');
+    assert.deepEqual(preview.session_start.situation, situation);
+    assert.deepEqual(preview.session_start.related, [{ id: low, reasons: ['branch fix/invoice-deadlock (invoice, deadlock)'] }]);
+    const text = contextText(preview);
+    assert.match(text, /\n-- situation: branch fix\/invoice-deadlock; changed: src\/import\.ts; in recent commits: none\n/);
+    assert.ok(text.includes(`\n-- ${low} related to branch fix/invoice-deadlock (invoice, deadlock)`));
+    const plain = contextText(previewContext(store, { budgetTokens: 2000 }));
+    assert.match(plain, /-- situation: none \(not a git repository, or a detached HEAD\): ranked by priority alone/);
+    assert.ok(plain.includes(top));
+  });
+
   it('is the `ltm context` command', async () => {
     ensureCliBuilt();
     const { low } = await seed();
     const out = ltmJson<{ prompt: { memories: { id: string }[] } }>(['context', '--project', ctx.project, '--prompt', 'the invoice import deadlocked again in postgres', '--json']);
     assert.deepEqual(out.prompt.memories.map((m) => m.id), [low]);
+  });
+
+  it('`ltm context` reads the situation from git', async () => {
+    ensureCliBuilt();
+    const { low } = await seed();
+    const git = (...args: string[]) => assert.equal(spawnSync('git', args, { cwd: ctx.project }).status, 0, args.join(' '));
+    git('init', '-q', '-b', 'invoice-deadlock');
+    const out = ltmJson<{ session_start: { memories: string[]; situation: { branch: string } | null } }>(['context', '--project', ctx.project, '--json']);
+    assert.equal(out.session_start.situation?.branch, 'invoice-deadlock');
+    assert.deepEqual(out.session_start.memories, [low]);
   });
 });

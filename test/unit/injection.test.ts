@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { DEFAULT_INJECTION_BUDGET_TOKENS, buildInjection, estimateTokens, type InjectionOptions } from '../../src/core/injection';
+import { DEFAULT_INJECTION_BUDGET_TOKENS, MAX_HOOK_CONTEXT_CHARS, buildInjection, estimateTokens, type InjectionOptions } from '../../src/core/injection';
 import type { Phase } from '../../src/core/model';
 import type { MemoryView } from '../../src/core/store';
 
@@ -230,6 +230,43 @@ describe('injection: buildInjection', () => {
       ),
       { numRuns: 400 },
     );
+  });
+
+  it("stays under Claude Code's 10,000-character hook context limit whatever the budget, cut between memories", () => {
+    // Claude Code replaces a longer additionalContext by a preview and a file path: the memories would be lost.
+    const ranked = Array.from({ length: 60 }, (_, i) =>
+      mem({ id: id(i + 1), topic: `Memory ${i + 1}`, summary: `Summary ${i + 1}.`, content: `${'word '.repeat(110)}end of memory ${i + 1}.`, priority: 0.9 - i / 100 }),
+    );
+    for (const budgetTokens of [2500, 10_000, 1_000_000]) {
+      const injection = buildInjection(ranked, ranked.length, { limit: 60, budgetTokens });
+      assert.ok(injection.text.length < 10_000, `${injection.text.length} characters with a budget of ${budgetTokens} tokens`);
+      assert.ok(injection.text.length <= MAX_HOOK_CONTEXT_CHARS);
+      const n = injection.injectedIds.length;
+      assert.ok(n >= 10 && n < 60, `${n} memories`);
+      assert.deepEqual(injection.injectedIds, ranked.slice(0, n).map((m) => m.id));
+      // Every injected memory whole (its Content's end is there), none of the next, and the closing line.
+      for (let i = 0; i < n; i++) assert.ok(injection.text.includes(`end of memory ${i + 1}.`) || injection.text.includes(`Summary ${i + 1}.`), `memory ${i + 1} is whole`);
+      assert.ok(!injection.text.includes(`Memory ${n + 1}\n`), 'nothing of the first memory left out');
+      assert.ok(injection.text.endsWith(`\n\n${more(60 - n)}`));
+    }
+    // A budget below the limit still decides.
+    assert.ok(buildInjection(ranked, ranked.length, { limit: 60, budgetTokens: 1000 }).text.length <= 4000);
+  });
+
+  it('says the situation the ranking took into account, and why each memory relates to it', () => {
+    const ranked = [mem({ id: id(1), topic: 'Pool size', priority: 0.2 }), mem({ id: id(2), topic: 'Other', priority: 0.9 })];
+    const injection = buildInjection(ranked, 2, {
+      ...OPTIONS,
+      situation: 'branch fix/pool, 1 changed file',
+      reasons: new Map([[id(1), ['changed file src/db/pool.ts', 'branch fix/pool (pool)']]]),
+    });
+    assert.ok(
+      injection.text.startsWith(
+        '## Long-term memory (LTM)\nWhat earlier sessions of this project learned, ranked by priority and by relevance to the current work (branch fix/pool, 1 changed file). ',
+      ),
+    );
+    assert.ok(injection.text.includes(`### Pool size\n_memory · ${id(1)} · priority 0.20 · related to changed file src/db/pool.ts; branch fix/pool (pool)_\n`));
+    assert.ok(injection.text.includes(`### Other\n_memory · ${id(2)} · priority 0.90_\n`));
   });
 
   it('estimates tokens as characters / 4, rounded up', () => {

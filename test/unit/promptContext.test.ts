@@ -76,6 +76,16 @@ describe('promptContext', () => {
     assert.deepEqual(buildPromptContext([], 600), { text: '', offeredIds: [], estimatedTokens: 0 });
   });
 
+  it("stays under Claude Code's 10,000-character hook context limit whatever the budget", () => {
+    const offers: OfferedMemory[] = Array.from({ length: 40 }, (_, i) => ({
+      view: view(`mem_${(i + 1).toString(16).padStart(8, '0')}`, `Topic ${i}`, `Summary ${i}.`, `Content ${i} `.repeat(60)),
+      matched: ['alpha'],
+    }));
+    const huge = buildPromptContext(offers, 1_000_000);
+    assert.ok(huge.text.length < 10_000, `${huge.text.length} characters`);
+    assert.ok(huge.offeredIds.length >= 10);
+  });
+
   it('does not say a Summary twice when it is the first sentence of the Content', () => {
     const text = buildPromptContext([{ view: view('mem_00000001', 'T', 'First sentence.', 'First sentence. Then more.'), matched: [] }]).text;
     assert.equal(text.split('First sentence.').length - 1, 1);

@@ -41,6 +41,18 @@ describe('session tracker', () => {
     assert.deepEqual(await tracker.start('d', 'startup'), { number: 3, counted: true }, 'numbering goes on from the written count');
   });
 
+  it('flush() resolves only once a write another flush already took is on disk', async () => {
+    // A session start's follow-up waits for its count; the flush the quiet moment started may hold the count.
+    const store = ctx.open();
+    store.init();
+    const tracker = manualTracker(store);
+    await tracker.start('a', 'startup');
+    const underWay = tracker.flush();
+    await tracker.flush();
+    assert.equal(readJson<StateFile>(stateFile()).session_count, 1, 'written when the second flush resolves');
+    await underWay;
+  });
+
   it('counts a session that started and ended before any flush, and starts a resumed session anew', async () => {
     const tracker = manualTracker(ctx.open());
     await tracker.start('short', 'startup');
