@@ -9,7 +9,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { contextDocument, type ContextQuestion } from '../core/contextDocument';
+import { contextDocument, markdownText, type ContextQuestion } from '../core/contextDocument';
 import { hasOpenStore, type FolderMemory } from './folderMemory';
 import { DisposableOwner } from './lifecycle';
 import type { LtmSettings } from './settings';
@@ -81,7 +81,7 @@ export class ContextPreviewDocuments extends DisposableOwner implements vscode.T
     const folder = this.memories.byUri(query.folder);
     if (!folder) return '# LTM context preview\n\nThe folder of this preview is no longer open in this window.\n';
     if (!hasOpenStore(folder)) {
-      return `# No memory store in ${folder.name}\n\nClaude Code is given nothing from LTM here: the folder has no \`.claude/ltm/\`. Run "LTM: Initialize memory" to create one.\n`;
+      return `# No memory store in ${markdownText(folder.name)}\n\nClaude Code is given nothing from LTM here: the folder has no \`.claude/ltm/\`. Run "LTM: Initialize memory" to create one.\n`;
     }
     const server = folder.server;
     const note =
