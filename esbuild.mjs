@@ -37,7 +37,7 @@ const builds = [
 if (withTests) {
   // The extension-host suite: mocha and vscode come from the host at run time.
   builds.push({
-    entryPoints: ['test/vscode/suite/index.ts', 'test/vscode/suite/extension.test.ts'],
+    entryPoints: ['test/vscode/suite/index.ts', ...fs.readdirSync('test/vscode/suite').filter((f) => f.endsWith('.test.ts')).map((f) => `test/vscode/suite/${f}`)],
     outdir: 'out/test/vscode/suite',
     platform: 'node',
     format: 'cjs',

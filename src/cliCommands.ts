@@ -16,6 +16,7 @@ import type { LtmServer } from './servers/ltmServer';
 import { runningServerInfo } from './servers/serverInfo';
 import { DEFAULT_INJECTION_BUDGET_TOKENS, MIN_INJECTION_BUDGET_TOKENS } from './core/injection';
 import { contextText, previewContext } from './core/contextPreview';
+import { MIN_PROMPT_BUDGET_TOKENS } from './core/promptContext';
 import { DEFAULT_LIST_LIMIT, DEFAULT_SEARCH_LIMIT } from './core/model';
 import { IMPORTANCE_LEVELS, isImportance } from './core/priority';
 import { storePaths } from './core/storeFiles';
@@ -130,16 +131,24 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'context',
-    usage: '[--prompt TEXT] [--error TEXT] [--budget TOKENS]',
-    description: 'what Claude Code would be given: at session start, and with a prompt or a failure (counts nothing)',
-    options: { prompt: text, error: text, budget: text },
+    usage: '[--prompt TEXT] [--error TEXT] [--file PATH] [--budget TOKENS] [--prompt-budget TOKENS]',
+    description: 'what Claude Code would be given: at session start, and with a prompt, a failure or a file (counts nothing)',
+    options: { prompt: text, error: text, file: text, budget: text, 'prompt-budget': text },
     positionals: [],
     store: true,
     run: async (store, { values }) => {
       const budget = integer('budget', str(values, 'budget'), MIN_INJECTION_BUDGET_TOKENS) ?? DEFAULT_INJECTION_BUDGET_TOKENS;
+      const promptBudget = integer('prompt-budget', str(values, 'prompt-budget'), MIN_PROMPT_BUDGET_TOKENS);
       // As a session starting now would see the project: its branch and changed files (see gitSituation.ts).
       const situation = await readGitSituation(store.paths.project);
-      const preview = previewContext(store, { prompt: str(values, 'prompt'), error: str(values, 'error'), budgetTokens: budget, situation });
+      const preview = previewContext(store, {
+        prompt: str(values, 'prompt'),
+        error: str(values, 'error'),
+        file: str(values, 'file'),
+        budgetTokens: budget,
+        promptBudgetTokens: promptBudget,
+        situation,
+      });
       return { json: preview, text: contextText(preview) };
     },
   },

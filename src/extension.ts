@@ -6,6 +6,7 @@
 import * as vscode from 'vscode';
 import { ContextKey } from './vscode/commandIds';
 import { registerCommands } from './vscode/commands';
+import { ContextPreviewDocuments } from './vscode/contextPreviewDocuments';
 import { LtmMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
 import { MemoryTreeProvider } from './vscode/memoryTree';
 import { LtmSettings, type GroupBy } from './vscode/settings';
@@ -40,7 +41,8 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
   const statusBar = new MemoryStatusBar(memories);
   const mcp = new LtmMcpProvider(memories, version);
   const panels = new Panels(context.extensionUri, log, memories);
-  context.subscriptions.push(tree, treeView, statusBar, mcp, panels);
+  const previews = new ContextPreviewDocuments(memories, settings);
+  context.subscriptions.push(tree, treeView, statusBar, mcp, panels, previews);
   if (typeof vscode.lm?.registerMcpServerDefinitionProvider === 'function') {
     context.subscriptions.push(vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcp));
   }
@@ -49,7 +51,7 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
     mcp.serversChanged();
     statusBar.update();
   };
-  context.subscriptions.push(...registerCommands({ context, log, memories, tree, panels, serversChanged }));
+  context.subscriptions.push(...registerCommands({ context, log, memories, tree, panels, previews, serversChanged }));
 
   const updateContext = () => {
     void vscode.commands.executeCommand('setContext', ContextKey.NoStore, memories.withStores().length === 0);

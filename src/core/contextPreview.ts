@@ -21,13 +21,24 @@ export interface ContextPreview {
   };
   prompt?: { text: string; memories: { id: string; topic: string; matched: string[] }[]; estimated_tokens: number };
   error?: { text: string; memories: { id: string; topic: string; matched: string[] }[]; estimated_tokens: number };
+  /** Before a file tool (Read, Edit…) works on this file; `matched` is how the memory names it. */
+  file?: { text: string; memories: { id: string; topic: string; matched: string[] }[]; estimated_tokens: number };
 }
 
-/**
- * @param options.situation the project's situation as a session starting now would see it (the CLI
- * reads it from git); none: ranked by priority alone
- */
-export function previewContext(store: MemoryStore, options: { prompt?: string; error?: string; budgetTokens: number; situation?: SessionSituation | null }): ContextPreview {
+export interface ContextPreviewOptions {
+  prompt?: string;
+  error?: string;
+  /** A file a tool is about to read or change (absolute, or relative to the project). */
+  file?: string;
+  /** The session start's budget (`ltm.injectionTokenBudget`, `--budget`). */
+  budgetTokens: number;
+  /** The budget of what a prompt, a failure or a file brings (`ltm.promptTokenBudget`); its default when not given. */
+  promptBudgetTokens?: number;
+  /** The project's situation as a session starting now would see it (the CLI reads it from git); none: ranked by priority alone. */
+  situation?: SessionSituation | null;
+}
+
+export function previewContext(store: MemoryStore, options: ContextPreviewOptions): ContextPreview {
   // As the next session would see it: its number is one more than the sessions counted so far.
   const injection = sessionStartContext(store, { session: store.sessionCount + 1, situation: options.situation ?? null, budgetTokens: options.budgetTokens });
   const preview: ContextPreview = {
@@ -41,9 +52,8 @@ export function previewContext(store: MemoryStore, options: { prompt?: string; e
   };
   // What the session was given at its start is not offered again.
   const given = new Set(injection.injectedIds);
-  const offer = (text: string, about: string) => {
-    const offers = store.relevantTo(text, { exclude: given });
-    const context = buildPromptContext(offers, undefined, about);
+  const offer = (text: string, about: string, offers = store.relevantTo(text, { exclude: given })) => {
+    const context = buildPromptContext(offers, options.promptBudgetTokens, about);
     const shown = offers.filter((o) => context.offeredIds.includes(o.view.id));
     return { text: context.text, memories: shown.map((o) => ({ id: o.view.id, topic: o.view.topic, matched: o.matched })), estimated_tokens: context.estimatedTokens };
   };
@@ -51,6 +61,7 @@ export function previewContext(store: MemoryStore, options: { prompt?: string; e
     preview.prompt = isSearchablePrompt(options.prompt) ? offer(options.prompt, 'this prompt') : { text: '', memories: [], estimated_tokens: 0 };
   }
   if (options.error !== undefined) preview.error = offer(failureText({ error: options.error }), 'this failure');
+  if (options.file !== undefined) preview.file = offer(options.file, 'this file', store.aboutFile(options.file, { exclude: given }));
   return preview;
 }
 
@@ -72,5 +83,6 @@ export function contextText(preview: ContextPreview): string {
     : '\n-- situation: none (not a git repository, or a detached HEAD): ranked by priority alone';
   if (preview.prompt) parts.push(part('With this prompt', preview.prompt));
   if (preview.error) parts.push(part('With this failure', preview.error));
+  if (preview.file) parts.push(part('With this file', preview.file));
   return parts.join('\n\n');
 }

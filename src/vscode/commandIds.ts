@@ -16,6 +16,7 @@ export const enum CommandId {
   FixIntegrity = 'ltm.fixIntegrity',
   ShowArchives = 'ltm.showArchives',
   ShowStatus = 'ltm.showStatus',
+  PreviewContext = 'ltm.previewContext',
   Refresh = 'ltm.refresh',
   GroupByPhase = 'ltm.groupByPhase',
   GroupByTag = 'ltm.groupByTag',

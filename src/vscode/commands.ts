@@ -10,8 +10,10 @@ import { PHASE_NAMES, type Phase } from '../core/model';
 import { importanceTag } from '../core/priority';
 import type { MemoryView } from '../core/store';
 import { initProject, uninitProject } from '../servers/claudeSetup';
+import type { ContextQuestion } from '../core/contextDocument';
 import { CommandId, ContextKey } from './commandIds';
-import type { FolderMemory, FolderWithStore } from './folderMemory';
+import type { ContextPreviewDocuments } from './contextPreviewDocuments';
+import { hasOpenStore, type FolderMemory, type FolderWithStore } from './folderMemory';
 import type { MemoryTreeNode, MemoryTreeProvider } from './memoryTree';
 import type { Panels } from './webviewPanels';
 import type { WorkspaceMemories } from './workspaceMemories';
@@ -23,6 +25,7 @@ export interface CommandDeps {
   memories: WorkspaceMemories;
   tree: MemoryTreeProvider;
   panels: Panels;
+  previews: ContextPreviewDocuments;
   /** Called after servers started or stopped (MCP definitions, status bar). */
   serversChanged: () => void;
 }
@@ -267,6 +270,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       });
       return lines;
     }),
+    command(CommandId.PreviewContext, (arg) => previewContext(memories, deps.previews, arg)),
     command(CommandId.Refresh, () => {
       for (const f of memories.all()) f.refresh();
       tree.refresh();
@@ -274,6 +278,80 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     command(CommandId.GroupByPhase, () => setGroupBy('phase')),
     command(CommandId.GroupByTag, () => setGroupBy('tag')),
   ];
+}
+
+/**
+ * What `ltm.previewContext` may be given (by a keybinding, another extension
+ * or a test) instead of asking: the folder (path or URI) and what to preview.
+ * `sessionStart: true` previews the session start alone.
+ */
+interface PreviewArgs extends ContextQuestion {
+  folder?: string;
+  sessionStart?: boolean;
+}
+
+function previewArgs(arg: unknown): PreviewArgs {
+  if (!arg || typeof arg !== 'object') return {};
+  const a = arg as Record<string, unknown>;
+  const text = (key: string) => (typeof a[key] === 'string' ? a[key] : undefined);
+  return { folder: text('folder'), prompt: text('prompt'), error: text('error'), file: text('file'), sessionStart: a.sessionStart === true ? true : undefined };
+}
+
+/** "LTM: Preview injected context": which folder, what to preview, then the document. Returns its URI. */
+async function previewContext(memories: WorkspaceMemories, previews: ContextPreviewDocuments, arg: unknown): Promise<vscode.Uri | undefined> {
+  const args = previewArgs(arg);
+  let folder: FolderMemory | undefined;
+  if (args.folder) {
+    folder = memories.all().find((f) => f.folder.uri.toString() === args.folder || f.folder.uri.fsPath === args.folder);
+    if (!folder) throw new LtmError('invalid_input', `${args.folder} is not a folder of this workspace`);
+  } else {
+    folder = await memories.pick('Folder whose injected context to preview', true);
+    if (!folder) {
+      if (memories.withStores().length === 0) noStoreMessage(memories.all()[0]);
+      return undefined;
+    }
+  }
+  if (!hasOpenStore(folder)) {
+    noStoreMessage(folder);
+    return undefined;
+  }
+  const given = args.prompt !== undefined || args.error !== undefined || args.file !== undefined || args.sessionStart;
+  const question = given ? { prompt: args.prompt, error: args.error, file: args.file } : await askWhatToPreview(folder);
+  if (!question) return undefined;
+  return previews.show(folder, question);
+}
+
+function noStoreMessage(folder: FolderMemory | undefined): void {
+  const where = folder ? ` in ${folder.name}` : '';
+  void vscode.window
+    .showInformationMessage(`LTM: there is no memory store${where}, so Claude Code is given nothing from LTM. Initialize memory to create one.`, 'Initialize Memory')
+    .then((choice) => choice && vscode.commands.executeCommand(CommandId.Initialize));
+}
+
+/** Session start, a typed prompt, a failure's error, or the active editor's file. */
+async function askWhatToPreview(folder: FolderMemory): Promise<ContextQuestion | undefined> {
+  type Choice = vscode.QuickPickItem & { what: 'session' | 'prompt' | 'error' | 'file' };
+  const editor = vscode.window.activeTextEditor;
+  const root = folder.folder.uri.fsPath;
+  const file = editor?.document.uri.scheme === 'file' && editor.document.uri.fsPath.startsWith(root + path.sep) ? path.relative(root, editor.document.uri.fsPath).split(path.sep).join('/') : undefined;
+  const choices: Choice[] = [
+    { what: 'session', label: '$(play) Session start', detail: 'What a new Claude Code session is given (SessionStart)' },
+    { what: 'prompt', label: '$(comment) A prompt…', detail: 'What a prompt you type would bring (UserPromptSubmit)' },
+    { what: 'error', label: '$(error) A failing tool call…', detail: 'What an error message would bring (PostToolUseFailure)' },
+  ];
+  if (file) choices.push({ what: 'file', label: `$(file) ${file}`, detail: 'What a tool reading or editing this file would bring (PreToolUse)' });
+  const picked = await vscode.window.showQuickPick(choices, { title: `Preview injected context: ${folder.name}`, placeHolder: 'What would Claude Code be given?' });
+  if (!picked) return undefined;
+  if (picked.what === 'session') return {};
+  if (picked.what === 'file') return { file };
+  const typed = await vscode.window.showInputBox({
+    title: `Preview injected context: ${picked.what === 'prompt' ? 'the prompt' : 'the error'}`,
+    prompt: picked.what === 'prompt' ? 'A prompt, as you would type it to Claude Code' : 'The error a tool answered with (a command’s output, a stack trace)',
+    ignoreFocusOut: true,
+    validateInput: (v) => (v.trim() ? null : 'Type some text to preview'),
+  });
+  if (!typed) return undefined;
+  return picked.what === 'prompt' ? { prompt: typed } : { error: typed };
 }
 
 /** A quick pick whose items are the live, ranked results of what is typed. */

@@ -65,11 +65,33 @@ describe('contextPreview (ltm context)', () => {
     assert.ok(plain.includes(top));
   });
 
+  it('shows what a file tool would bring, and offers within the prompt budget it is given', async () => {
+    const { low } = await seed();
+    const store = ctx.open();
+    const extra = (await store.store({ topic: 'Deadlock retries in the invoice worker', content: 'src/billing/invoiceImport.ts retries a deadlocked invoice import three times.' })).memory.id;
+    const statsBefore = fs.readFileSync(path.join(ctx.root, 'stats.json'), 'utf8');
+    const preview = previewContext(store, { file: 'src/billing/invoiceImport.ts', budgetTokens: 2000 });
+    assert.deepEqual(preview.file?.memories, [{ id: extra, topic: 'Deadlock retries in the invoice worker', matched: ['src/billing/invoiceImport.ts'] }]);
+    assert.match(preview.file!.text, /^## Long-term memory \(LTM\): related to this file\n/);
+    assert.match(contextText(preview), /== With this file: 1 memory, ~\d+ tokens ==/);
+    assert.deepEqual(previewContext(store, { file: path.join(ctx.project, 'src', 'billing', 'invoiceImport.ts'), budgetTokens: 2000 }).file?.memories.map((m) => m.id), [extra], 'an absolute path too');
+
+    const prompt = 'the invoice import deadlocked again in postgres';
+    const roomy = previewContext(store, { prompt, budgetTokens: 2000 }).prompt!;
+    assert.deepEqual(new Set(roomy.memories.map((m) => m.id)), new Set([low, extra]));
+    const tight = previewContext(store, { prompt, budgetTokens: 2000, promptBudgetTokens: 100 }).prompt!;
+    assert.ok(tight.memories.length < roomy.memories.length, 'a smaller prompt budget offers less');
+    assert.ok(tight.text.length <= 100 * 4);
+    assert.equal(fs.readFileSync(path.join(ctx.root, 'stats.json'), 'utf8'), statsBefore, 'no access counted');
+  });
+
   it('is the `ltm context` command', async () => {
     ensureCliBuilt();
     const { low } = await seed();
     const out = ltmJson<{ prompt: { memories: { id: string }[] } }>(['context', '--project', ctx.project, '--prompt', 'the invoice import deadlocked again in postgres', '--json']);
     assert.deepEqual(out.prompt.memories.map((m) => m.id), [low]);
+    const withFile = ltmJson<{ file: { memories: { id: string }[] } }>(['context', '--project', ctx.project, '--file', 'notes/invoice.md', '--prompt-budget', '100', '--json']);
+    assert.deepEqual(withFile.file.memories, []);
   });
 
   it('`ltm context` reads the situation from git', async () => {
