@@ -6,6 +6,7 @@
  * The commands themselves are a table (src/cliCommands.ts); the usage text,
  * the parser and the dispatch here are derived from it.
  */
+import { gitRenameLookup } from './servers/gitRenames';
 import { parseArgs } from 'node:util';
 import * as path from 'node:path';
 import { LtmError, errorMessage } from './core/errors';
@@ -74,7 +75,7 @@ export async function runCli(argv: readonly string[], cwd = process.cwd()): Prom
   const json = Boolean(values.json);
   const input = { projectDir: path.resolve(cwd, typeof values.project === 'string' ? values.project : '.'), version: VERSION, values, positionals };
   if (!command.store) return answer(() => command.run(input), json);
-  const store = MemoryStore.open(input.projectDir);
+  const store = MemoryStore.open(input.projectDir, { renames: gitRenameLookup(input.projectDir) });
   try {
     return await answer(async () => {
       const out = await command.run(store, input);

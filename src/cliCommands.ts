@@ -5,12 +5,14 @@
  * command (or option) is one entry here and nothing else.
  */
 import type { ParseArgsConfig } from 'node:util';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LtmError } from './core/errors';
 import { MemoryStore, initStoreFiles, type SearchScope } from './core/store';
 import * as responses from './core/responses';
 import { initProject, uninitProject, type Change } from './servers/claudeSetup';
 import { readGitSituation } from './servers/gitSituation';
+import { gitRenameLookup } from './servers/gitRenames';
 // The server (and the MCP SDK it loads, ~100 ms) is imported by `serve` only: every other command starts without it.
 import type { LtmServer } from './servers/ltmServer';
 import { runningServerInfo } from './servers/serverInfo';
@@ -161,14 +163,15 @@ export const COMMANDS: readonly Command[] = [
     store: true,
     run: async (store, { positionals: [id] }) => {
       const memory = await store.get(id!);
-      return { json: responses.getResponse(memory), text: responses.getText(memory) };
+      const stale = store.staleness(id!);
+      return { json: responses.getResponse(memory, stale), text: responses.getText(memory, stale) };
     },
   },
   {
     name: 'store',
-    usage: '--topic T --content C [--summary S] [--tags a,b] [--difficulty X] [--auto-tag]',
-    description: 'store a new memory',
-    options: { topic: text, content: text, summary: text, tags: text, difficulty: text, 'auto-tag': flag },
+    usage: '--topic T --content C [--summary S] [--tags a,b] [--files a.ts,b.ts#L10-24] [--difficulty X] [--auto-tag]',
+    description: 'store a new memory (--files: the code it is about)',
+    options: { topic: text, content: text, summary: text, tags: text, files: text, difficulty: text, 'auto-tag': flag },
     positionals: [],
     store: true,
     run: async (store, { values }) => {
@@ -191,8 +194,41 @@ export const COMMANDS: readonly Command[] = [
         tags: str(values, 'tags')?.split(',') ?? [],
         autoTag: Boolean(values['auto-tag']),
         difficulty,
+        anchors: fileSpecs(str(values, 'files')),
       });
       return { json: responses.storeResponse(result), text: responses.storeText(result) };
+    },
+  },
+  {
+    name: 'stale',
+    usage: '',
+    description: 'memories whose anchored code changed or is gone, and why; moved lines and renamed files are followed and written',
+    options: {},
+    positionals: [],
+    store: true,
+    run: async (store) => {
+      // What only moved is followed first, so that what is listed has really changed.
+      const followed = await store.followAnchors();
+      const stale = store.staleMemories();
+      const lines = stale.length === 0 ? ['No memory is stale: every anchored memory matches its code.'] : stale.flatMap((m) => [`${m.id}  ${m.topic}`, ...m.reasons.map((r) => `  ${r}`)]);
+      if (followed.length > 0) lines.push('', `Followed moved or renamed code in ${followed.length} ${followed.length === 1 ? 'memory' : 'memories'}: ${followed.join(', ')}`);
+      return { json: { stale, followed }, text: lines.join('\n') };
+    },
+  },
+  {
+    name: 'anchor',
+    usage: '<id> --files a.ts,b.ts#L10-24 | --reanchor | --none',
+    description: "set a memory's anchors, hash them again from the code as it is now (--reanchor: still true), or remove them",
+    options: { files: text, reanchor: flag, none: flag },
+    positionals: ['id'],
+    store: true,
+    run: async (store, { values, positionals: [id] }) => {
+      const files = str(values, 'files');
+      const chosen = [files !== undefined, Boolean(values.reanchor), Boolean(values.none)].filter(Boolean).length;
+      if (chosen !== 1) throw new UsageError('anchor takes exactly one of --files, --reanchor, --none');
+      const memory = values.reanchor ? await store.reanchor(id!) : await store.setAnchors(id!, values.none ? [] : fileSpecs(files) ?? []);
+      const stale = store.staleness(id!);
+      return { json: responses.getResponse(memory, stale), text: responses.getText(memory, stale) };
     },
   },
   {
@@ -309,6 +345,21 @@ export const COMMANDS: readonly Command[] = [
   },
 ];
 
+/**
+ * `--files a.ts,b.ts#L10-24` as anchor specs. A path that names a file from
+ * the current directory is taken from there (people type paths from where
+ * they are); otherwise it is relative to the project.
+ */
+function fileSpecs(files: string | undefined): string[] | undefined {
+  if (files === undefined) return undefined;
+  return files.split(',').map((f) => f.trim()).filter(Boolean).map((spec) => {
+    const at = spec.lastIndexOf('#');
+    const file = at < 0 ? spec : spec.slice(0, at);
+    const fromHere = path.resolve(process.cwd(), file);
+    return !path.isAbsolute(file) && fs.existsSync(fromHere) ? fromHere + (at < 0 ? '' : spec.slice(at)) : spec;
+  });
+}
+
 function str(values: CommandInput['values'], name: string): string | undefined {
   const value = values[name];
   return typeof value === 'string' ? value : undefined;
@@ -341,7 +392,7 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
   const stopRequested = new Promise<void>((resolve) => (onSignal = resolve));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const store = MemoryStore.open(projectDir, { watch: true });
+  const store = MemoryStore.open(projectDir, { watch: true, renames: gitRenameLookup(projectDir) });
   const log = (message: string) => process.stderr.write(`ltm: ${message}\n`);
   let server: LtmServer;
   try {

@@ -15,15 +15,9 @@
  */
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
+import type { Anchor } from './model';
 
-export interface Anchor {
-  /** The file, relative to the project, with `/` separators. */
-  path: string;
-  /** First and last line (1-based, inclusive); absent for the whole file. */
-  lines?: readonly [number, number];
-  /** `sha256:` and the first 16 hex digits of the hash of the anchored text (normalised). */
-  hash: string;
-}
+export type { Anchor } from './model';
 
 /** What anchoring asks for: a file and maybe lines, before the text is read. */
 export interface AnchorSpec {

@@ -19,6 +19,8 @@ export interface InjectionOptions {
   situation?: string;
   /** Why a memory relates to the situation, by ID (see situation.ts); said in its header. */
   reasons?: ReadonlyMap<string, readonly string[]>;
+  /** Why a memory may be outdated (its anchored code changed: store.outdated), by ID; said in its header. */
+  outdated?: ReadonlyMap<string, readonly string[]>;
 }
 
 export interface Injection {
@@ -54,11 +56,16 @@ export function estimateTokens(text: string): number {
   return Math.ceil(text.length / 4);
 }
 
-function header(m: MemoryView, label: string, reasons: readonly string[]): string {
+/** What a memory's header says when its anchored code changed: a fact for Claude to weigh, not an order. */
+export function outdatedNote(outdated: readonly string[]): string {
+  return outdated.length > 0 ? ` · possibly outdated, its code changed: ${truncate(outdated.join('; '), 300)}` : '';
+}
+
+function header(m: MemoryView, label: string, reasons: readonly string[], outdated: readonly string[]): string {
   // Topics and tags may be 10,000 characters: whole, they would keep this memory (and all after it) out of the budget.
   const tags = m.tags.length > 0 ? ` · tags: ${truncate(m.tags.join(', '), 300)}` : '';
   const related = reasons.length > 0 ? ` · related to ${truncate(reasons.join('; '), 300)}` : '';
-  return `### ${truncate(oneLine(m.topic), 200)}\n_${label} · ${m.id}${tags} · priority ${m.priority.toFixed(2)}${related}_`;
+  return `### ${truncate(oneLine(m.topic), 200)}\n_${label} · ${m.id}${tags} · priority ${m.priority.toFixed(2)}${related}${outdatedNote(outdated)}_`;
 }
 
 /** A Markdown code fence: three or more backticks or tildes, at most three spaces in. */
@@ -77,28 +84,28 @@ function cutContent(content: string, max: number): string {
 }
 
 /** A memory as its phase keeps it: full text (bounded), hint, or abstract. */
-function renderMemory(m: MemoryView, contentChars: number, reasons: readonly string[]): string {
+function renderMemory(m: MemoryView, contentChars: number, reasons: readonly string[], outdated: readonly string[]): string {
   if (m.phase === 0) {
     const summary = m.summary.trim();
     const full = m.content.trim();
     // A Summary derived from the Content's first sentence would be said twice: the Content says it.
     if (summary && full.length > summary.length && full.startsWith(summary)) {
-      return `${header(m, 'memory', reasons)}\n${cutContent(full, Math.max(contentChars, summary.length))}`;
+      return `${header(m, 'memory', reasons, outdated)}\n${cutContent(full, Math.max(contentChars, summary.length))}`;
     }
     const content = full && full !== summary ? `\n${cutContent(full, contentChars)}` : '';
-    return `${header(m, 'memory', reasons)}\n${summary}${content}`;
+    return `${header(m, 'memory', reasons, outdated)}\n${summary}${content}`;
   }
   if (m.phase === 1) {
     const point = cutContent(m.content.trim(), contentChars);
     // A fence opens a code block only at the start of a line.
-    return `${header(m, 'hint', reasons)}\n${m.summary.trim()}\nKey point:${FENCE_LINE.test(point) ? '\n' : ' '}${point}`;
+    return `${header(m, 'hint', reasons, outdated)}\n${m.summary.trim()}\nKey point:${FENCE_LINE.test(point) ? '\n' : ' '}${point}`;
   }
-  return `${header(m, 'abstract', reasons)}\n${truncate(oneLine(m.summary), 200)}${m.content.trim() ? ` (${truncate(oneLine(m.content), 200)})` : ''}`;
+  return `${header(m, 'abstract', reasons, outdated)}\n${truncate(oneLine(m.summary), 200)}${m.content.trim() ? ` (${truncate(oneLine(m.content), 200)})` : ''}`;
 }
 
 /** The same memory in as few words as possible, used when its full rendering does not fit. */
-function renderSummaryOnly(m: MemoryView, reasons: readonly string[]): string {
-  return `${header(m, m.phase === 0 ? 'memory' : m.phase === 1 ? 'hint' : 'abstract', reasons)}\n${truncate(oneLine(m.summary), 200)}`;
+function renderSummaryOnly(m: MemoryView, reasons: readonly string[], outdated: readonly string[]): string {
+  return `${header(m, m.phase === 0 ? 'memory' : m.phase === 1 ? 'hint' : 'abstract', reasons, outdated)}\n${truncate(oneLine(m.summary), 200)}`;
 }
 
 /**
@@ -121,8 +128,9 @@ export function buildInjection(ranked: readonly MemoryView[], totalActive: numbe
   let used = intro.length + 200;
   for (const m of ranked.slice(0, options.limit)) {
     const reasons = options.reasons?.get(m.id) ?? [];
-    let block = renderMemory(m, contentChars, reasons);
-    if (used + block.length + 2 > budgetChars) block = renderSummaryOnly(m, reasons);
+    const outdated = options.outdated?.get(m.id) ?? [];
+    let block = renderMemory(m, contentChars, reasons, outdated);
+    if (used + block.length + 2 > budgetChars) block = renderSummaryOnly(m, reasons, outdated);
     if (used + block.length + 2 > budgetChars) break;
     blocks.push(block);
     injectedIds.push(m.id);

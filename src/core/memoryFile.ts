@@ -7,6 +7,7 @@
  */
 import YAML, { isMap, isScalar, isSeq } from 'yaml';
 import { z } from 'zod';
+import { MAX_ANCHORS, anchorsFromFrontmatter, anchorsToFrontmatter, type Anchor } from './anchors';
 import { FRONTMATTER_KEYS, MEMORY_ID_PATTERN, type ActivePhase, type Memory, type MemoryMeta } from './model';
 
 /** A file that cannot be read as a memory, and why. */
@@ -73,6 +74,18 @@ const phaseChangeSchema = z.object({
   event: z.enum(['evicted', 'restored', 'forgotten', 'orphaned', 'recovered', 'legacy']),
 });
 
+/** The anchors of a frontmatter `anchors` value that can be read, each checked on its own. */
+function readableAnchors(value: unknown): Anchor[] {
+  if (!Array.isArray(value)) return [];
+  return value.flatMap((entry) => {
+    try {
+      return anchorsFromFrontmatter([entry]);
+    } catch {
+      return [];
+    }
+  }).slice(0, MAX_ANCHORS);
+}
+
 const metaSchema = z.object({
   id: z.string().regex(MEMORY_ID_PATTERN, 'must be "mem_" followed by 8 lowercase hex characters'),
   topic: text.pipe(z.string().trim().min(1, 'must not be empty')),
@@ -93,6 +106,9 @@ const metaSchema = z.object({
     .nullish()
     .catch([])
     .transform((entries) => (entries ?? []).flatMap((e) => (phaseChangeSchema.safeParse(e).success ? [phaseChangeSchema.parse(e)] : []))),
+  // Anchors are edited by hand too: one that is not understood is left out (the file keeps its text,
+  // `ltm check` names it), never a reason to reject the memory.
+  anchors: z.unknown().optional().transform(readableAnchors),
 });
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -295,9 +311,10 @@ export function parseMemoryFile(text: string, parse: FrontmatterParser = parseFr
   return { memory: memoryOf(meta, sections), frontmatter, body };
 }
 
-export interface NewMemoryFields extends Omit<MemoryMeta, 'phase_history'> {
+export interface NewMemoryFields extends Omit<MemoryMeta, 'phase_history' | 'anchors'> {
   summary: string;
   content: string;
+  anchors?: readonly Anchor[];
 }
 
 /** Renders a new memory file; fields are written in FRONTMATTER_KEYS order. */
@@ -305,6 +322,8 @@ export function renderNewMemoryFile(fields: NewMemoryFields): string {
   const data: Record<string, unknown> = {};
   for (const key of FRONTMATTER_KEYS) data[key] = fields[key];
   if (data.created_session === null) delete data.created_session;
+  // Written only when there are some: a memory without anchors reads as it always did.
+  if (fields.anchors && fields.anchors.length > 0) data.anchors = anchorsToFrontmatter(fields.anchors);
   const doc = new YAML.Document(data, YAML_OPTIONS);
   // Tags as a block list, like every existing store, even when empty.
   return `---\n${doc.toString(STRINGIFY_OPTIONS)}---\n${renderBody(fields.summary, fields.content)}`;
@@ -384,6 +403,7 @@ export function memoryOf(meta: MemoryMeta, body: MemoryBody): Memory {
     created_at: meta.created_at,
     created_session: meta.created_session,
     phase_history: meta.phase_history,
+    anchors: meta.anchors,
     summary: body.summary,
     content: body.content,
     hasSections: body.hasSections,
@@ -401,5 +421,6 @@ export function copyMeta(meta: MemoryMeta): MemoryMeta {
     created_at: meta.created_at,
     created_session: meta.created_session,
     phase_history: meta.phase_history,
+    anchors: meta.anchors.map((a) => ({ ...a })),
   };
 }

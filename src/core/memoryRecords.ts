@@ -22,7 +22,7 @@ import { copyMeta, parseFrontmatter } from './memoryFile';
 import type { MemoryMeta } from './model';
 
 /** The previous format ('ltm-frontmatter-1') was keyed by frontmatter text and held no signatures. */
-const RECORDS_VERSION = 'ltm-records-1';
+const RECORDS_VERSION = 'ltm-records-2';
 
 /** One record as saved: [name, size, mtimeMs, ino, frontmatterDigest, meta, summary, hasSections]. */
 type SavedRecord = [string, number, number, number, string, MemoryMeta, string, boolean];
@@ -121,6 +121,12 @@ export class MemoryRecordCache {
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 
+function isSavedAnchor(a: unknown): boolean {
+  if (!a || typeof a !== 'object') return false;
+  const { path, lines, hash } = a as { path?: unknown; lines?: unknown; hash?: unknown };
+  return isString(path) && isString(hash) && (lines === undefined || (Array.isArray(lines) && lines.length === 2 && lines.every(isNumber)));
+}
+
 /**
  * A saved record checked field by field (cheaply: this runs 10,000 times per
  * open), or null. The cache is ours and git-ignored, but a damaged or
@@ -142,7 +148,9 @@ function recordFrom(saved: unknown): [string, FileRecord] | null {
     !isString(m.created_at) ||
     !(m.created_session === null || isNumber(m.created_session)) ||
     !Array.isArray(m.phase_history) ||
-    !m.phase_history.every((h: unknown) => !!h && typeof h === 'object' && isNumber((h as { phase?: unknown }).phase) && isString((h as { at?: unknown }).at) && isString((h as { event?: unknown }).event))
+    !m.phase_history.every((h: unknown) => !!h && typeof h === 'object' && isNumber((h as { phase?: unknown }).phase) && isString((h as { at?: unknown }).at) && isString((h as { event?: unknown }).event)) ||
+    !Array.isArray(m.anchors) ||
+    !m.anchors.every(isSavedAnchor)
   ) {
     return null;
   }
@@ -160,6 +168,7 @@ function recordFrom(saved: unknown): [string, FileRecord] | null {
         created_at: m.created_at,
         created_session: m.created_session as number | null,
         phase_history: m.phase_history as MemoryMeta['phase_history'],
+        anchors: m.anchors as MemoryMeta['anchors'],
       },
       summary,
       hasSections,

@@ -32,6 +32,16 @@ export function isMemoryId(value: string): boolean {
   return MEMORY_ID_PATTERN.test(value);
 }
 
+/** The code a memory is about: a file of the project, maybe some of its lines, and a hash of that text (see anchors.ts). */
+export interface Anchor {
+  /** The file, relative to the project, with `/` separators. */
+  path: string;
+  /** First and last line (1-based, inclusive); absent for the whole file. */
+  lines?: readonly [number, number];
+  /** `sha256:` and the first 16 hex digits of the hash of the anchored text (normalised). */
+  hash: string;
+}
+
 /** The frontmatter fields LTM knows, in the order they are written. */
 export const FRONTMATTER_KEYS = [
   'id',
@@ -54,6 +64,8 @@ export interface MemoryMeta {
   created_session: number | null;
   /** Phase changes since creation (frontmatter `phase_history`, written by LTM only). */
   phase_history: PhaseChange[];
+  /** The code the memory is about (frontmatter `anchors`; see anchors.ts). Empty for most memories. */
+  anchors: Anchor[];
 }
 
 export interface PhaseChange {

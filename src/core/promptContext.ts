@@ -6,7 +6,7 @@
  * strongly enough, to be worth the context it takes.
  */
 import { indexTerm, matchesAsPrefix, queryWords, stemOf, tokenize } from './analyzer';
-import { contextCharsFor, estimateTokens } from './injection';
+import { contextCharsFor, estimateTokens, outdatedNote } from './injection';
 import { developerVocabulary } from './relatedTerms';
 import { oneLine, truncate } from './memoryFile';
 import type { MemoryView } from './storeTypes';
@@ -92,6 +92,8 @@ export interface OfferedMemory {
   view: MemoryView;
   /** Why it is offered: the prompt's words it matched. */
   matched: string[];
+  /** Why it may be outdated: its anchored code changed (see staleness.ts). */
+  outdated?: string[];
 }
 
 export interface PromptContext {
@@ -106,7 +108,7 @@ const CONTENT_CHARS = 400;
 function render(o: OfferedMemory, contentChars: number): string {
   const m = o.view;
   const why = o.matched.length > 0 ? ` · matched: ${o.matched.slice(0, 8).join(', ')}` : '';
-  const title = `### ${truncate(oneLine(m.topic), 200)}\n_${m.id}${why}_`;
+  const title = `### ${truncate(oneLine(m.topic), 200)}\n_${m.id}${why}${outdatedNote(o.outdated ?? [])}_`;
   const summary = m.summary.trim();
   const content = m.content.trim();
   if (contentChars <= 0 || !content || content === summary) return `${title}\n${truncate(oneLine(summary), 300)}`;

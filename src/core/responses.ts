@@ -4,6 +4,8 @@
  * (`{success, id, message}`, `{memories, total, has_more}`, …) and readable
  * Markdown for people and for Claude.
  */
+import { describeAnchor } from './anchors';
+import type { StaleReport } from './staleness';
 import type { EvictionResult, FixResult, ForgetResult, ListResult, MemoryView, SearchResultItem, StatusResult, StoreResult } from './store';
 import { PROBLEM_TITLES, type IntegrityReport, type ProblemKind } from './integrity';
 import { PHASE_NAMES, type Phase } from './model';
@@ -98,7 +100,10 @@ export function listText(result: ListResult, offset = 0): string {
 
 // --- get ---------------------------------------------------------------------
 
-export function getResponse(m: MemoryView) {
+/**
+ * @param stale how the memory's anchors stand (store.staleness): null when it has none.
+ */
+export function getResponse(m: MemoryView, stale: StaleReport | null = null) {
   return {
     id: m.id,
     topic: m.topic,
@@ -113,10 +118,13 @@ export function getResponse(m: MemoryView) {
     accessed_at: m.accessed_at,
     created_session: m.created_session,
     last_session: m.last_session,
+    anchors: m.anchors.map(describeAnchor),
+    stale: stale?.stale ?? false,
+    stale_reasons: stale?.reasons ?? [],
   };
 }
 
-export function getText(m: MemoryView): string {
+export function getText(m: MemoryView, stale: StaleReport | null = null): string {
   const lines = [
     `# ${oneLine(m.topic)}`,
     '',
@@ -125,6 +133,9 @@ export function getText(m: MemoryView): string {
     `**Phase:** ${m.phase} (${phaseName(m.phase)})`,
     `**Priority:** ${fmt(m.priority)} | **Difficulty:** ${fmt(m.difficulty)} | **Accesses:** ${m.access_count}`,
     `**Created:** ${m.created_at}`,
+    ...(m.anchors.length > 0 ? [`**Anchored to:** ${m.anchors.map(describeAnchor).join(', ')}`] : []),
+    // Facts, not orders: what changed, for Claude to weigh against the code it reads.
+    ...(stale?.stale ? [`**Possibly outdated:** the code it is anchored to changed since it was written (${stale.reasons.join('; ')}).`] : []),
     '',
     '## Summary',
     m.summary,
@@ -173,6 +184,7 @@ export function statusResponse(s: StatusResult) {
     storage_size_bytes: s.storage_size_bytes,
     config: s.config,
     store_path: s.store_path,
+    stale_memories: s.stale_memories,
   };
 }
 
@@ -187,6 +199,7 @@ export function statusText(s: StatusResult): string {
     `**Last eviction:** ${s.last_eviction ?? 'never'}`,
     `**Storage:** ${formatBytes(s.storage_size_bytes)}`,
     `**Config:** max ${s.config.max_memories} memories, load ${s.config.memories_to_load} per session, evict ${s.config.eviction_batch_size} per cycle`,
+    ...(s.stale_memories > 0 ? [`**Possibly outdated:** ${s.stale_memories} ${s.stale_memories === 1 ? 'memory whose' : 'memories whose'} anchored code changed (ltm stale lists them).`] : []),
     ...(s.invalid_files > 0 ? [`**Warning:** ${s.invalid_files} unreadable file(s) in memories/; run check.`] : []),
     `**Store:** \`${s.store_path}\``,
   ].join('\n');

@@ -35,6 +35,7 @@ export function sessionStartContext(store: MemoryStore, options: { session: numb
       limit: memories_to_load,
       budgetTokens: options.budgetTokens,
       reasons,
+      outdated: new Map(chosen.map((c) => [c.view.id, store.outdated(c.view)])),
       ...(situation ? { situation: describeSituation(situation) } : {}),
     },
   );

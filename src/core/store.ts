@@ -20,6 +20,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { anchorsToFrontmatter, type Anchor } from './anchors';
 import { suggestTags } from './autotag';
 import { DiskMirror, type LoadedFile } from './diskMirror';
 import type { FileRecord } from './loadedFile';
@@ -56,7 +57,9 @@ import { MemoryRecordCache } from './memoryRecords';
 import { withImportance, type Importance, type PriorityBreakdown } from './priority';
 import { redactSecrets } from './secrets';
 import { integritySnapshot, repairProblems } from './repair';
+import type { StaleReport } from './staleness';
 import { StatsWriter } from './statsWriter';
+import { StoreAnchors } from './storeAnchors';
 import { StoreQueries } from './storeQueries';
 import { GITIGNORE_LINES, GITIGNORE_TEXT, storePaths, type StorePaths, type StoreState } from './storeFiles';
 import { prepareInput, rejectUnpairedSurrogates } from './storeInput';
@@ -71,6 +74,7 @@ import {
 } from './promptContext';
 import type {
   ArchivedMemory,
+  StaleMemory,
   EvictionResult,
   FixResult,
   ForgetResult,
@@ -109,6 +113,7 @@ export class MemoryStore {
   private readonly index: IndexWriter;
   private readonly statsWriter: StatsWriter;
   private readonly queries: StoreQueries;
+  private readonly anchoring: StoreAnchors;
 
   private constructor(projectDir: string, options: OpenOptions) {
     this.paths = storePaths(projectDir);
@@ -132,6 +137,7 @@ export class MemoryStore {
       touched: (id) => this.queries.touched(id),
     });
     this.queries = new StoreQueries(this.mirror);
+    this.anchoring = new StoreAnchors(this.paths.project, options.renames);
   }
 
   /** Opens a project's store. Reads everything and writes nothing (see flushCaches). */
@@ -210,6 +216,34 @@ export class MemoryStore {
     });
   }
 
+  /**
+   * Whether a memory still matches the code it is anchored to: null for a
+   * memory without anchors. Anchored files are stat()ed; only changed ones are read.
+   */
+  staleness(id: string): StaleReport | null {
+    this.requireId(id);
+    this.refreshOne(id);
+    this.requireActive(id);
+    return this.anchoring.report(this.mirror.files.get(id)!.memory.anchors);
+  }
+
+  /** Why a memory (as listed or offered) may be outdated: its anchored code changed; [] when it holds. */
+  outdated(memory: Pick<MemoryView, 'anchors'>): string[] {
+    return this.anchoring.report(memory.anchors)?.reasons ?? [];
+  }
+
+  /** The active memories whose anchored code changed or is gone, by ID. */
+  staleMemories(): StaleMemory[] {
+    this.refresh();
+    const stale: StaleMemory[] = [];
+    for (const id of this.activeIds()) {
+      const { memory } = this.mirror.files.get(id)!;
+      const report = this.anchoring.report(memory.anchors);
+      if (report?.stale) stale.push({ id, topic: memory.topic, reasons: report.reasons });
+    }
+    return stale.sort((a, b) => (a.id < b.id ? -1 : 1));
+  }
+
   /** Reads a memory without counting an access. */
   peek(id: string): MemoryView {
     this.requireId(id);
@@ -274,7 +308,7 @@ export class MemoryStore {
     const ids = this.queries.relevantTo(text, options.limit ?? DEFAULT_PROMPT_MEMORIES, options.exclude ?? new Set(), options.gate ?? DEFAULT_RELEVANCE_GATE);
     return ids.map((id) => {
       const view = this.queries.view(id);
-      return { view, matched: matchedWords(text, view) };
+      return { view, matched: matchedWords(text, view), outdated: this.outdated(view) };
     });
   }
 
@@ -294,7 +328,7 @@ export class MemoryStore {
       if (options.exclude?.has(c.id)) continue;
       const view = this.queries.view(c.id);
       if (!mentionsFile(view, relative.startsWith('..') ? '' : relative, fileName)) continue;
-      offers.push({ view, matched: [relative.startsWith('..') ? fileName : relative] });
+      offers.push({ view, matched: [relative.startsWith('..') ? fileName : relative], outdated: this.outdated(view) });
       if (offers.length >= (options.limit ?? DEFAULT_PROMPT_MEMORIES)) break;
     }
     return offers;
@@ -329,6 +363,7 @@ export class MemoryStore {
       store_path: this.paths.root,
       exists: this.exists(),
       invalid_files: this.mirror.invalidFiles.size,
+      stale_memories: this.staleMemories().length,
     };
   }
 
@@ -348,6 +383,8 @@ export class MemoryStore {
 
   async store(input: StoreInput): Promise<StoreResult> {
     const prepared = prepareInput(input);
+    // The code is read before the lock is taken: anchoring reads project files, never memories.
+    const anchors = this.anchoring.anchorsFor(input.anchors);
     this.init();
     return this.mutate(() => {
       const id = this.newId();
@@ -365,6 +402,7 @@ export class MemoryStore {
         created_session: session,
         summary: prepared.summary,
         content: prepared.content,
+        anchors,
       });
       this.mirror.writeMemoryFile(id, raw);
       this.register(id);
@@ -373,6 +411,66 @@ export class MemoryStore {
       this.index.write();
       this.statsWriter.write();
       return { memory: this.queries.view(id), redactions: prepared.redactions };
+    });
+  }
+
+  /**
+   * Replaces a memory's anchors with `specs` hashed from the code as it is now
+   * (an empty list removes them). Only the `anchors` field of the file changes.
+   */
+  async setAnchors(id: string, specs: readonly string[]): Promise<MemoryView> {
+    this.requireId(id);
+    const anchors = this.anchoring.anchorsFor(specs);
+    return this.writeAnchors(id, () => anchors);
+  }
+
+  /**
+   * "Still true": the memory's anchors hashed again from the code as it is
+   * now, where their text moved or their file was renamed, else at the same
+   * lines; the memory is no longer stale. Refused when an anchored file is gone.
+   */
+  async reanchor(id: string): Promise<MemoryView> {
+    this.requireId(id);
+    this.refreshOne(id);
+    this.requireActive(id);
+    const anchors = this.anchoring.reanchored(this.mirror.files.get(id)!.memory.anchors);
+    return this.writeAnchors(id, (current) => {
+      // Changed by another writer since they were read: anchor what is there now.
+      if (JSON.stringify(current) !== JSON.stringify(this.mirror.files.get(id)!.memory.anchors)) return this.anchoring.reanchored(current);
+      return anchors;
+    });
+  }
+
+  /**
+   * Writes where anchored text moved to, or what its file was renamed to, into
+   * the memories that follow it, so that their lines stay right as code moves
+   * (no memory becomes stale by it). Returns the IDs written.
+   */
+  async followAnchors(): Promise<string[]> {
+    this.refresh();
+    const moved = this.activeIds().filter((id) => this.anchoring.followed(this.mirror.files.get(id)!.memory.anchors) !== null);
+    const written: string[] = [];
+    for (const id of moved) {
+      try {
+        await this.writeAnchors(id, (current) => this.anchoring.followed(current) ?? current);
+        written.push(id);
+      } catch (error) {
+        // Forgotten or changed meanwhile: left for the next pass.
+        if (!(error instanceof LtmError)) throw error;
+      }
+    }
+    return written;
+  }
+
+  private writeAnchors(id: string, next: (current: readonly Anchor[]) => readonly Anchor[]): Promise<MemoryView> {
+    return this.mutate(() => {
+      this.refreshOne(id);
+      this.requireActive(id);
+      const file = this.mirror.files.get(id)!;
+      const anchors = next(file.memory.anchors);
+      const raw = updateFrontmatter(file.raw, { anchors: anchors.length > 0 ? anchorsToFrontmatter(anchors) : undefined });
+      if (raw !== file.raw) this.mirror.writeMemoryFile(id, raw);
+      return this.queries.view(id);
     });
   }
 

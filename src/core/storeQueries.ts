@@ -165,6 +165,7 @@ export class StoreQueries {
       created_at: '',
       created_session: null,
       phase_history: [],
+      anchors: [],
       summary: '',
       content: '',
       hasSections: false,

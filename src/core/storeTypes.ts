@@ -4,6 +4,7 @@
  * from, and the servers and views that only read results, share one
  * definition without importing the store itself.
  */
+import type { RenameLookup } from './staleness';
 import type { IntegrityReport } from './integrity';
 import type { ArchiveEntry, Memory, Phase, StoreConfig } from './model';
 import type { Redaction } from './secrets';
@@ -67,6 +68,8 @@ export interface StoreInput {
   difficulty?: number;
   /** Session number to record as created_session; defaults to the store's session count. */
   session?: number;
+  /** The code the memory is about: project files, each maybe with lines (`src/db/pool.ts#L10-24`). */
+  anchors?: readonly string[];
 }
 
 export interface StoreResult {
@@ -118,6 +121,15 @@ export interface StatusResult {
   store_path: string;
   exists: boolean;
   invalid_files: number;
+  /** Active memories whose anchored code changed or is gone. */
+  stale_memories: number;
+}
+
+/** A memory whose anchored code no longer matches it. */
+export interface StaleMemory {
+  id: string;
+  topic: string;
+  reasons: string[];
 }
 
 export interface OpenOptions {
@@ -125,4 +137,6 @@ export interface OpenOptions {
   watch?: boolean;
   /** Called after the store noticed changes made outside this process. */
   onExternalChange?: () => void;
+  /** Where a renamed file went (servers and the CLI pass git's answer, gitRenames.ts); without it a renamed anchor is stale. */
+  renames?: RenameLookup;
 }

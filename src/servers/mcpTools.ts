@@ -65,7 +65,8 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
       description:
         'Store a lesson worth keeping across sessions: a hard-won fix, a decision, a convention. ' +
         'Give a short topic, the full content, and optionally a one-line summary and tags ' +
-        `(${IMPORTANCE_TAGS.join(' | ')} change its priority).`,
+        `(${IMPORTANCE_TAGS.join(' | ')} change its priority). ` +
+        'When the lesson is about specific code, give anchors (project files, each maybe with lines): the memory is then flagged as possibly outdated when that code changes.',
       inputSchema: z.object({
         topic: z.string().trim().min(1).max(10_000).describe('Brief description, e.g. "Fix flaky auth test"'),
         content: z.string().min(1).max(1_000_000).describe('The full memory: problem, cause, solution, context'),
@@ -73,6 +74,7 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
         tags: z.array(tag).max(50).optional().describe('Categorisation tags'),
         auto_tag: z.boolean().optional().describe('Suggest tags from the text when none are given'),
         difficulty: z.number().min(0).max(1).optional().describe("0-1; defaults to the session's measured difficulty"),
+        anchors: z.array(z.string().min(1).max(1_100)).max(20).optional().describe('Project files the lesson is about, relative to the project, e.g. "src/db/pool.ts#L10-24" or "src/db/pool.ts"'),
       }),
     },
     safely(async (args, meta) => {
@@ -88,6 +90,7 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
         autoTag: args.auto_tag,
         difficulty: args.difficulty ?? ctx.sessions.difficultyFor(sessionId),
         session: ctx.sessions.sessionNumber(sessionId),
+        anchors: args.anchors,
       });
       return result(responses.storeText(stored), responses.storeResponse(stored));
     }),
@@ -139,7 +142,8 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
     },
     safely(async (args) => {
       const memory = await store.get(args.id);
-      return result(responses.getText(memory), responses.getResponse(memory));
+      const stale = store.staleness(args.id);
+      return result(responses.getText(memory, stale), responses.getResponse(memory, stale));
     }),
   );
 

@@ -7,6 +7,7 @@
  * serves the folder, this window uses that server (same token: the project's
  * identity) and starts its own as soon as that one is gone.
  */
+import { gitRenameLookup } from '../servers/gitRenames';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -124,7 +125,7 @@ export class FolderMemory extends DisposableOwner {
   private async doStart(): Promise<void> {
     if (this.storeInstance || !this.hasStore || this.isDisposed) return;
     const started = Date.now();
-    const store = MemoryStore.open(this.folder.uri.fsPath);
+    const store = MemoryStore.open(this.folder.uri.fsPath, { renames: gitRenameLookup(this.folder.uri.fsPath) });
     this.storeInstance = store;
     this.own({ dispose: () => store.dispose() });
     await this.applyExplicitSettings();

@@ -212,6 +212,25 @@ describe('MCP tools (MCP SDK client)', function () {
       assert.equal(back.structured.content, 'Docker builds need BuildKit enabled. Otherwise the cache mounts fail.');
     });
 
+    it('store_memory anchors a memory to code; get_memory says when that code changed', async () => {
+      const code = Array.from({ length: 20 }, (_, i) => `export const step${i + 1} = ${i + 1};`).join('\n') + '\n';
+      fs.mkdirSync(path.join(t.project, 'src'), { recursive: true });
+      fs.writeFileSync(path.join(t.project, 'src', 'steps.ts'), code);
+      const stored = await ok(client, 'store_memory', { topic: 'Steps five to seven are ordered', content: 'Step six must run after five.', anchors: ['src/steps.ts#L5-7'] });
+      const id = stored.structured.id as string;
+      const fresh = await ok(client, 'get_memory', { id });
+      assert.deepEqual([fresh.structured.anchors, fresh.structured.stale, fresh.structured.stale_reasons], [['src/steps.ts#L5-7'], false, []]);
+      fs.writeFileSync(path.join(t.project, 'src', 'steps.ts'), code.replace('step6 = 6', 'step6 = 60'));
+      const stale = await ok(client, 'get_memory', { id });
+      assert.deepEqual([stale.structured.stale, stale.structured.stale_reasons], [true, ['src/steps.ts#L5-7: the lines changed']]);
+      assert.match(stale.text, /\*\*Possibly outdated:\*\*/);
+      const status = await ok(client, 'ltm_status');
+      assert.equal(status.structured.stale_memories, 1);
+      const refused = await call(client, 'store_memory', { topic: 'T', content: 'C', anchors: ['src/nothing.ts'] });
+      assert.equal(refused.isError, true);
+      assert.match(refused.text, /cannot anchor "src\/nothing\.ts"/);
+    });
+
     it('a memory stored through MCP is visible to a separately opened MemoryStore', async () => {
       const stored = await ok(client, 'store_memory', { topic: 'Seen from outside', content: 'Written through MCP, read by another store.', tags: ['interop'] });
       const id = stored.structured.id as string;

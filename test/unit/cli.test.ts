@@ -265,6 +265,51 @@ describe('cli', function () {
     });
   });
 
+  describe('anchors: store --files, get, stale, anchor', () => {
+    const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
+    const writeCode = (file: string, body: string) => {
+      fs.mkdirSync(path.dirname(path.join(project, file)), { recursive: true });
+      fs.writeFileSync(path.join(project, file), body);
+    };
+
+    it('anchors a memory to files and lines, says when the code changed, and re-anchors it', async () => {
+      writeCode('src/pool.ts', numbered(30));
+      writeCode('src/retry.ts', numbered(5));
+      const id = await storeOne('Pool size is 50', 'The pool ran dry.', '--files', 'src/pool.ts#L10-12, src/retry.ts');
+      const fresh = await json<Json>('get', id);
+      assert.deepEqual([fresh.anchors, fresh.stale, fresh.stale_reasons], [['src/pool.ts#L10-12', 'src/retry.ts'], false, []]);
+      assert.match(await text('get', id), /\*\*Anchored to:\*\* src\/pool\.ts#L10-12, src\/retry\.ts/);
+      assert.deepEqual(await json('stale'), { stale: [], followed: [] });
+
+      writeCode('src/pool.ts', numbered(30).replace('line 11\n', 'line eleven\n'));
+      const stale = await json<Json>('get', id);
+      assert.deepEqual([stale.stale, stale.stale_reasons], [true, ['src/pool.ts#L10-12: the lines changed']]);
+      assert.match(await text('get', id), /\*\*Possibly outdated:\*\* the code it is anchored to changed since it was written \(src\/pool\.ts#L10-12: the lines changed\)/);
+      assert.deepEqual(await json('stale'), { stale: [{ id, topic: 'Pool size is 50', reasons: ['src/pool.ts#L10-12: the lines changed'] }], followed: [] });
+      assert.match(await text('status'), /\*\*Possibly outdated:\*\* 1 memory whose anchored code changed/);
+
+      const reanchored = await json<Json>('anchor', id, '--reanchor');
+      assert.equal(reanchored.stale, false);
+      assert.deepEqual((await json<{ stale: unknown[] }>('stale')).stale, []);
+      const removed = await json<Json>('anchor', id, '--none');
+      assert.deepEqual(removed.anchors, []);
+    });
+
+    it('follows lines that moved when listing stale memories, and refuses files it cannot anchor', async () => {
+      writeCode('src/pool.ts', numbered(30));
+      const id = await storeOne('Pool size is 50', 'The pool ran dry.', '--files', 'src/pool.ts#L10-12');
+      writeCode('src/pool.ts', `// added\n${numbered(30)}`);
+      assert.deepEqual(await json('stale'), { stale: [], followed: [id] });
+      assert.deepEqual((await json<Json>('get', id)).anchors, ['src/pool.ts#L11-13']);
+      const before = snapshotFiles(root);
+      const out = await cli('store', '--topic', 'T', '--content', 'C', '--files', 'src/none.ts');
+      assertOneLineError(out, 'a missing file');
+      assert.match(out.stderr, /cannot anchor "src\/none\.ts": src\/none\.ts does not exist in the project/);
+      assert.deepEqual(snapshotDiff(before, snapshotFiles(root)), []);
+      assertOneLineError(await cli('anchor', id, '--reanchor', '--none'), 'two choices');
+    });
+  });
+
   describe('bad arguments: one line on stderr, non-zero exit, nothing changed', () => {
     async function setup(): Promise<{ id: string; archived: string }> {
       const id = await storeOne('Existing', 'Existing content.');

@@ -33,6 +33,7 @@ const MEMORY: MemoryView = {
   created_at: '2026-11-22T06:59:15.123Z',
   created_session: 4,
   phase_history: [],
+  anchors: [],
   summary: 'Raise the pool to 50.',
   content: 'The pool of 10 ran dry.\n\nRaised to 50.',
   hasSections: true,
@@ -67,6 +68,7 @@ const STATUS: StatusResult = {
   store_path: '/work/project/.claude/ltm',
   exists: true,
   invalid_files: 0,
+  stale_memories: 0,
 };
 
 const COUNTS = { indexed_memories: 1, memory_files: 2, stats_entries: 3, archive_files: 4, archived_memories: 5 };
@@ -181,7 +183,7 @@ describe('responses', () => {
   describe('get', () => {
     it('getResponse: every field of the design, and nothing internal (hasSections, phase_history)', () => {
       const r = getResponse({ ...MEMORY, phase_history: [{ phase: 1, at: 'x', event: 'evicted' }] });
-      assert.deepEqual(Object.keys(r), ['id', 'topic', 'summary', 'content', 'tags', 'phase', 'priority', 'difficulty', 'access_count', 'created_at', 'accessed_at', 'created_session', 'last_session']);
+      assert.deepEqual(Object.keys(r), ['id', 'topic', 'summary', 'content', 'tags', 'phase', 'priority', 'difficulty', 'access_count', 'created_at', 'accessed_at', 'created_session', 'last_session', 'anchors', 'stale', 'stale_reasons']);
       assert.deepEqual(r, {
         id: 'mem_0000abcd',
         topic: 'Postgres pool',
@@ -196,6 +198,9 @@ describe('responses', () => {
         accessed_at: '2026-11-23T00:00:00.000Z',
         created_session: 4,
         last_session: 5,
+        anchors: [],
+        stale: false,
+        stale_reasons: [],
       });
       assert.equal(getResponse({ ...MEMORY, created_session: null }).created_session, null);
     });
@@ -251,7 +256,7 @@ describe('responses', () => {
   describe('status', () => {
     it('statusResponse: the design’s fields and config, not the text-only ones (exists, invalid_files)', () => {
       const r = statusResponse(STATUS);
-      assert.deepEqual(Object.keys(r), ['total_memories', 'by_phase', 'total_archived', 'session_count', 'last_eviction', 'storage_size_bytes', 'config', 'store_path']);
+      assert.deepEqual(Object.keys(r), ['total_memories', 'by_phase', 'total_archived', 'session_count', 'last_eviction', 'storage_size_bytes', 'config', 'store_path', 'stale_memories']);
       assert.deepEqual(r.config, { max_memories: 100, memories_to_load: 10, eviction_batch_size: 5 });
       assert.equal(r.store_path, '/work/project/.claude/ltm');
     });
