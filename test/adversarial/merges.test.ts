@@ -115,6 +115,53 @@ describe('adversarial: git merges and hand edits', function () {
     return fix.actions;
   }
 
+  describe('anchored memories: each branch changes anchored code and memories', () => {
+    const numbered = (n: number, name: string) => Array.from({ length: n }, (_, i) => `export const ${name}${i + 1} = ${i + 1};`).join('\n') + '\n';
+    const ids = new Map<string, string>();
+    const anchored = async (repo: string, key: string, files: string) => {
+      const r = await ltmJsonAsync<{ id: string }>(procs, ['store', '--project', repo, '--topic', `Memory ${key} about ${files}`, '--content', `What ${key} learned.`, '--files', files]);
+      ids.set(key, r.id);
+    };
+
+    it('merge cleanly, and afterwards each side\'s memories are stale exactly where their code changed', async () => {
+      const merged = await mergeInProgress(
+        'anchors',
+        async (repo) => {
+          fs.mkdirSync(path.join(repo, 'src'));
+          fs.writeFileSync(path.join(repo, 'src/a.ts'), numbered(40, 'a'));
+          fs.writeFileSync(path.join(repo, 'src/b.ts'), numbered(40, 'b'));
+          await anchored(repo, 'base-a', 'src/a.ts#L10-12');
+          await anchored(repo, 'base-b', 'src/b.ts#L2-3');
+        },
+        async (repo) => {
+          // main changes the lines base-a is about, and anchors a memory of its own.
+          fs.writeFileSync(path.join(repo, 'src/a.ts'), numbered(40, 'a').replace('a11 = 11', 'a11 = 110'));
+          await anchored(repo, 'main-a', 'src/a.ts#L20-21');
+        },
+        async (repo) => {
+          // other only inserts lines above base-b's (followed, and written by ltm stale), and anchors one too.
+          fs.writeFileSync(path.join(repo, 'src/b.ts'), `// header\n// more\n${numbered(40, 'b')}`);
+          const stale = await ltmJsonAsync<{ stale: unknown[]; followed: string[] }>(procs, ['stale', '--project', repo]);
+          assert.deepEqual(stale, { stale: [], followed: [ids.get('base-b')] });
+          await anchored(repo, 'other-b', 'src/b.ts#L30-31');
+        },
+      );
+      const unmerged = conflicted(merged);
+      assert.deepEqual(unmerged.filter((f) => f !== INDEX), [], 'no memory file or code file conflicts');
+      resolve(merged, 'ours', [INDEX]);
+      await fixAndCheck(merged, 'anchors');
+      const stale = await ltmJsonAsync<{ stale: { id: string; reasons: string[] }[]; followed: string[] }>(procs, ['stale', '--project', merged]);
+      assert.deepEqual(stale.stale, [{ id: ids.get('base-a'), topic: 'Memory base-a about src/a.ts#L10-12', reasons: ['src/a.ts#L10-12: the lines changed'] }]);
+      assert.deepEqual(stale.followed, [], 'base-b was followed on its branch already');
+      for (const key of ['base-b', 'main-a', 'other-b']) {
+        const got = await ltmJsonAsync<{ stale: boolean; anchors: string[] }>(procs, ['get', ids.get(key)!, '--project', merged]);
+        assert.equal(got.stale, false, `${key} (${got.anchors.join(', ')}) holds after the merge`);
+      }
+      const baseB = await ltmJsonAsync<{ anchors: string[] }>(procs, ['get', ids.get('base-b')!, '--project', merged]);
+      assert.deepEqual(baseB.anchors, ['src/b.ts#L4-5']);
+    });
+  });
+
   describe('index.json conflict: 10 common memories, 30 added on each side', () => {
     let merged: string;
     const all: Original[] = [];
