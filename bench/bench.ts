@@ -23,12 +23,13 @@ import { bundleChildScript } from './lib/child';
 import type { BenchContext, BenchOptions, BenchSection } from './lib/context';
 import { machineInfo } from './lib/machine';
 import { printTargets, writeReport, type BenchReport, type SectionResult } from './lib/report';
+import { anchorsSection } from './sections/anchors';
 import { engineSection } from './sections/engine';
 import { hooksSection } from './sections/hooks';
 import { mcpSection } from './sections/mcp';
 
 /** Every section, in the order they run. */
-export const SECTIONS: readonly BenchSection[] = [engineSection, hooksSection, mcpSection];
+export const SECTIONS: readonly BenchSection[] = [engineSection, hooksSection, mcpSection, anchorsSection];
 
 function intList(value: string | undefined, fallback: number[]): number[] {
   if (!value) return fallback;

@@ -13,7 +13,6 @@
  * Pure: reading files and asking git about renames is the caller's (see
  * staleness.ts), so this module can be tested on strings.
  */
-import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import type { Anchor } from './model';
 
@@ -30,12 +29,7 @@ export const MAX_ANCHORS = 20;
 /** The longest anchored range: beyond it, anchor the whole file. */
 export const MAX_ANCHOR_LINES = 2000;
 const MAX_PATH_LENGTH = 1024;
-/**
- * Longer ranges are not looked for elsewhere when they change: each place
- * tried hashes the whole range, so the search costs lines × range length.
- */
-export const MAX_RELOCATED_LINES = 200;
-const HASH_PREFIX = 'sha256:';
+const HASH_PREFIX = 'poly64:';
 const HASH_HEX_DIGITS = 16;
 
 export class InvalidAnchor extends Error {}
@@ -85,17 +79,79 @@ export function anchorLines(text: string): string[] {
   return lines;
 }
 
+// Two 32-bit string hashes per line (FNV-1a with two offset bases), each
+// folded into a polynomial over the lines (mod 2^32, odd bases). A window's
+// hash then comes from two prefix sums in O(1): looking for moved text costs
+// one comparison per place tried instead of hashing the range again. 64 bits
+// keep an accidental match out of reach; this is change detection, not a
+// defence against someone forging code to hide a change.
+const OFFSET_A = 0x811c9dc5;
+const OFFSET_B = 0x050c5d1f;
+const FNV_PRIME = 0x01000193;
+const BASE_A = 0x9e3779b1;
+const BASE_B = 0x85ebca77;
+
+function lineHash(line: string, offset: number): number {
+  let h = offset;
+  for (let i = 0; i < line.length; i++) h = Math.imul(h ^ line.charCodeAt(i), FNV_PRIME);
+  return h >>> 0;
+}
+
+/** A file's lines, hashed once, so that the hash of any range of them is O(1). */
+export class LineIndex {
+  readonly count: number;
+  private readonly prefixA: Uint32Array;
+  private readonly prefixB: Uint32Array;
+  private readonly powerA: Uint32Array;
+  private readonly powerB: Uint32Array;
+
+  constructor(lines: readonly string[]) {
+    const n = lines.length;
+    this.count = n;
+    this.prefixA = new Uint32Array(n + 1);
+    this.prefixB = new Uint32Array(n + 1);
+    this.powerA = new Uint32Array(n + 1);
+    this.powerB = new Uint32Array(n + 1);
+    this.powerA[0] = 1;
+    this.powerB[0] = 1;
+    for (let i = 0; i < n; i++) {
+      const line = lines[i]!;
+      this.prefixA[i + 1] = (Math.imul(this.prefixA[i]!, BASE_A) + lineHash(line, OFFSET_A)) >>> 0;
+      this.prefixB[i + 1] = (Math.imul(this.prefixB[i]!, BASE_B) + lineHash(line, OFFSET_B)) >>> 0;
+      this.powerA[i + 1] = Math.imul(this.powerA[i]!, BASE_A) >>> 0;
+      this.powerB[i + 1] = Math.imul(this.powerB[i]!, BASE_B) >>> 0;
+    }
+  }
+
+  static of(text: string): LineIndex {
+    return new LineIndex(anchorLines(text));
+  }
+
+  /** The hash of lines `start`…`end` (1-based, inclusive), as an anchor keeps it. */
+  hash(start: number, end: number): string {
+    const a = (this.prefixA[end]! - Math.imul(this.prefixA[start - 1]!, this.powerA[end - start + 1]!)) >>> 0;
+    const b = (this.prefixB[end]! - Math.imul(this.prefixB[start - 1]!, this.powerB[end - start + 1]!)) >>> 0;
+    return HASH_PREFIX + a.toString(16).padStart(8, '0') + b.toString(16).padStart(8, '0');
+  }
+
+  /** The hash of every line: a whole-file anchor's. */
+  whole(): string {
+    return this.hash(1, this.count);
+  }
+}
+
+/** The hash of some lines as an anchor keeps it. */
 export function hashLines(lines: readonly string[]): string {
-  return HASH_PREFIX + createHash('sha256').update(lines.join('\n')).digest('hex').slice(0, HASH_HEX_DIGITS);
+  return new LineIndex(lines).whole();
 }
 
 /** Anchors `spec` to a file's current text; an error when the lines are not in it. */
 export function createAnchor(spec: AnchorSpec, fileText: string): Anchor {
-  const lines = anchorLines(fileText);
-  if (!spec.lines) return { path: spec.path, hash: hashLines(lines) };
+  const index = LineIndex.of(fileText);
+  if (!spec.lines) return { path: spec.path, hash: index.whole() };
   const [start, end] = spec.lines;
-  if (end > lines.length) throw new InvalidAnchor(`${spec.path} has ${lines.length} lines; #L${start}-${end} is past its end`);
-  return { path: spec.path, lines: [start, end], hash: hashLines(lines.slice(start - 1, end)) };
+  if (end > index.count) throw new InvalidAnchor(`${spec.path} has ${index.count} lines; #L${start}-${end} is past its end`);
+  return { path: spec.path, lines: [start, end], hash: index.hash(start, end) };
 }
 
 /** What became of an anchor's text. */
@@ -107,25 +163,25 @@ export type AnchorCheck =
   | { state: 'missing' };
 
 /**
- * Checks an anchor against its file's text (null when the file is gone).
- * A range whose text is no longer at its lines is looked for elsewhere in the
- * file, nearest first: the same lines moved by an edit above them are found.
+ * Checks an anchor against its file (its text, or its LineIndex when several
+ * anchors share the file; null when the file is gone). A range whose text is
+ * no longer at its lines is looked for elsewhere in the file, nearest first:
+ * the same lines moved by an edit above them are found.
  */
-export function checkAnchor(anchor: Anchor, fileText: string | null): AnchorCheck {
-  if (fileText === null) return { state: 'missing' };
-  const lines = anchorLines(fileText);
-  if (!anchor.lines) return hashLines(lines) === anchor.hash ? { state: 'fresh' } : { state: 'changed' };
+export function checkAnchor(anchor: Anchor, file: string | LineIndex | null): AnchorCheck {
+  if (file === null) return { state: 'missing' };
+  const index = typeof file === 'string' ? LineIndex.of(file) : file;
+  if (!anchor.lines) return index.whole() === anchor.hash ? { state: 'fresh' } : { state: 'changed' };
   const [start, end] = anchor.lines;
   const length = end - start + 1;
-  if (end <= lines.length && hashLines(lines.slice(start - 1, end)) === anchor.hash) return { state: 'fresh' };
-  if (length > MAX_RELOCATED_LINES) return { state: 'changed' };
+  if (end <= index.count && index.hash(start, end) === anchor.hash) return { state: 'fresh' };
   // Nearest offsets first, so that of two copies of the text the one closer to where it was wins.
-  const lastStart = lines.length - length + 1;
+  const lastStart = index.count - length + 1;
   const farthest = Math.max(start - 1, lastStart - start);
   for (let distance = 1; distance <= farthest; distance++) {
     for (const candidate of [start - distance, start + distance]) {
       if (candidate < 1 || candidate > lastStart) continue;
-      if (hashLines(lines.slice(candidate - 1, candidate - 1 + length)) === anchor.hash) return { state: 'moved', lines: [candidate, candidate + length - 1] };
+      if (index.hash(candidate, candidate + length - 1) === anchor.hash) return { state: 'moved', lines: [candidate, candidate + length - 1] };
     }
   }
   return { state: 'changed' };
@@ -143,7 +199,7 @@ export function describeAnchor(anchor: Pick<Anchor, 'path' | 'lines'>): string {
 
 /**
  * Anchors as written in frontmatter, keys in a fixed order that reads well in
- * a diff: `- path: src/db/pool.ts` / `lines: 10-24` / `hash: sha256:…`.
+ * a diff: `- path: src/db/pool.ts` / `lines: 10-24` / `hash: poly64:…`.
  */
 export function anchorsToFrontmatter(anchors: readonly Anchor[]): Record<string, string>[] {
   return anchors.map((a) => ({ path: a.path, ...(a.lines ? { lines: `${a.lines[0]}-${a.lines[1]}` } : {}), hash: a.hash }));

@@ -38,7 +38,7 @@ export interface Anchor {
   path: string;
   /** First and last line (1-based, inclusive); absent for the whole file. */
   lines?: readonly [number, number];
-  /** `sha256:` and the first 16 hex digits of the hash of the anchored text (normalised). */
+  /** `poly64:` and 16 hex digits: the hash of the anchored lines (normalised; see anchors.ts LineIndex). */
   hash: string;
 }
 

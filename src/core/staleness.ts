@@ -1,14 +1,14 @@
 /**
  * Whether memories still describe the code they are anchored to (anchors.ts),
  * kept cheap enough to ask on every `get`: each anchored file is read again
- * only when its signature (size, mtime, inode) changed, and what an anchor's
- * check found is kept until then. A store of 10,000 memories over 1,000
- * anchored files costs a stat per file to refresh, and a read and hash only
- * for the files that changed.
+ * only when its signature (size, mtime, inode) changed, its lines are hashed
+ * once (LineIndex) for all the anchors in it, and what an anchor's check found
+ * is kept until then. A whole-store pass (`pass`) stats each anchored file
+ * once, and reads and hashes only the files that changed.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { checkAnchor, describeAnchor, type Anchor, type AnchorCheck } from './anchors';
+import { LineIndex, checkAnchor, describeAnchor, type Anchor, type AnchorCheck } from './anchors';
 import { isNotFound, sameSignature, signatureOf, type FileSignature } from './files';
 
 /** Where a file that is gone went, if anything can tell (git's rename detection); see gitRenames.ts. */
@@ -52,20 +52,49 @@ function reasonOf(status: AnchorStatus): string | null {
   }
 }
 
+/** An anchor's key among its file's checks: its lines and hash. Anchors live as long as their memory's record, so it is kept. */
+const keys = new WeakMap<Anchor, string>();
+function keyOf(anchor: Anchor): string {
+  let key = keys.get(anchor);
+  if (key === undefined) {
+    key = `${anchor.lines ? `${anchor.lines[0]}-${anchor.lines[1]}` : '*'}:${anchor.hash}`;
+    keys.set(anchor, key);
+  }
+  return key;
+}
+
 interface FileState {
   signature: FileSignature | null;
+  /** The file's lines, hashed (anchors.ts LineIndex); built on the first check that needs them. */
+  index: LineIndex | null;
   /** Check results by anchor key, valid for `signature`. */
   checks: Map<string, AnchorCheck>;
 }
 
 export class StalenessTracker {
   private readonly files = new Map<string, FileState>();
+  /** Signatures taken during the current pass (see `pass`): one stat per file however many anchors it has. */
+  private passSignatures: Map<string, FileSignature | null> | null = null;
 
   /** @param renames where a file that is gone went (optional: without it a gone file is stale). */
   constructor(
     private readonly projectRoot: string,
     private readonly renames?: RenameLookup,
   ) {}
+
+  /**
+   * Runs `work` (reports of many memories) as one pass: each anchored file is
+   * stat()ed once in it, not once per anchor.
+   */
+  pass<T>(work: () => T): T {
+    if (this.passSignatures) return work();
+    this.passSignatures = new Map();
+    try {
+      return work();
+    } finally {
+      this.passSignatures = null;
+    }
+  }
 
   /** How anchored files stand now. Files are stat()ed; only changed ones are read. */
   report(anchors: readonly Anchor[]): StaleReport {
@@ -84,30 +113,42 @@ export class StalenessTracker {
   }
 
   private check(relativePath: string, anchor: Anchor): AnchorCheck {
-    const file = path.join(this.projectRoot, ...relativePath.split('/'));
-    const signature = this.signature(file);
+    const signature = this.signature(relativePath);
     let state = this.files.get(relativePath);
     if (!state || !sameSignature(state.signature, signature)) {
-      state = { signature, checks: new Map() };
+      state = { signature, index: null, checks: new Map() };
       this.files.set(relativePath, state);
     }
-    const key = `${anchor.lines ? `${anchor.lines[0]}-${anchor.lines[1]}` : '*'}:${anchor.hash}`;
+    const key = keyOf(anchor);
     let check = state.checks.get(key);
     if (!check) {
-      check = checkAnchor(anchor, signature ? this.read(file) : null);
+      if (signature && !state.index) {
+        const text = this.read(this.absolute(relativePath));
+        state.index = text === null ? null : LineIndex.of(text);
+      }
+      check = checkAnchor(anchor, state.index);
       state.checks.set(key, check);
     }
     return check;
   }
 
-  private signature(file: string): FileSignature | null {
+  private absolute(relativePath: string): string {
+    return path.join(this.projectRoot, ...relativePath.split('/'));
+  }
+
+  private signature(relativePath: string): FileSignature | null {
+    const taken = this.passSignatures?.get(relativePath);
+    if (taken !== undefined) return taken;
+    let signature: FileSignature | null;
     try {
-      const stat = fs.statSync(file);
-      return stat.isFile() ? signatureOf(stat) : null;
+      const stat = fs.statSync(this.absolute(relativePath));
+      signature = stat.isFile() ? signatureOf(stat) : null;
     } catch (error) {
-      if (isNotFound(error) || (error as NodeJS.ErrnoException).code === 'ENOTDIR') return null;
-      throw error;
+      if (!isNotFound(error) && (error as NodeJS.ErrnoException).code !== 'ENOTDIR') throw error;
+      signature = null;
     }
+    this.passSignatures?.set(relativePath, signature);
+    return signature;
   }
 
   private read(file: string): string | null {

@@ -236,11 +236,13 @@ export class MemoryStore {
   staleMemories(): StaleMemory[] {
     this.refresh();
     const stale: StaleMemory[] = [];
-    for (const id of this.activeIds()) {
-      const { memory } = this.mirror.files.get(id)!;
-      const report = this.anchoring.report(memory.anchors);
-      if (report?.stale) stale.push({ id, topic: memory.topic, reasons: report.reasons });
-    }
+    this.anchoring.pass(() => {
+      for (const id of this.activeIds()) {
+        const { memory } = this.mirror.files.get(id)!;
+        const report = this.anchoring.report(memory.anchors);
+        if (report?.stale) stale.push({ id, topic: memory.topic, reasons: report.reasons });
+      }
+    });
     return stale.sort((a, b) => (a.id < b.id ? -1 : 1));
   }
 
@@ -448,7 +450,7 @@ export class MemoryStore {
    */
   async followAnchors(): Promise<string[]> {
     this.refresh();
-    const moved = this.activeIds().filter((id) => this.anchoring.followed(this.mirror.files.get(id)!.memory.anchors) !== null);
+    const moved = this.anchoring.pass(() => this.activeIds().filter((id) => this.anchoring.followed(this.mirror.files.get(id)!.memory.anchors) !== null));
     const written: string[] = [];
     for (const id of moved) {
       try {

@@ -60,6 +60,11 @@ export class StoreAnchors {
     }
   }
 
+  /** Runs reports of many memories as one pass: each anchored file stat()ed once (StalenessTracker.pass). */
+  pass<T>(work: () => T): T {
+    return this.tracker.pass(work);
+  }
+
   /** How a memory's anchors stand now; null for a memory without anchors. */
   report(anchors: readonly Anchor[]): StaleReport | null {
     return anchors.length === 0 ? null : this.tracker.report(anchors);

@@ -2,8 +2,9 @@ import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import {
   InvalidAnchor,
-  MAX_RELOCATED_LINES,
+  LineIndex,
   anchorLines,
+  hashLines,
   anchorsFromFrontmatter,
   anchorsToFrontmatter,
   checkAnchor,
@@ -45,7 +46,7 @@ describe('anchors', () => {
   it('hashes the anchored text, not its line endings or trailing spaces', () => {
     const text = numbered(30);
     const anchor = createAnchor({ path: 'a.ts', lines: [10, 12] }, text);
-    assert.match(anchor.hash, /^sha256:[0-9a-f]{16}$/);
+    assert.match(anchor.hash, /^poly64:[0-9a-f]{16}$/);
     assert.deepEqual(createAnchor({ path: 'a.ts', lines: [10, 12] }, text.replace(/\n/g, '\r\n')), anchor);
     assert.deepEqual(createAnchor({ path: 'a.ts', lines: [10, 12] }, text.replace('line 11\n', 'line 11   \n')), anchor);
     assert.deepEqual(anchorLines('a\nb\n'), ['a', 'b'], 'a final newline ends the last line');
@@ -79,10 +80,26 @@ describe('anchors', () => {
     assert.deepEqual(checkAnchor(anchor, 'line 10\nline 11\n'), { state: 'changed' });
   });
 
-  it('does not look elsewhere for a long range that changed (bounded cost)', () => {
-    const text = numbered(MAX_RELOCATED_LINES + 20);
-    const anchor = createAnchor({ path: 'a.ts', lines: [2, MAX_RELOCATED_LINES + 2] }, text);
-    assert.deepEqual(checkAnchor(anchor, `new first line\n${text}`), { state: 'changed' });
+  it('hashes any range in O(1) from the file\'s index, the same as hashing those lines alone', () => {
+    const lines = anchorLines(numbered(300));
+    const index = new LineIndex(lines);
+    for (const [start, end] of [[1, 1], [1, 300], [17, 42], [299, 300]] as const) {
+      assert.equal(index.hash(start, end), hashLines(lines.slice(start - 1, end)), `${start}-${end}`);
+    }
+    // Any one changed line changes the hash; the same lines elsewhere hash the same.
+    assert.equal(LineIndex.of(numbered(300).replace('line 21\n', 'line 21 \t\n')).hash(18, 42), index.hash(18, 42), 'trailing space only');
+    const changed = [...lines];
+    changed[20] = 'line 21!';
+    assert.notEqual(new LineIndex(changed).hash(18, 42), index.hash(18, 42));
+    assert.notEqual(hashLines(['a', 'b']), hashLines(['b', 'a']), 'order counts');
+    assert.notEqual(hashLines(['ab']), hashLines(['a', 'b']), 'line breaks count');
+  });
+
+  it('finds a long range moved far down a long file', () => {
+    const text = numbered(5000);
+    const anchor = createAnchor({ path: 'a.ts', lines: [100, 1600] }, text);
+    const moved = `${'// new\n'.repeat(2000)}${text}`;
+    assert.deepEqual(checkAnchor(anchor, moved), { state: 'moved', lines: [2100, 3600] });
   });
 
   it('describes itself as it is written', () => {
@@ -102,7 +119,7 @@ describe('anchors', () => {
     for (const [value, reason] of [
       ['a.ts', /must be a list/],
       [[{ path: '../x', hash: anchors[1]!.hash }], /anchors\[0\]\.path/],
-      [[{ path: 'a.ts', hash: 'md5:abc' }], /anchors\[0\]\.hash/],
+      [[{ path: 'a.ts', hash: 'sha256:0123456789abcdef' }], /anchors\[0\]\.hash/],
       [[{ path: 'a.ts', hash: anchors[1]!.hash, lines: '9-3' }], /anchors\[0\]\.lines/],
       [[{ path: 'a.ts', hash: anchors[1]!.hash, lines: 'ten' }], /written 10-24/],
       [['a.ts'], /must have path and hash/],

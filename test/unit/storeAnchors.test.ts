@@ -36,7 +36,7 @@ describe('storeAnchors: memories anchored to code', () => {
 
   it('stores anchors in path, lines, hash order; a memory without anchors has no anchors key', async () => {
     const id = await storeAnchored(['src/db/pool.ts#L10-12', 'src/db/retry.ts']);
-    assert.match(memoryFile(id), /\nanchors:\n  - path: "src\/db\/pool\.ts"\n    lines: "10-12"\n    hash: "sha256:[0-9a-f]{16}"\n  - path: "src\/db\/retry\.ts"\n    hash: "sha256:[0-9a-f]{16}"\n/);
+    assert.match(memoryFile(id), /\nanchors:\n  - path: "src\/db\/pool\.ts"\n    lines: "10-12"\n    hash: "poly64:[0-9a-f]{16}"\n  - path: "src\/db\/retry\.ts"\n    hash: "poly64:[0-9a-f]{16}"\n/);
     assert.deepEqual(store.peek(id).anchors.map((a) => a.lines ?? null), [[10, 12], null]);
     const plain = (await store.store({ topic: 'No code', content: 'A convention.' })).memory.id;
     assert.doesNotMatch(memoryFile(plain), /anchors/);
@@ -110,7 +110,7 @@ describe('storeAnchors: memories anchored to code', () => {
   it('reads hand-edited anchors entry by entry: a broken one is left out, the memory still loads', async () => {
     const id = await storeAnchored(['src/db/pool.ts#L10-12']);
     const file = path.join(ltmRoot(project), 'memories', `${id}.md`);
-    fs.writeFileSync(file, memoryFile(id).replace('anchors:\n', 'anchors:\n  - path: ../../etc/passwd\n    hash: sha256:0000000000000000\n  - lines: nonsense\n'));
+    fs.writeFileSync(file, memoryFile(id).replace('anchors:\n', 'anchors:\n  - path: ../../etc/passwd\n    hash: poly64:0000000000000000\n  - lines: nonsense\n'));
     store.refresh();
     assert.deepEqual(store.peek(id).anchors.map((a) => a.path), ['src/db/pool.ts']);
   });
