@@ -83,6 +83,7 @@ class LazyContentMemory implements Memory {
   readonly created_at: string;
   readonly created_session: number | null;
   readonly phase_history: Memory['phase_history'];
+  readonly status: Memory['status'];
   readonly summary: string;
   readonly hasSections: boolean;
   #content: string | null = null;
@@ -97,6 +98,7 @@ class LazyContentMemory implements Memory {
     this.created_at = meta.created_at;
     this.created_session = meta.created_session;
     this.phase_history = meta.phase_history;
+    this.status = meta.status;
     this.summary = summary;
     this.hasSections = hasSections;
     this.#readText = readText;

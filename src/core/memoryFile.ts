@@ -7,7 +7,7 @@
  */
 import YAML, { isMap, isScalar, isSeq } from 'yaml';
 import { z } from 'zod';
-import { FRONTMATTER_KEYS, MEMORY_ID_PATTERN, type ActivePhase, type Memory, type MemoryMeta } from './model';
+import { FRONTMATTER_KEYS, MEMORY_ID_PATTERN, type ActivePhase, type Memory, type MemoryMeta, type MemoryStatus } from './model';
 
 /** A file that cannot be read as a memory, and why. */
 export class InvalidMemoryFile extends Error {
@@ -70,7 +70,7 @@ const text = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 const phaseChangeSchema = z.object({
   phase: z.number().int().min(0).max(3),
   at: text,
-  event: z.enum(['evicted', 'restored', 'forgotten', 'orphaned', 'recovered', 'legacy']),
+  event: z.enum(['evicted', 'restored', 'forgotten', 'orphaned', 'recovered', 'legacy', 'rejected']),
 });
 
 const metaSchema = z.object({
@@ -93,6 +93,11 @@ const metaSchema = z.object({
     .nullish()
     .catch([])
     .transform((entries) => (entries ?? []).flatMap((e) => (phaseChangeSchema.safeParse(e).success ? [phaseChangeSchema.parse(e)] : []))),
+  // Only `proposed` holds a memory back; anything else (absent, `approved`, a value a person made up) is approved.
+  status: z
+    .unknown()
+    .optional()
+    .transform((s): MemoryStatus | undefined => (s === 'proposed' ? 'proposed' : undefined)),
 });
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -130,7 +135,8 @@ export function parseFrontmatter(frontmatter: string): MemoryMeta {
     const missing = issue.path.length === 1 && (fields[field] === undefined || fields[field] === null) && field !== '';
     throw new InvalidMemoryFile(`invalid frontmatter: ${missing ? `"${field}" is missing` : describeIssue(issue)}`);
   }
-  return { ...parsed.data, tags: normaliseTags(parsed.data.tags) };
+  const { status, ...meta } = parsed.data;
+  return { ...meta, tags: normaliseTags(meta.tags), ...(status ? { status } : {}) };
 }
 
 /** Tags are trimmed, lower-case and unique; their order is kept. */
@@ -295,7 +301,9 @@ export function parseMemoryFile(text: string, parse: FrontmatterParser = parseFr
   return { memory: memoryOf(meta, sections), frontmatter, body };
 }
 
-export interface NewMemoryFields extends Omit<MemoryMeta, 'phase_history'> {
+export interface NewMemoryFields extends Omit<MemoryMeta, 'phase_history' | 'status'> {
+  /** Written only when `proposed`: an approved memory's file has no `status`, as in every earlier version. */
+  status?: MemoryStatus;
   summary: string;
   content: string;
 }
@@ -305,6 +313,7 @@ export function renderNewMemoryFile(fields: NewMemoryFields): string {
   const data: Record<string, unknown> = {};
   for (const key of FRONTMATTER_KEYS) data[key] = fields[key];
   if (data.created_session === null) delete data.created_session;
+  if (fields.status === 'proposed') data.status = 'proposed';
   const doc = new YAML.Document(data, YAML_OPTIONS);
   // Tags as a block list, like every existing store, even when empty.
   return `---\n${doc.toString(STRINGIFY_OPTIONS)}---\n${renderBody(fields.summary, fields.content)}`;
@@ -384,6 +393,7 @@ export function memoryOf(meta: MemoryMeta, body: MemoryBody): Memory {
     created_at: meta.created_at,
     created_session: meta.created_session,
     phase_history: meta.phase_history,
+    status: meta.status,
     summary: body.summary,
     content: body.content,
     hasSections: body.hasSections,
@@ -401,5 +411,6 @@ export function copyMeta(meta: MemoryMeta): MemoryMeta {
     created_at: meta.created_at,
     created_session: meta.created_session,
     phase_history: meta.phase_history,
+    status: meta.status,
   };
 }

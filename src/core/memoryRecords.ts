@@ -21,8 +21,11 @@ import type { FileRecord } from './loadedFile';
 import { copyMeta, parseFrontmatter } from './memoryFile';
 import type { MemoryMeta } from './model';
 
-/** The previous format ('ltm-frontmatter-1') was keyed by frontmatter text and held no signatures. */
-const RECORDS_VERSION = 'ltm-records-1';
+/**
+ * 'ltm-records-1' had no `status`: its records of files that say `status: proposed` would
+ * make them approved. The format before it ('ltm-frontmatter-1') was keyed by frontmatter text.
+ */
+const RECORDS_VERSION = 'ltm-records-2';
 
 /** One record as saved: [name, size, mtimeMs, ino, frontmatterDigest, meta, summary, hasSections]. */
 type SavedRecord = [string, number, number, number, string, MemoryMeta, string, boolean];
@@ -142,7 +145,8 @@ function recordFrom(saved: unknown): [string, FileRecord] | null {
     !isString(m.created_at) ||
     !(m.created_session === null || isNumber(m.created_session)) ||
     !Array.isArray(m.phase_history) ||
-    !m.phase_history.every((h: unknown) => !!h && typeof h === 'object' && isNumber((h as { phase?: unknown }).phase) && isString((h as { at?: unknown }).at) && isString((h as { event?: unknown }).event))
+    !m.phase_history.every((h: unknown) => !!h && typeof h === 'object' && isNumber((h as { phase?: unknown }).phase) && isString((h as { at?: unknown }).at) && isString((h as { event?: unknown }).event)) ||
+    !(m.status === undefined || m.status === 'proposed')
   ) {
     return null;
   }
@@ -160,6 +164,7 @@ function recordFrom(saved: unknown): [string, FileRecord] | null {
         created_at: m.created_at,
         created_session: m.created_session as number | null,
         phase_history: m.phase_history as MemoryMeta['phase_history'],
+        status: m.status as MemoryMeta['status'],
       },
       summary,
       hasSections,

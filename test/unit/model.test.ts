@@ -112,11 +112,12 @@ describe('model', () => {
         created_at: true,
         created_session: true,
         phase_history: true,
+        status: true,
       };
       assert.equal(FRONTMATTER_KEYS[0], 'id');
       assert.equal(new Set(FRONTMATTER_KEYS).size, FRONTMATTER_KEYS.length);
-      // phase_history is written only once the phase changes.
-      assert.deepEqual([...FRONTMATTER_KEYS].sort(), Object.keys(meta).filter((k) => k !== 'phase_history').sort());
+      // phase_history is written only once the phase changes, status only for a memory awaiting review.
+      assert.deepEqual([...FRONTMATTER_KEYS].sort(), Object.keys(meta).filter((k) => k !== 'phase_history' && k !== 'status').sort());
     });
   });
 
