@@ -99,14 +99,17 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'list',
-    usage: '[--phase N] [--tag T] [--keyword K] [--limit N] [--offset N]',
-    description: 'memories by priority (--phase 3: archived)',
-    options: { phase: text, tag: text, keyword: text, limit: text, offset: text },
+    usage: '[--phase N] [--tag T] [--keyword K] [--status approved|proposed] [--limit N] [--offset N]',
+    description: 'memories by priority (--phase 3: archived; --status proposed: awaiting review)',
+    options: { phase: text, tag: text, keyword: text, status: text, limit: text, offset: text },
     positionals: [],
     store: true,
     run: (store, { values }) => {
       const offset = integer('offset', str(values, 'offset'), 0) ?? 0;
+      const status = str(values, 'status');
+      if (status !== undefined && status !== 'approved' && status !== 'proposed') throw new UsageError(`--status must be approved or proposed (got "${status}")`);
       const result = store.list({
+        status,
         phase: integer('phase', str(values, 'phase'), 0),
         tag: str(values, 'tag'),
         keyword: str(values, 'keyword'),
@@ -229,6 +232,49 @@ export const COMMANDS: readonly Command[] = [
       const memory = values.reanchor ? await store.reanchor(id!) : await store.setAnchors(id!, values.none ? [] : fileSpecs(files) ?? []);
       const stale = store.staleness(id!);
       return { json: responses.getResponse(memory, stale), text: responses.getText(memory, stale) };
+    },
+  },
+  {
+    name: 'review',
+    usage: '[--on | --off]',
+    description: 'memories awaiting review, oldest first; --on/--off: hold what Claude stores for review',
+    options: { on: flag, off: flag },
+    positionals: [],
+    store: true,
+    run: async (store, { values }) => {
+      if (values.on && values.off) throw new UsageError('use either --on or --off, not both');
+      if (values.on || values.off) {
+        // A project without a store gets one: the setting must hold for the first memory Claude stores.
+        store.init();
+        await store.setReviewNewMemories(Boolean(values.on));
+      }
+      const waiting = store.awaitingReview();
+      const on = store.config.review_new_memories;
+      return { json: responses.reviewResponse(waiting, on), text: responses.reviewText(waiting, on) };
+    },
+  },
+  {
+    name: 'approve',
+    usage: '<id>',
+    description: 'approve a memory awaiting review: it is used from now on',
+    options: {},
+    positionals: ['id'],
+    store: true,
+    run: async (store, { positionals: [id] }) => {
+      const result = await store.approve(id!);
+      return { json: responses.reviewDecisionResponse(result), text: responses.reviewDecisionText(result) };
+    },
+  },
+  {
+    name: 'reject',
+    usage: '<id>',
+    description: 'reject a memory awaiting review: archived with reason "rejected" (restorable)',
+    options: {},
+    positionals: ['id'],
+    store: true,
+    run: async (store, { positionals: [id] }) => {
+      const result = await store.reject(id!);
+      return { json: responses.reviewDecisionResponse(result), text: responses.reviewDecisionText(result) };
     },
   },
   {

@@ -56,6 +56,9 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
   const updateContext = () => {
     void vscode.commands.executeCommand('setContext', ContextKey.NoStore, memories.withStores().length === 0);
     treeView.message = undefined;
+    // The Inbox's count on the view and the activity bar: memories Claude is not given until reviewed.
+    const awaiting = memories.withStores().reduce((sum, f) => sum + f.store.awaitingReview().length, 0);
+    treeView.badge = awaiting > 0 ? { value: awaiting, tooltip: `${awaiting} memor${awaiting === 1 ? 'y awaits' : 'ies await'} review` } : undefined;
   };
   void vscode.commands.executeCommand('setContext', ContextKey.GroupBy, groupBy);
   context.subscriptions.push(memories.onDidChange(updateContext));

@@ -84,6 +84,7 @@ class LazyContentMemory implements Memory {
   readonly created_session: number | null;
   readonly phase_history: Memory['phase_history'];
   readonly anchors: Memory['anchors'];
+  readonly status: Memory['status'];
   readonly summary: string;
   readonly hasSections: boolean;
   #content: string | null = null;
@@ -99,6 +100,7 @@ class LazyContentMemory implements Memory {
     this.created_session = meta.created_session;
     this.phase_history = meta.phase_history;
     this.anchors = meta.anchors;
+    this.status = meta.status;
     this.summary = summary;
     this.hasSections = hasSections;
     this.#readText = readText;

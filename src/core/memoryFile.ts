@@ -8,7 +8,7 @@
 import YAML, { isMap, isScalar, isSeq } from 'yaml';
 import { z } from 'zod';
 import { MAX_ANCHORS, anchorsFromFrontmatter, anchorsToFrontmatter, type Anchor } from './anchors';
-import { FRONTMATTER_KEYS, MEMORY_ID_PATTERN, type ActivePhase, type Memory, type MemoryMeta } from './model';
+import { FRONTMATTER_KEYS, MEMORY_ID_PATTERN, type ActivePhase, type Memory, type MemoryMeta, type MemoryStatus } from './model';
 
 /** A file that cannot be read as a memory, and why. */
 export class InvalidMemoryFile extends Error {
@@ -71,7 +71,7 @@ const text = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 const phaseChangeSchema = z.object({
   phase: z.number().int().min(0).max(3),
   at: text,
-  event: z.enum(['evicted', 'restored', 'forgotten', 'orphaned', 'recovered', 'legacy']),
+  event: z.enum(['evicted', 'restored', 'forgotten', 'orphaned', 'recovered', 'legacy', 'rejected']),
 });
 
 /** The anchors of a frontmatter `anchors` value that can be read, each checked on its own. */
@@ -109,6 +109,11 @@ const metaSchema = z.object({
   // Anchors are edited by hand too: one that is not understood is left out (the file keeps its text,
   // `ltm check` names it), never a reason to reject the memory.
   anchors: z.unknown().optional().transform(readableAnchors),
+  // Only `proposed` holds a memory back; anything else (absent, `approved`, a value a person made up) is approved.
+  status: z
+    .unknown()
+    .optional()
+    .transform((s): MemoryStatus | undefined => (s === 'proposed' ? 'proposed' : undefined)),
 });
 
 function describeIssue(issue: z.core.$ZodIssue): string {
@@ -146,7 +151,8 @@ export function parseFrontmatter(frontmatter: string): MemoryMeta {
     const missing = issue.path.length === 1 && (fields[field] === undefined || fields[field] === null) && field !== '';
     throw new InvalidMemoryFile(`invalid frontmatter: ${missing ? `"${field}" is missing` : describeIssue(issue)}`);
   }
-  return { ...parsed.data, tags: normaliseTags(parsed.data.tags) };
+  const { status, ...meta } = parsed.data;
+  return { ...meta, tags: normaliseTags(meta.tags), ...(status ? { status } : {}) };
 }
 
 /** Tags are trimmed, lower-case and unique; their order is kept. */
@@ -311,7 +317,9 @@ export function parseMemoryFile(text: string, parse: FrontmatterParser = parseFr
   return { memory: memoryOf(meta, sections), frontmatter, body };
 }
 
-export interface NewMemoryFields extends Omit<MemoryMeta, 'phase_history' | 'anchors'> {
+export interface NewMemoryFields extends Omit<MemoryMeta, 'phase_history' | 'anchors' | 'status'> {
+  /** Written only when `proposed`: an approved memory's file has no `status`, as in every earlier version. */
+  status?: MemoryStatus;
   summary: string;
   content: string;
   anchors?: readonly Anchor[];
@@ -324,6 +332,7 @@ export function renderNewMemoryFile(fields: NewMemoryFields): string {
   if (data.created_session === null) delete data.created_session;
   // Written only when there are some: a memory without anchors reads as it always did.
   if (fields.anchors && fields.anchors.length > 0) data.anchors = anchorsToFrontmatter(fields.anchors);
+  if (fields.status === 'proposed') data.status = 'proposed';
   const doc = new YAML.Document(data, YAML_OPTIONS);
   // Tags as a block list, like every existing store, even when empty.
   return `---\n${doc.toString(STRINGIFY_OPTIONS)}---\n${renderBody(fields.summary, fields.content)}`;
@@ -404,6 +413,7 @@ export function memoryOf(meta: MemoryMeta, body: MemoryBody): Memory {
     created_session: meta.created_session,
     phase_history: meta.phase_history,
     anchors: meta.anchors,
+    status: meta.status,
     summary: body.summary,
     content: body.content,
     hasSections: body.hasSections,
@@ -422,5 +432,6 @@ export function copyMeta(meta: MemoryMeta): MemoryMeta {
     created_session: meta.created_session,
     phase_history: meta.phase_history,
     anchors: meta.anchors.map((a) => ({ ...a })),
+    status: meta.status,
   };
 }

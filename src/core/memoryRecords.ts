@@ -21,8 +21,12 @@ import type { FileRecord } from './loadedFile';
 import { copyMeta, parseFrontmatter } from './memoryFile';
 import type { MemoryMeta } from './model';
 
-/** The previous format ('ltm-frontmatter-1') was keyed by frontmatter text and held no signatures. */
-const RECORDS_VERSION = 'ltm-records-2';
+/**
+ * 'ltm-records-1' had no `status` or `anchors`: its records of files that say `status: proposed`
+ * would make them approved, and of anchored files would lose their anchors. The format before
+ * it ('ltm-frontmatter-1') was keyed by frontmatter text.
+ */
+const RECORDS_VERSION = 'ltm-records-3';
 
 /** One record as saved: [name, size, mtimeMs, ino, frontmatterDigest, meta, summary, hasSections]. */
 type SavedRecord = [string, number, number, number, string, MemoryMeta, string, boolean];
@@ -150,7 +154,8 @@ function recordFrom(saved: unknown): [string, FileRecord] | null {
     !Array.isArray(m.phase_history) ||
     !m.phase_history.every((h: unknown) => !!h && typeof h === 'object' && isNumber((h as { phase?: unknown }).phase) && isString((h as { at?: unknown }).at) && isString((h as { event?: unknown }).event)) ||
     !Array.isArray(m.anchors) ||
-    !m.anchors.every(isSavedAnchor)
+    !m.anchors.every(isSavedAnchor) ||
+    !(m.status === undefined || m.status === 'proposed')
   ) {
     return null;
   }
@@ -169,6 +174,7 @@ function recordFrom(saved: unknown): [string, FileRecord] | null {
         created_session: m.created_session as number | null,
         phase_history: m.phase_history as MemoryMeta['phase_history'],
         anchors: m.anchors as MemoryMeta['anchors'],
+        status: m.status as MemoryMeta['status'],
       },
       summary,
       hasSections,

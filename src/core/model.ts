@@ -53,6 +53,15 @@ export const FRONTMATTER_KEYS = [
   'created_session',
 ] as const;
 
+/**
+ * Whether a memory may be used. `proposed`: stored by Claude while the project
+ * reviews new memories (`review_new_memories`), waiting for a person to approve
+ * or reject it; never injected, offered, recalled or evicted meanwhile.
+ * The frontmatter holds `status: proposed` only for those: no `status` (every
+ * file of earlier versions) means approved, so existing stores do not change.
+ */
+export type MemoryStatus = 'approved' | 'proposed';
+
 export interface MemoryMeta {
   id: string;
   topic: string;
@@ -66,6 +75,8 @@ export interface MemoryMeta {
   phase_history: PhaseChange[];
   /** The code the memory is about (frontmatter `anchors`; see anchors.ts). Empty for most memories. */
   anchors: Anchor[];
+  /** Frontmatter `status`; absent (or any other value) means approved. */
+  status?: MemoryStatus;
 }
 
 export interface PhaseChange {
@@ -99,6 +110,8 @@ export interface StoreConfig {
   max_memories: number;
   memories_to_load: number;
   eviction_batch_size: number;
+  /** Memories Claude stores are `proposed` until a person approves them (VS Code `ltm.reviewNewMemories`). */
+  review_new_memories: boolean;
 }
 
 /** The limits of a store without its own (package.json's `ltm.*` setting defaults must match; a unit test checks). */
@@ -106,6 +119,7 @@ export const DEFAULT_CONFIG: StoreConfig = {
   max_memories: 100,
   memories_to_load: 10,
   eviction_batch_size: 10,
+  review_new_memories: false,
 };
 
 /** How many memories a list (`list_memories`, `ltm list`) returns when not told. */
@@ -114,7 +128,7 @@ export const DEFAULT_LIST_LIMIT = 50;
 export const DEFAULT_SEARCH_LIMIT = 10;
 
 /** Why a memory left memories/ for archives/. */
-export type ArchiveReason = 'eviction' | 'forgotten' | 'orphaned' | 'recovered' | 'legacy';
+export type ArchiveReason = 'eviction' | 'forgotten' | 'orphaned' | 'recovered' | 'legacy' | 'rejected';
 
 /** One entry of archive_index.json: a memory that is no longer active. */
 export interface ArchiveEntry {

@@ -6,7 +6,7 @@
  */
 import { describeAnchor } from './anchors';
 import type { StaleReport } from './staleness';
-import type { EvictionResult, FixResult, ForgetResult, ListResult, MemoryView, SearchResultItem, StatusResult, StoreResult } from './store';
+import type { EvictionResult, FixResult, ForgetResult, ListResult, MemoryView, ReviewResult, SearchResultItem, StatusResult, StoreResult } from './store';
 import { PROBLEM_TITLES, type IntegrityReport, type ProblemKind } from './integrity';
 import { PHASE_NAMES, type Phase } from './model';
 import { describeRedactions } from './secrets';
@@ -17,27 +17,39 @@ const phaseName = (phase: number) => PHASE_NAMES[phase as Phase] ?? String(phase
 
 // --- store -------------------------------------------------------------------
 
+/** What a memory awaiting review is, said as a fact (Claude reads it; no orders). */
+const AWAITING_REVIEW =
+  'This project reviews new memories: it awaits review by a person, and until it is approved it is not injected into sessions, offered with prompts or returned by recall.';
+
 export function storeResponse(result: StoreResult) {
   const m = result.memory;
+  const proposed = m.status === 'proposed';
   return {
     success: true,
     id: m.id,
-    message: `Memory stored with ID ${m.id}`,
+    message: proposed ? `Memory stored with ID ${m.id}; it awaits review by a person before it is used` : `Memory stored with ID ${m.id}`,
     topic: m.topic,
     tags: m.tags,
     difficulty: m.difficulty,
     summary: m.summary,
     redacted: result.redactions,
+    status: statusOf(m),
   };
 }
 
 export function storeText(result: StoreResult): string {
   const m = result.memory;
   const lines = [`Stored memory **${oneLine(m.topic)}** (ID: \`${m.id}\`)`, `Tags: ${m.tags.join(', ') || '(none)'} | Difficulty: ${fmt(m.difficulty)}`];
+  if (m.status === 'proposed') lines.push(AWAITING_REVIEW);
   if (result.redactions.length > 0) {
     lines.push(`Secrets were removed before saving: ${describeRedactions(result.redactions)}.`);
   }
   return lines.join('\n');
+}
+
+/** approved or proposed: what the frontmatter's `status` means (absent: approved). */
+function statusOf(m: { status?: string }): 'approved' | 'proposed' {
+  return m.status === 'proposed' ? 'proposed' : 'approved';
 }
 
 // --- recall ------------------------------------------------------------------
@@ -121,6 +133,7 @@ export function getResponse(m: MemoryView, stale: StaleReport | null = null) {
     anchors: m.anchors.map(describeAnchor),
     stale: stale?.stale ?? false,
     stale_reasons: stale?.reasons ?? [],
+    status: statusOf(m),
   };
 }
 
@@ -144,7 +157,57 @@ export function getText(m: MemoryView, stale: StaleReport | null = null): string
     m.content,
   ];
   if (m.phase > 0) lines.push('', `*Reduced by eviction; the full text is archived (restore with \`restore ${m.id}\`).*`);
+  if (m.status === 'proposed') {
+    lines.splice(3, 0, '**Status:** proposed: awaiting review by a person; until it is approved it is not injected into sessions, offered with prompts or returned by recall.');
+  }
   return lines.join('\n');
+}
+
+// --- review ------------------------------------------------------------------
+
+/** The memories awaiting review (`ltm review`), and whether new ones are held for review. */
+export function reviewResponse(memories: readonly MemoryView[], reviewOn: boolean) {
+  return {
+    review_new_memories: reviewOn,
+    memories: memories.map((m) => ({
+      id: m.id,
+      topic: m.topic,
+      summary: m.summary,
+      tags: m.tags,
+      difficulty: m.difficulty,
+      created_at: m.created_at,
+      created_session: m.created_session,
+    })),
+    total: memories.length,
+  };
+}
+
+export function reviewText(memories: readonly MemoryView[], reviewOn: boolean): string {
+  const setting = `Review of new memories is ${reviewOn ? 'on: memories Claude stores wait here' : 'off: memories Claude stores are used at once'}.`;
+  if (memories.length === 0) return `No memories await review. ${setting}`;
+  const lines = [`${memories.length} memor${memories.length === 1 ? 'y awaits' : 'ies await'} review (oldest first). ${setting}`, ''];
+  for (const m of memories) {
+    lines.push(`- **${oneLine(m.topic)}** (ID: \`${m.id}\`, created ${m.created_at.slice(0, 10) || 'at an unknown time'})`);
+    lines.push(`  ${truncate(oneLine(m.summary), 300)}`);
+  }
+  lines.push('', 'Approve with: ltm approve <id>; reject (archived, restorable) with: ltm reject <id>; read in full with: ltm get <id>.');
+  return lines.join('\n');
+}
+
+export function reviewDecisionResponse(result: ReviewResult) {
+  return {
+    success: true,
+    id: result.id,
+    decision: result.decision,
+    message:
+      result.decision === 'approved'
+        ? `Memory ${result.id} approved; it is used from now on`
+        : `Memory ${result.id} rejected; its text is kept in archives/ (reason "rejected") and can be restored`,
+  };
+}
+
+export function reviewDecisionText(result: ReviewResult): string {
+  return `${reviewDecisionResponse(result).message}: ${oneLine(result.topic)}`;
 }
 
 // --- forget / restore ----------------------------------------------------------
@@ -185,6 +248,7 @@ export function statusResponse(s: StatusResult) {
     config: s.config,
     store_path: s.store_path,
     stale_memories: s.stale_memories,
+    awaiting_review: s.awaiting_review,
   };
 }
 
@@ -198,7 +262,8 @@ export function statusText(s: StatusResult): string {
     `**Sessions:** ${s.session_count}`,
     `**Last eviction:** ${s.last_eviction ?? 'never'}`,
     `**Storage:** ${formatBytes(s.storage_size_bytes)}`,
-    `**Config:** max ${s.config.max_memories} memories, load ${s.config.memories_to_load} per session, evict ${s.config.eviction_batch_size} per cycle`,
+    ...(s.awaiting_review > 0 ? [`**Awaiting review:** ${s.awaiting_review} (not used until a person approves them: ltm review)`] : []),
+    `**Config:** max ${s.config.max_memories} memories, load ${s.config.memories_to_load} per session, evict ${s.config.eviction_batch_size} per cycle, review new memories ${s.config.review_new_memories ? 'on' : 'off'}`,
     ...(s.stale_memories > 0 ? [`**Possibly outdated:** ${s.stale_memories} ${s.stale_memories === 1 ? 'memory whose' : 'memories whose'} anchored code changed (ltm stale lists them).`] : []),
     ...(s.invalid_files > 0 ? [`**Warning:** ${s.invalid_files} unreadable file(s) in memories/; run check.`] : []),
     `**Store:** \`${s.store_path}\``,

@@ -82,6 +82,7 @@ import type {
   ListResult,
   MemoryView,
   OpenOptions,
+  ReviewResult,
   SearchOptions,
   SearchResultItem,
   StatusResult,
@@ -161,8 +162,8 @@ export class MemoryStore {
   // Reading
 
   get config(): StoreConfig {
-    const { max_memories, memories_to_load, eviction_batch_size } = this.mirror.state.config;
-    return { max_memories, memories_to_load, eviction_batch_size };
+    const { max_memories, memories_to_load, eviction_batch_size, review_new_memories } = this.mirror.state.config;
+    return { max_memories, memories_to_load, eviction_batch_size, review_new_memories };
   }
 
   get sessionCount(): number {
@@ -194,7 +195,26 @@ export class MemoryStore {
     if (filter.phase !== undefined && ![0, 1, 2, 3].includes(filter.phase)) {
       throw invalidInput('phase must be 0 (full), 1 (hint), 2 (abstract) or 3 (archived)');
     }
+    if (filter.status !== undefined && filter.status !== 'approved' && filter.status !== 'proposed') {
+      throw invalidInput('status must be approved or proposed');
+    }
+    if (filter.status === 'proposed' && filter.phase === 3) throw invalidInput('archived memories are not awaiting review (phase 3 has no status)');
     return this.queries.list(filter, offset, limit);
+  }
+
+  /** The memories awaiting review (status proposed), oldest first: a person's inbox. */
+  awaitingReview(): MemoryView[] {
+    this.refresh();
+    const ids: { id: string; created_at: string }[] = [];
+    for (const [id, file] of this.mirror.files) if (file.memory.status === 'proposed') ids.push({ id, created_at: file.memory.created_at });
+    return ids.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1)).map(({ id }) => this.queries.view(id));
+  }
+
+  /** Turns review of new memories on or off for the project (state.json `review_new_memories`). */
+  async setReviewNewMemories(on: boolean): Promise<void> {
+    await this.updateState((state) => {
+      state.config = { ...state.config, review_new_memories: on };
+    });
   }
 
   /** IDs of memories that live only in archives/. */
@@ -348,14 +368,17 @@ export class MemoryStore {
   status(): StatusResult {
     this.refresh();
     const byPhase = { full: 0, hint: 0, abstract: 0 };
+    let awaitingReview = 0;
     for (const id of this.activeIds()) {
-      const phase = this.mirror.files.get(id)!.memory.phase;
+      const { phase, status } = this.mirror.files.get(id)!.memory;
+      if (status === 'proposed') awaitingReview++;
       if (phase === 0) byPhase.full++;
       else if (phase === 1) byPhase.hint++;
       else byPhase.abstract++;
     }
     return {
       total_memories: byPhase.full + byPhase.hint + byPhase.abstract,
+      awaiting_review: awaitingReview,
       by_phase: byPhase,
       total_archived: this.archivedIds().length,
       session_count: this.mirror.state.session_count,
@@ -394,7 +417,10 @@ export class MemoryStore {
       const session = input.session ?? this.mirror.state.session_count;
       let tags = prepared.tags;
       if (input.autoTag && tags.length === 0) tags = suggestTags(`${prepared.topic}\n${prepared.content}`);
+      // Decided under the lock, from state.json as it is now: a setting changed a moment ago counts.
+      const proposed = input.author === 'claude' && this.mirror.state.config.review_new_memories === true;
       const raw = renderNewMemoryFile({
+        ...(proposed ? { status: 'proposed' as const } : {}),
         id,
         topic: prepared.topic,
         tags,
@@ -527,6 +553,52 @@ export class MemoryStore {
       this.index.write();
       this.statsWriter.write();
       return { id, topic, archived: !options.purge, purged: Boolean(options.purge) };
+    });
+  }
+
+  /**
+   * A person approves a memory awaiting review: its `status` line is removed
+   * (the file is then what an approved memory's file has always been) and from
+   * now on it is injected, offered, recalled and ranked like any other. Its
+   * recency counts from the approval, as if it had been stored now.
+   */
+  async approve(id: string): Promise<ReviewResult> {
+    this.requireId(id);
+    return this.mutate(() => {
+      this.refreshOne(id);
+      const file = this.requireProposed(id);
+      this.mirror.writeMemoryFile(id, updateFrontmatter(file.raw, { status: undefined }));
+      const stats = this.mirror.stats.get(id);
+      const session = this.mirror.state.session_count;
+      this.statsWriter.set(id, { access_count: stats?.access_count ?? 0, accessed_at: nowIso(), last_session: session, priority: stats?.priority ?? 0 });
+      this.statsWriter.storePriority(id);
+      this.queries.touched(id);
+      this.index.write();
+      this.statsWriter.write();
+      return { id, topic: file.memory.topic, decision: 'approved' };
+    });
+  }
+
+  /**
+   * A person rejects a memory awaiting review: archived as a forgotten memory
+   * is (the text first, then the archive index with reason `rejected`, then
+   * the file leaves memories/), so it stays searchable in the archives and
+   * restorable; restored, it is awaiting review again.
+   */
+  async reject(id: string): Promise<ReviewResult> {
+    this.requireId(id);
+    return this.mutate(() => {
+      this.refreshOne(id);
+      const file = this.requireProposed(id);
+      this.ensureArchived(id, file, true);
+      this.mirror.archiveIndex.memories.set(id, this.archiveEntryFor(file.memory, 'rejected'));
+      this.mirror.writeArchiveIndex();
+      this.mirror.deleteMemoryFile(id);
+      this.unregister(id);
+      this.statsWriter.set(id, undefined);
+      this.index.write();
+      this.statsWriter.write();
+      return { id, topic: file.memory.topic, decision: 'rejected' };
     });
   }
 
@@ -782,6 +854,14 @@ export class MemoryStore {
     if (typeof id !== 'string' || !isMemoryId(id)) {
       throw invalidInput(`"${String(id)}" is not a memory ID (expected ${MEMORY_ID_FORMAT})`);
     }
+  }
+
+  /** The file of a memory awaiting review; the caller holds the lock and refreshed it. */
+  private requireProposed(id: string): LoadedFile {
+    this.requireActive(id);
+    const file = this.mirror.files.get(id)!;
+    if (file.memory.status !== 'proposed') throw invalidInput(`${id} is not awaiting review (it is approved already)`);
+    return file;
   }
 
   private requireActive(id: string): void {

@@ -192,7 +192,7 @@ export function statsEntryJson(stats: MemoryStats): MemoryStats {
 // ---------------------------------------------------------------------------
 // archive_index.json
 
-const archiveReasons = ['eviction', 'forgotten', 'orphaned', 'recovered', 'legacy'] as const satisfies readonly ArchiveReason[];
+const archiveReasons = ['eviction', 'forgotten', 'orphaned', 'recovered', 'legacy', 'rejected'] as const satisfies readonly ArchiveReason[];
 
 const archiveEntrySchema = z.object({
   topic: z.string().catch(''),
@@ -245,6 +245,7 @@ const configSchema = z.object({
   max_memories: positiveInt.catch(DEFAULT_CONFIG.max_memories),
   memories_to_load: z.number().int().min(0).catch(DEFAULT_CONFIG.memories_to_load),
   eviction_batch_size: positiveInt.catch(DEFAULT_CONFIG.eviction_batch_size),
+  review_new_memories: z.boolean().catch(DEFAULT_CONFIG.review_new_memories),
 });
 
 const sessionSchema = z.object({

@@ -113,20 +113,25 @@ export class StoreQueries {
 
   // --- lists ---------------------------------------------------------------
 
-  /** A page of memories by priority (phase 3: archived memories, latest first); the filter is valid. */
+  /**
+   * A page of memories by priority (phase 3: archived memories, latest first); the filter is valid.
+   * Approved memories unless the filter asks for those awaiting review (`status: 'proposed'`).
+   */
   list(filter: ListFilter, offset: number, limit: number): ListResult {
     if (filter.phase === 3) return this.listArchived(filter, offset, limit);
     const tag = filter.tag?.trim().toLowerCase();
     const keyword = filter.keyword?.trim().toLowerCase();
+    const proposed = filter.status === 'proposed';
     // Rank on numbers first and build full views only for the page: a list of
     // 10,000 memories should not allocate 10,000 copies.
     const keep = offset + limit;
-    // Unfiltered (session start, the first page): from the ranking table.
-    if (filter.phase === undefined && !tag && !keyword) return this.rankedPage(offset, limit, this.mirror.state.session_count);
+    // Unfiltered (session start, the first page): from the ranking table, which holds approved memories only.
+    if (filter.phase === undefined && !tag && !keyword && !proposed) return this.rankedPage(offset, limit, this.mirror.state.session_count);
     // Filtered or long lists (the tree asks for all): rank the matching memories by number, then sort.
     const ranked: RankedEntry[] = [];
     for (const [id, file] of this.mirror.files) {
       const m = file.memory;
+      if ((m.status === 'proposed') !== proposed) continue;
       if (filter.phase !== undefined && m.phase !== filter.phase) continue;
       if (tag && !m.tags.includes(tag)) continue;
       if (keyword && !m.topic.toLowerCase().includes(keyword)) continue;
@@ -186,6 +191,15 @@ export class StoreQueries {
     return { memories: page, total: this.ranking.size, has_more: offset + page.length < this.ranking.size };
   }
 
+  /**
+   * Active and not awaiting review: what may be injected, offered, recalled,
+   * counted against max_memories and evicted. The ranking table holds exactly
+   * these, so session start, lists and eviction leave proposed memories out.
+   */
+  private inUse(id: string): boolean {
+    return this.mirror.isActive(id) && this.mirror.files.get(id)?.memory.status !== 'proposed';
+  }
+
   private syncRanking(): void {
     const set = (id: string) => {
       const memory = this.mirror.files.get(id)!.memory;
@@ -200,11 +214,11 @@ export class StoreQueries {
     };
     if (this.rankingStale) {
       this.ranking.clear();
-      for (const id of this.mirror.files.keys()) set(id);
+      for (const id of this.mirror.files.keys()) if (this.inUse(id)) set(id);
       this.rankingStale = false;
     } else {
       for (const id of this.rankingDirty) {
-        if (this.mirror.isActive(id)) set(id);
+        if (this.inUse(id)) set(id);
         else this.ranking.delete(id);
       }
     }
@@ -225,7 +239,7 @@ export class StoreQueries {
     const ids: string[] = [];
     let looked = 0;
     const related = developerVocabulary().expand(text);
-    for (const hit of index.search(text, (id) => this.mirror.isActive(id) && !exclude.has(id), related)) {
+    for (const hit of index.search(text, (id) => this.inUse(id) && !exclude.has(id), related)) {
       // Hits come by score; the gate also weighs how many words matched, so a few more are looked at.
       if (++looked > RELEVANCE_LOOKAHEAD) break;
       if (!passesGate(hit, textWords, gate, idfScale)) continue;
@@ -246,7 +260,7 @@ export class StoreQueries {
       // Hits come by relevance, best first. Priority adds at most 1 − RELEVANCE_WEIGHT,
       // so once a hit cannot beat the current top `limit`, neither can any later one.
       const scored: { id: string; score: number; priority: number }[] = [];
-      for (const hit of this.activeSearchIndex().search(query, (id) => this.mirror.isActive(id), expansions)) {
+      for (const hit of this.activeSearchIndex().search(query, (id) => this.inUse(id), expansions)) {
         const floor = scored.length >= limit ? scored[limit - 1]!.score : -1;
         if (hit.relevance * RELEVANCE_WEIGHT + (1 - RELEVANCE_WEIGHT) < floor) break;
         const memory = this.mirror.files.get(hit.id)!.memory;

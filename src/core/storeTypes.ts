@@ -6,7 +6,7 @@
  */
 import type { RenameLookup } from './staleness';
 import type { IntegrityReport } from './integrity';
-import type { ArchiveEntry, Memory, Phase, StoreConfig } from './model';
+import type { ArchiveEntry, Memory, MemoryStatus, Phase, StoreConfig } from './model';
 import type { Redaction } from './secrets';
 
 /** A file in memories/ that cannot be a memory, and why. */
@@ -27,6 +27,8 @@ export interface MemoryView extends Omit<Memory, 'phase'> {
 }
 
 export interface ListFilter {
+  /** approved (the default: what Claude is given), or proposed (awaiting review). Archived memories have none. */
+  status?: MemoryStatus;
   phase?: number;
   tag?: string;
   keyword?: string;
@@ -70,6 +72,11 @@ export interface StoreInput {
   session?: number;
   /** The code the memory is about: project files, each maybe with lines (`src/db/pool.ts#L10-24`). */
   anchors?: readonly string[];
+  /**
+   * Who wrote it. A memory Claude stores (the MCP tool) is `proposed` while the store's
+   * `review_new_memories` is on; a person's (the CLI, VS Code: the default) is approved at once.
+   */
+  author?: 'claude' | 'person';
 }
 
 export interface StoreResult {
@@ -88,6 +95,13 @@ export interface ArchivedMemory extends Memory {
   entry: ArchiveEntry | null;
   /** True while the memory is active in a reduced phase (its archive holds the full text). */
   active: boolean;
+}
+
+export interface ReviewResult {
+  id: string;
+  topic: string;
+  /** approved: in use from now on; rejected: archived with reason "rejected" (restorable). */
+  decision: 'approved' | 'rejected';
 }
 
 export interface EvictionStep {
@@ -111,7 +125,10 @@ export interface FixResult {
 }
 
 export interface StatusResult {
+  /** Every memory in memories/, those awaiting review included. */
   total_memories: number;
+  /** Memories awaiting review (status proposed), counted in total_memories and by_phase. */
+  awaiting_review: number;
   by_phase: { full: number; hint: number; abstract: number };
   total_archived: number;
   session_count: number;

@@ -66,7 +66,8 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
         'Store a lesson worth keeping across sessions: a hard-won fix, a decision, a convention. ' +
         'Give a short topic, the full content, and optionally a one-line summary and tags ' +
         `(${IMPORTANCE_TAGS.join(' | ')} change its priority). ` +
-        'When the lesson is about specific code, give anchors (project files, each maybe with lines): the memory is then flagged as possibly outdated when that code changes.',
+        'When the lesson is about specific code, give anchors (project files, each maybe with lines): the memory is then flagged as possibly outdated when that code changes. ' +
+        'In a project that reviews new memories, a stored memory is used only once a person approves it.',
       inputSchema: z.object({
         topic: z.string().trim().min(1).max(10_000).describe('Brief description, e.g. "Fix flaky auth test"'),
         content: z.string().min(1).max(1_000_000).describe('The full memory: problem, cause, solution, context'),
@@ -91,6 +92,8 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
         difficulty: args.difficulty ?? ctx.sessions.difficultyFor(sessionId),
         session: ctx.sessions.sessionNumber(sessionId),
         anchors: args.anchors,
+        // Held for review when the project asks for it (state.json review_new_memories).
+        author: 'claude',
       });
       return result(responses.storeText(stored), responses.storeResponse(stored));
     }),
@@ -137,7 +140,7 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
     'get_memory',
     {
       title: 'Get a memory',
-      description: 'The full text of one memory (counts as an access, which raises its priority).',
+      description: 'The full text of one memory (counts as an access, which raises its priority); says when it awaits review.',
       inputSchema: z.object({ id: memoryId }),
     },
     safely(async (args) => {
@@ -162,7 +165,7 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
 
   server.registerTool(
     'ltm_status',
-    { title: 'Memory status', description: 'Memory counts by phase, archived count, sessions, storage size, configuration.', inputSchema: z.object({}) },
+    { title: 'Memory status', description: 'Memory counts by phase, awaiting review and archived, sessions, storage size, configuration.', inputSchema: z.object({}) },
     safely(() => {
       const status = store.status();
       return result(responses.statusText(status), responses.statusResponse(status));

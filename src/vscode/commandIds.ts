@@ -20,6 +20,10 @@ export const enum CommandId {
   Refresh = 'ltm.refresh',
   GroupByPhase = 'ltm.groupByPhase',
   GroupByTag = 'ltm.groupByTag',
+  Approve = 'ltm.approve',
+  Reject = 'ltm.reject',
+  EditProposed = 'ltm.editProposed',
+  Review = 'ltm.review',
 }
 
 /** Context keys that gate views and menus. */

@@ -83,6 +83,26 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const targetOf = async (arg: unknown, placeHolder: string, phase?: number): Promise<MemoryTarget | undefined> =>
     isMemoryNode(arg) ? { folder: arg.folder, memory: arg.memory } : pickMemory(placeHolder, phase);
 
+  /** A memory awaiting review: the tree item, or one picked from every folder's Inbox. */
+  const proposedTarget = async (arg: unknown, placeHolder: string): Promise<MemoryTarget | undefined> => {
+    if (isMemoryNode(arg)) return { folder: arg.folder, memory: arg.memory };
+    const several = memories.withStores().length > 1;
+    const items = memories.withStores().flatMap((folder) =>
+      folder.store.awaitingReview().map((memory) => ({
+        label: memory.topic.replace(/\s+/g, ' '),
+        description: `${memory.id}${several ? ` · ${folder.name}` : ''}`,
+        detail: memory.summary.replace(/\s+/g, ' '),
+        target: { folder, memory },
+      })),
+    );
+    if (items.length === 0) {
+      void vscode.window.showInformationMessage('LTM: no memories await review.');
+      return undefined;
+    }
+    const picked = await vscode.window.showQuickPick(items, { placeHolder, matchOnDescription: true, matchOnDetail: true });
+    return picked?.target;
+  };
+
   const remember = async (fromSelection: boolean) => {
     const editor = vscode.window.activeTextEditor;
     const selected = fromSelection && editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection) : '';
@@ -274,6 +294,38 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     command(CommandId.Refresh, () => {
       for (const f of memories.all()) f.refresh();
       tree.refresh();
+    }),
+    command(CommandId.Approve, async (arg) => {
+      const target = await proposedTarget(arg, 'Memory to approve');
+      if (!target) return undefined;
+      const result = await target.folder.store.approve(target.memory.id);
+      target.folder.refresh();
+      log.info(`${target.folder.name}: approved ${result.id}`);
+      void vscode.window.showInformationMessage(`LTM: approved "${result.topic}": Claude Code is given it from now on.`);
+      return result;
+    }),
+    command(CommandId.Reject, async (arg) => {
+      const target = await proposedTarget(arg, 'Memory to reject');
+      if (!target) return undefined;
+      const result = await target.folder.store.reject(target.memory.id);
+      target.folder.refresh();
+      log.info(`${target.folder.name}: rejected ${result.id}`);
+      // Archived, not deleted: the archives view restores it (back into the Inbox).
+      void vscode.window.showInformationMessage(`LTM: rejected "${result.topic}"; it is archived and can be restored.`, 'Show Archives').then((show) => {
+        if (show) panels.showArchives();
+      });
+      return result;
+    }),
+    command(CommandId.EditProposed, async (arg) => {
+      const target = await proposedTarget(arg, 'Memory to edit before review');
+      if (target) await target.folder.openFile(target.memory.id);
+    }),
+    command(CommandId.Review, async () => {
+      const target = await proposedTarget(undefined, 'Memory to review');
+      if (!target) return;
+      const choice = await vscode.window.showQuickPick(['Approve', 'Edit', 'Reject', 'Open'], { placeHolder: `Review "${target.memory.topic}"` });
+      const next = { Approve: CommandId.Approve, Edit: CommandId.EditProposed, Reject: CommandId.Reject, Open: CommandId.OpenMemory }[choice ?? ''];
+      if (next) await vscode.commands.executeCommand(next, { kind: 'memory', folder: target.folder, memory: target.memory });
     }),
     command(CommandId.GroupByPhase, () => setGroupBy('phase')),
     command(CommandId.GroupByTag, () => setGroupBy('tag')),

@@ -15,6 +15,8 @@ import type { WorkspaceMemories } from './workspaceMemories';
 /** Only folders whose store is open are in the tree. */
 export type MemoryTreeNode =
   | { kind: 'folder'; folder: FolderWithStore }
+  /** Memories Claude stored while the project reviews new ones: not used until approved. */
+  | { kind: 'inbox'; folder: FolderWithStore; memories: MemoryView[] }
   | { kind: 'group'; folder: FolderWithStore; label: string; phase?: number; tag?: string | null; memories: MemoryView[] }
   | { kind: 'memory'; folder: FolderWithStore; memory: MemoryView };
 
@@ -78,11 +80,18 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
       return folders.map((folder) => ({ kind: 'folder', folder }));
     }
     if (node.kind === 'folder') return this.groups(node.folder);
-    if (node.kind === 'group') return node.memories.map((memory) => ({ kind: 'memory', folder: node.folder, memory }));
+    if (node.kind === 'group' || node.kind === 'inbox') return node.memories.map((memory) => ({ kind: 'memory', folder: node.folder, memory }));
     return [];
   }
 
+  /** The Inbox first, when anything awaits review; then the groups of memories in use and archived. */
   private groups(folder: FolderWithStore): MemoryTreeNode[] {
+    const awaiting = folder.store.awaitingReview();
+    const inbox: MemoryTreeNode[] = awaiting.length > 0 ? [{ kind: 'inbox', folder, memories: awaiting }] : [];
+    return [...inbox, ...this.memoryGroups(folder)];
+  }
+
+  private memoryGroups(folder: FolderWithStore): MemoryTreeNode[] {
     const all = memoriesOf(folder);
     if (this.groupByValue === 'phase') {
       return PHASES.map(({ phase, label }) => ({ kind: 'group' as const, folder, label, phase, memories: all.filter((m) => m.phase === phase) })).filter(
@@ -111,6 +120,16 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
       item.contextValue = 'folder';
       return item;
     }
+    if (node.kind === 'inbox') {
+      const item = new vscode.TreeItem('Inbox', vscode.TreeItemCollapsibleState.Expanded);
+      const n = node.memories.length;
+      item.description = `${n} awaiting review`;
+      item.iconPath = new vscode.ThemeIcon('inbox', new vscode.ThemeColor('charts.blue'));
+      item.tooltip = `${n} memor${n === 1 ? 'y' : 'ies'} Claude stored, awaiting your review. Until approved, Claude Code is not given ${n === 1 ? 'it' : 'them'} (no injection, no offers, no recall). Approve, edit or reject each.`;
+      item.id = `inbox:${node.folder.folder.uri.toString()}`;
+      item.contextValue = 'inbox';
+      return item;
+    }
     if (node.kind === 'group') {
       const phase = PHASES.find((p) => p.phase === node.phase);
       const collapsed = node.phase === 3 || (node.phase === undefined && node.memories.length > 20);
@@ -125,6 +144,7 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
   }
 
   private memoryItem(folder: FolderWithStore, m: MemoryView): vscode.TreeItem {
+    if (m.status === 'proposed') return this.proposedItem(folder, m);
     const archived = m.phase === 3;
     const importance = importanceOf(m.tags);
     const item = new vscode.TreeItem(m.topic.replace(/\s+/g, ' ').slice(0, 200), vscode.TreeItemCollapsibleState.None);
@@ -143,6 +163,20 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
     item.contextValue = archived ? 'memory.archived' : m.phase > 0 ? 'memory.reduced' : 'memory.full';
     item.command = { command: CommandId.OpenMemory, title: 'Open', arguments: [{ kind: 'memory', folder, memory: m }] };
     item.accessibilityInformation = { label: `${m.topic}, ${phase.label}${archived ? '' : `, priority ${m.priority.toFixed(2)}`}` };
+    return item;
+  }
+
+  /** A memory awaiting review: Approve, Edit and Reject inline (package.json menus); clicking opens it. */
+  private proposedItem(folder: FolderWithStore, m: MemoryView): vscode.TreeItem {
+    const item = new vscode.TreeItem(m.topic.replace(/\s+/g, ' ').slice(0, 200), vscode.TreeItemCollapsibleState.None);
+    item.id = `proposed:${folder.folder.uri.toString()}:${m.id}`;
+    const tags = m.tags.filter((t) => !isImportanceTag(t));
+    item.description = ['awaiting review', ...(tags.length > 0 ? [tags.join(', ')] : [])].join(' · ');
+    item.iconPath = new vscode.ThemeIcon('circle-large-outline');
+    item.tooltip = tooltipFor(m, 'Awaiting review', importanceOf(m.tags));
+    item.contextValue = 'memory.proposed';
+    item.command = { command: CommandId.OpenMemory, title: 'Open', arguments: [{ kind: 'memory', folder, memory: m }] };
+    item.accessibilityInformation = { label: `${m.topic}, awaiting review` };
     return item;
   }
 }

@@ -34,7 +34,10 @@ export class LtmSettings {
     return port > 0 ? port : undefined;
   }
 
-  /** Only the limits a person set (user, workspace or folder): defaults never override state.json. */
+  /**
+   * Only the limits (and review of new memories) a person set (user, workspace or folder):
+   * defaults never override state.json, so `ltm review --on` holds until a setting says otherwise.
+   */
   explicitStoreConfig(folder: vscode.WorkspaceFolder): Partial<StoreConfig> {
     const config = vscode.workspace.getConfiguration(SECTION, folder);
     const explicit = (key: string): number | undefined => {
@@ -42,6 +45,9 @@ export class LtmSettings {
       return i?.workspaceFolderValue ?? i?.workspaceValue ?? i?.globalValue;
     };
     const result: Partial<StoreConfig> = {};
+    const review = config.inspect<boolean>('reviewNewMemories');
+    const reviewValue = review?.workspaceFolderValue ?? review?.workspaceValue ?? review?.globalValue;
+    if (typeof reviewValue === 'boolean') result.review_new_memories = reviewValue;
     const max = explicit('maxMemories');
     const load = explicit('memoriesToLoad');
     const batch = explicit('evictionBatchSize');

@@ -474,4 +474,47 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     assert.match(seen(subagent), /Gradle build cache serves stale Kotlin classes/);
     assert.deepEqual(hookErrors(hooks), []);
   });
+
+  it('with review on, a memory Claude stores awaits review: session 2 is not given it, at start or with a prompt about it; after ltm approve it is', async () => {
+    const on = ltm(['review', '--on', '--project', project]);
+    assert.equal(on.status, 0, on.stderr);
+    // Room for every memory at session start: what keeps this one out must be its review, not the limit.
+    const statePath = path.join(project, '.claude/ltm/state.json');
+    const state = readState();
+    state.config.memories_to_load = 50;
+    fs.writeFileSync(statePath, JSON.stringify(state, null, 2));
+    const content = 'Feature flags are read from config/flags.yaml once at boot: hot reload is disabled in production, so restart the worker after editing flags.';
+    script((req) => {
+      const toolResult = lastToolResult(req);
+      if (toolResult) return { text: `Stored. ${toolResult.content}` };
+      return { toolUse: { name: 'mcp__ltm__store_memory', input: { topic: 'Feature flags need a worker restart', content, tags: ['flags'] } } };
+    });
+    const stored = await claude('remember the feature flag lesson');
+    assert.equal(stored.status, 0, stored.stderr);
+    const answer = JSON.parse((stored.result?.result ?? '').replace(/^Stored\. /, '')) as { id: string; status: string; message: string };
+    assert.equal(answer.status, 'proposed');
+    assert.match(answer.message, /awaits review by a person before it is used$/);
+    const review = ltmJson<{ memories: { id: string }[] }>(['review', '--project', project]);
+    assert.deepEqual(review.memories.map((m) => m.id), [answer.id]);
+
+    const prompt = 'why do the feature flags in config/flags.yaml not change until the worker restarts?';
+    script(() => ({ text: 'no idea' }));
+    let before = fake.requests.length;
+    const waiting = await claude(prompt);
+    assert.equal(waiting.status, 0, waiting.stderr);
+    const unseen = fake.requests.slice(before).map(seen).join('\n');
+    assert.match(unseen, /SessionStart hook additional context: ## Long-term memory \(LTM\)/, 'session start injected the other memories');
+    assert.doesNotMatch(unseen, /hot reload is disabled|Feature flags need a worker restart/, 'the memory awaiting review is given neither at start nor with the prompt');
+
+    const approve = ltm(['approve', answer.id, '--project', project]);
+    assert.equal(approve.status, 0, approve.stderr);
+    before = fake.requests.length;
+    const approved = await claude(prompt);
+    assert.equal(approved.status, 0, approved.stderr);
+    const first = seen(fake.requests[before]!);
+    assert.match(first, /### Feature flags need a worker restart\n_memory · mem_[0-9a-f]{8}/, 'injected at session start once approved');
+    assert.match(first, /hot reload is disabled in production/);
+    assert.deepEqual(hookErrors(hookAttachments(home, approved.result?.session_id ?? '')), []);
+    assert.equal(ltm(['review', '--off', '--project', project]).status, 0);
+  });
 });

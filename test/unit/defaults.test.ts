@@ -28,6 +28,7 @@ describe('shared defaults', () => {
     assert.equal(setting('ltm.maxMemories').default, DEFAULT_CONFIG.max_memories);
     assert.equal(setting('ltm.memoriesToLoad').default, DEFAULT_CONFIG.memories_to_load);
     assert.equal(setting('ltm.evictionBatchSize').default, DEFAULT_CONFIG.eviction_batch_size);
+    assert.equal(setting('ltm.reviewNewMemories').default, DEFAULT_CONFIG.review_new_memories);
   });
 
   it("package.json's injection budget has the engine's default and minimum", () => {

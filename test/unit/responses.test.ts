@@ -59,12 +59,13 @@ const item = (over: Partial<SearchResultItem>): SearchResultItem => ({
 
 const STATUS: StatusResult = {
   total_memories: 12,
+  awaiting_review: 0,
   by_phase: { full: 9, hint: 2, abstract: 1 },
   total_archived: 4,
   session_count: 31,
   last_eviction: '2026-11-20T10:00:00.000Z',
   storage_size_bytes: 1536,
-  config: { max_memories: 100, memories_to_load: 10, eviction_batch_size: 5 },
+  config: { max_memories: 100, memories_to_load: 10, eviction_batch_size: 5, review_new_memories: false },
   store_path: '/work/project/.claude/ltm',
   exists: true,
   invalid_files: 0,
@@ -79,7 +80,7 @@ describe('responses', () => {
     it('storeResponse: {success, id, message, topic, tags, difficulty, summary, redacted}', () => {
       const redactions = [{ kind: 'AWS access key', count: 1 }];
       const r = storeResponse({ memory: MEMORY, redactions });
-      assert.deepEqual(Object.keys(r), ['success', 'id', 'message', 'topic', 'tags', 'difficulty', 'summary', 'redacted']);
+      assert.deepEqual(Object.keys(r), ['success', 'id', 'message', 'topic', 'tags', 'difficulty', 'summary', 'redacted', 'status']);
       assert.deepEqual(r, {
         success: true,
         id: 'mem_0000abcd',
@@ -89,7 +90,19 @@ describe('responses', () => {
         difficulty: 0.7,
         summary: 'Raise the pool to 50.',
         redacted: redactions,
+        status: 'approved',
       });
+    });
+
+    it('storeResponse and storeText of a memory awaiting review say so, as facts', () => {
+      const proposed = { memory: { ...MEMORY, status: 'proposed' as const }, redactions: [] };
+      const r = storeResponse(proposed);
+      assert.equal(r.status, 'proposed');
+      assert.equal(r.message, 'Memory stored with ID mem_0000abcd; it awaits review by a person before it is used');
+      const text = storeText(proposed);
+      assert.match(text, /awaits review by a person, and until it is approved it is not injected into sessions, offered with prompts or returned by recall\.$/);
+      assert.doesNotMatch(text, /\b(must|do not|never|please)\b/i, 'facts, not orders');
+      assert.doesNotMatch(storeText({ memory: MEMORY, redactions: [] }), /review/);
     });
 
     it('storeText: topic, ID, tags and difficulty; "(none)" without tags; what was redacted, counted', () => {
@@ -183,7 +196,7 @@ describe('responses', () => {
   describe('get', () => {
     it('getResponse: every field of the design, and nothing internal (hasSections, phase_history)', () => {
       const r = getResponse({ ...MEMORY, phase_history: [{ phase: 1, at: 'x', event: 'evicted' }] });
-      assert.deepEqual(Object.keys(r), ['id', 'topic', 'summary', 'content', 'tags', 'phase', 'priority', 'difficulty', 'access_count', 'created_at', 'accessed_at', 'created_session', 'last_session', 'anchors', 'stale', 'stale_reasons']);
+      assert.deepEqual(Object.keys(r), ['id', 'topic', 'summary', 'content', 'tags', 'phase', 'priority', 'difficulty', 'access_count', 'created_at', 'accessed_at', 'created_session', 'last_session', 'anchors', 'stale', 'stale_reasons', 'status']);
       assert.deepEqual(r, {
         id: 'mem_0000abcd',
         topic: 'Postgres pool',
@@ -201,7 +214,10 @@ describe('responses', () => {
         anchors: [],
         stale: false,
         stale_reasons: [],
+        status: 'approved',
       });
+      assert.match(getText({ ...MEMORY, status: 'proposed' }), /\n\*\*Status:\*\* proposed: awaiting review by a person; until it is approved it is not injected/);
+      assert.doesNotMatch(getText(MEMORY), /Status/);
       assert.equal(getResponse({ ...MEMORY, created_session: null }).created_session, null);
     });
 
@@ -256,8 +272,8 @@ describe('responses', () => {
   describe('status', () => {
     it('statusResponse: the design’s fields and config, not the text-only ones (exists, invalid_files)', () => {
       const r = statusResponse(STATUS);
-      assert.deepEqual(Object.keys(r), ['total_memories', 'by_phase', 'total_archived', 'session_count', 'last_eviction', 'storage_size_bytes', 'config', 'store_path', 'stale_memories']);
-      assert.deepEqual(r.config, { max_memories: 100, memories_to_load: 10, eviction_batch_size: 5 });
+      assert.deepEqual(Object.keys(r), ['total_memories', 'by_phase', 'total_archived', 'session_count', 'last_eviction', 'storage_size_bytes', 'config', 'store_path', 'stale_memories', 'awaiting_review']);
+      assert.deepEqual(r.config, { max_memories: 100, memories_to_load: 10, eviction_batch_size: 5, review_new_memories: false });
       assert.equal(r.store_path, '/work/project/.claude/ltm');
     });
 
@@ -272,10 +288,12 @@ describe('responses', () => {
           '**Sessions:** 31',
           '**Last eviction:** 2026-11-20T10:00:00.000Z',
           '**Storage:** 1.5 KB',
-          '**Config:** max 100 memories, load 10 per session, evict 5 per cycle',
+          '**Config:** max 100 memories, load 10 per session, evict 5 per cycle, review new memories off',
           '**Store:** `/work/project/.claude/ltm`',
         ].join('\n'),
       );
+      const reviewing = statusText({ ...STATUS, awaiting_review: 2, config: { ...STATUS.config, review_new_memories: true } });
+      assert.match(reviewing, /\n\*\*Awaiting review:\*\* 2 \(not used until a person approves them: ltm review\)\n\*\*Config:\*\* .*, review new memories on\n/);
     });
 
     it('statusText: "never" without an eviction, a warning for unreadable files, and no store yet', () => {
