@@ -70,7 +70,7 @@ const text = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 const phaseChangeSchema = z.object({
   phase: z.number().int().min(0).max(3),
   at: text,
-  event: z.enum(['evicted', 'restored', 'forgotten', 'orphaned', 'recovered', 'legacy']),
+  event: z.enum(['evicted', 'restored', 'forgotten', 'orphaned', 'recovered', 'legacy', 'updated', 'merged']),
 });
 
 const metaSchema = z.object({
