@@ -278,6 +278,36 @@ export const COMMANDS: readonly Command[] = [
     },
   },
   {
+    name: 'update',
+    usage: '<id> [--topic T] [--summary S] [--content C] [--tags a,b]',
+    description: 'change the given fields of a memory (the previous text is archived)',
+    options: { topic: text, summary: text, content: text, tags: text },
+    positionals: ['id'],
+    store: true,
+    run: async (store, { values, positionals: [id] }) => {
+      const tags = str(values, 'tags');
+      const result = await store.update(id!, {
+        topic: str(values, 'topic'),
+        summary: str(values, 'summary'),
+        content: str(values, 'content'),
+        tags: tags === undefined ? undefined : tags.split(',').filter((t) => t.trim()),
+      });
+      return { json: responses.updateResponse(result), text: responses.updateText(result) };
+    },
+  },
+  {
+    name: 'merge',
+    usage: '<source-id> <into-id>',
+    description: 'merge a memory into another (both originals are archived)',
+    options: {},
+    positionals: ['source', 'into'],
+    store: true,
+    run: async (store, { positionals: [source, into] }) => {
+      const result = await store.merge(source!, into!);
+      return { json: responses.mergeResponse(result), text: responses.mergeText(result) };
+    },
+  },
+  {
     name: 'forget',
     usage: '<id> [--purge]',
     description: 'archive a memory (--purge: delete its text for good)',

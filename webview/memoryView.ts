@@ -44,6 +44,7 @@ export function memoryView(app: HTMLElement, post: PostMessage) {
         m.phase > 0 && m.archivedContent !== null
           ? button('Restore full text', () => post({ type: 'restore', id: m.id }), { icon: 'history', id: 'restore' })
           : null,
+        m.phase < 3 ? button('Merge into…', () => post({ type: 'mergeInto', id: m.id }), { icon: 'merge', secondary: true, id: 'merge-into' }) : null,
       ),
     );
 

@@ -71,7 +71,7 @@ const text = z.union([z.string(), z.number(), z.boolean()]).transform(String);
 const phaseChangeSchema = z.object({
   phase: z.number().int().min(0).max(3),
   at: text,
-  event: z.enum(['evicted', 'restored', 'forgotten', 'orphaned', 'recovered', 'legacy', 'rejected']),
+  event: z.enum(['evicted', 'restored', 'forgotten', 'orphaned', 'recovered', 'legacy', 'rejected', 'updated', 'merged']),
 });
 
 /** The anchors of a frontmatter `anchors` value that can be read, each checked on its own. */

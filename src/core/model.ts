@@ -127,8 +127,13 @@ export const DEFAULT_LIST_LIMIT = 50;
 /** How many results a search (`recall`, `search_archives`, `ltm recall`) returns when not told. */
 export const DEFAULT_SEARCH_LIMIT = 10;
 
-/** Why a memory left memories/ for archives/. */
-export type ArchiveReason = 'eviction' | 'forgotten' | 'orphaned' | 'recovered' | 'legacy' | 'rejected';
+/**
+ * Why a memory left memories/ for archives/. `updated` and `merged` also mark
+ * the previous text of a memory that update or merge changed, archived under
+ * an ID of its own (`version_of`). An LTM that does not know a reason reads it
+ * as `recovered`, and drops a phase_history event it does not know.
+ */
+export type ArchiveReason = 'eviction' | 'forgotten' | 'orphaned' | 'recovered' | 'legacy' | 'rejected' | 'updated' | 'merged';
 
 /** One entry of archive_index.json: a memory that is no longer active. */
 export interface ArchiveEntry {
@@ -138,6 +143,10 @@ export interface ArchiveEntry {
   /** The phase the memory had when it left memories/. */
   original_phase: number;
   reason: ArchiveReason;
+  /** A memory merged into another (reason `merged`): the memory that holds its text now. */
+  merged_into?: string;
+  /** The previous text of an updated or merged memory, archived under an ID of its own: that memory's ID. */
+  version_of?: string;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import { describeAnchor } from './anchors';
 import type { StaleReport } from './staleness';
-import type { EvictionResult, FixResult, ForgetResult, ListResult, MemoryView, ReviewResult, SearchResultItem, StatusResult, StoreResult } from './store';
+import type { EvictionResult, FixResult, ForgetResult, ListResult, MemoryView, MergeResult, ReviewResult, SearchResultItem, SimilarMemory, StatusResult, StoreResult, UpdateResult } from './store';
 import { PROBLEM_TITLES, type IntegrityReport, type ProblemKind } from './integrity';
 import { PHASE_NAMES, type Phase } from './model';
 import { describeRedactions } from './secrets';
@@ -34,6 +34,7 @@ export function storeResponse(result: StoreResult) {
     summary: m.summary,
     redacted: result.redactions,
     status: statusOf(m),
+    similar: (result.similar ?? []).map((s) => ({ id: s.id, topic: s.topic, score: s.score })),
   };
 }
 
@@ -44,12 +45,71 @@ export function storeText(result: StoreResult): string {
   if (result.redactions.length > 0) {
     lines.push(`Secrets were removed before saving: ${describeRedactions(result.redactions)}.`);
   }
+  lines.push(...similarLines(m.id, result.similar ?? []));
   return lines.join('\n');
 }
 
 /** approved or proposed: what the frontmatter's `status` means (absent: approved). */
 function statusOf(m: { status?: string }): 'approved' | 'proposed' {
   return m.status === 'proposed' ? 'proposed' : 'approved';
+}
+
+/** What a store answer says about memories that say nearly the same, so that Claude updates one rather than keep both. */
+function similarLines(id: string, similar: readonly SimilarMemory[]): string[] {
+  if (similar.length === 0) return [];
+  return [
+    '',
+    `Similar memor${similar.length === 1 ? 'y' : 'ies'} already stored (possible duplicate${similar.length === 1 ? '' : 's'}):`,
+    ...similar.map((s) => `- **${oneLine(s.topic)}** (ID: \`${s.id}\`, similarity ${fmt(s.score)})`),
+    `If one of them is the same lesson, keep one memory: update it with update_memory (id, and the fields to change) ` +
+      `and forget \`${id}\`, or merge the two (\`ltm merge ${id} <id>\`). Both keep their previous text in archives/.`,
+  ];
+}
+
+// --- update / merge ------------------------------------------------------------
+
+export function updateResponse(result: UpdateResult) {
+  const m = result.memory;
+  return {
+    success: true,
+    id: m.id,
+    message: result.changed.length === 0 ? `Memory ${m.id} already says that: nothing changed` : `Memory ${m.id} updated (${result.changed.join(', ')})`,
+    changed: result.changed,
+    topic: m.topic,
+    tags: m.tags,
+    summary: m.summary,
+    phase: m.phase,
+    archived_versions: result.versions,
+    redacted: result.redactions,
+  };
+}
+
+export function updateText(result: UpdateResult): string {
+  const m = result.memory;
+  if (result.changed.length === 0) return `**${oneLine(m.topic)}** (ID: \`${m.id}\`) already says that: nothing changed.`;
+  const lines = [`Updated **${oneLine(m.topic)}** (ID: \`${m.id}\`): ${result.changed.join(', ')}.`];
+  lines.push(`The previous text is archived as ${result.versions.map((v) => `\`${v}\``).join(' and ')} (restorable).`);
+  if (result.redactions.length > 0) lines.push(`Secrets were removed before saving: ${describeRedactions(result.redactions)}.`);
+  return lines.join('\n');
+}
+
+export function mergeResponse(result: MergeResult) {
+  return {
+    success: true,
+    id: result.target.id,
+    message: `Memory ${result.source.id} merged into ${result.target.id}`,
+    merged: result.source.id,
+    topic: result.target.topic,
+    tags: result.target.tags,
+    archived_versions: result.versions,
+  };
+}
+
+export function mergeText(result: MergeResult): string {
+  return [
+    `Merged **${oneLine(result.source.topic)}** (\`${result.source.id}\`) into **${oneLine(result.target.topic)}** (\`${result.target.id}\`).`,
+    `\`${result.source.id}\` is archived (restorable); the previous text of \`${result.target.id}\` is archived as ${result.versions.map((v) => `\`${v}\``).join(' and ')}.`,
+  ].join('\n');
 }
 
 // --- recall ------------------------------------------------------------------

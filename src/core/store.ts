@@ -63,6 +63,8 @@ import { StoreAnchors } from './storeAnchors';
 import { StoreQueries } from './storeQueries';
 import { GITIGNORE_LINES, GITIGNORE_TEXT, storePaths, type StorePaths, type StoreState } from './storeFiles';
 import { prepareInput, rejectUnpairedSurrogates } from './storeInput';
+import { applyUpdate, mergedContent, mergedTags, prepareUpdate, versionText, type UpdateInput } from './memoryUpdate';
+import { MAX_SIMILAR } from './similarity';
 import {
   DEFAULT_PROMPT_MEMORIES,
   DEFAULT_RELEVANCE_GATE,
@@ -81,13 +83,16 @@ import type {
   ListFilter,
   ListResult,
   MemoryView,
+  MergeResult,
   OpenOptions,
   ReviewResult,
   SearchOptions,
   SearchResultItem,
+  SimilarMemory,
   StatusResult,
   StoreInput,
   StoreResult,
+  UpdateResult,
 } from './storeTypes';
 
 // The public types live in storeTypes.ts; callers import them from here, as they always have.
@@ -406,7 +411,29 @@ export class MemoryStore {
     initStoreFiles(this.paths);
   }
 
+  /**
+   * Stores a new memory. The answer names the active memories that say nearly
+   * the same (similar), so that the caller can update one of them instead;
+   * the new memory is stored regardless.
+   */
   async store(input: StoreInput): Promise<StoreResult> {
+    const stored = await this.storeNew(input);
+    // A read: it needs no lock, and a writer waiting for the lock need not wait for it.
+    return { ...stored, similar: this.similarTo(stored.memory.id) };
+  }
+
+  /**
+   * Active memories nearly the same as memory `id` (same lesson in other
+   * words; see similarity.ts), most similar first. Counts nothing.
+   */
+  similarTo(id: string, limit = MAX_SIMILAR): SimilarMemory[] {
+    this.requireId(id);
+    this.refresh();
+    if (!this.isActive(id)) return [];
+    return this.queries.similarTo(id, limit).map((hit) => ({ id: hit.id, topic: this.mirror.files.get(hit.id)!.memory.topic, score: hit.score }));
+  }
+
+  private async storeNew(input: StoreInput): Promise<Omit<StoreResult, 'similar'>> {
     const prepared = prepareInput(input);
     // The code is read before the lock is taken: anchoring reads project files, never memories.
     const anchors = this.anchoring.anchorsFor(input.anchors);
@@ -516,6 +543,81 @@ export class MemoryStore {
       const raw = replaceSummary(file.raw, redacted.text);
       if (raw !== file.raw) this.mirror.writeMemoryFile(id, raw);
       return this.queries.view(id);
+    });
+  }
+
+  /**
+   * Changes the given fields of a memory (topic, summary, content, tags),
+   * checked and redacted as store does. The previous text is archived first,
+   * under an ID of its own (reason `updated`, `version_of` this memory). A
+   * reduced memory given new content is full again (see memoryUpdate.ts).
+   * An update that changes nothing writes nothing.
+   */
+  async update(id: string, input: UpdateInput): Promise<UpdateResult> {
+    this.requireId(id);
+    const prepared = prepareUpdate(input);
+    return this.mutate(() => {
+      this.refreshOne(id);
+      this.requireActive(id);
+      const file = this.mirror.files.get(id)!;
+      const updated = applyUpdate(file.raw, file.memory, prepared, nowIso());
+      if (updated.changed.length === 0) return { memory: this.queries.view(id), changed: [], redactions: prepared.redactions, versions: [] };
+      const becomesFull = updated.phase === 0 && file.memory.phase > 0;
+      // 1. Every previous text is safe in archives/ before the memory changes.
+      const { versions, ownArchiveKept } = this.archiveVersions(id, file, 'updated', becomesFull);
+      this.mirror.writeArchiveIndex();
+      // 2. The memory.
+      this.mirror.writeMemoryFile(id, updated.text);
+      if (becomesFull && ownArchiveKept) this.mirror.deleteArchiveFile(id);
+      this.statsWriter.storePriority(id);
+      this.index.write();
+      this.statsWriter.write();
+      return { memory: this.queries.view(id), changed: updated.changed, redactions: prepared.redactions, versions };
+    });
+  }
+
+  /**
+   * Merges memory `sourceId` into `targetId`: the target gains the source's
+   * text below its own and its tags (see memoryUpdate.ts); the source leaves
+   * memories/ (archived, reason `merged`, `merged_into` the target). Both
+   * originals are archived before anything changes, so nothing is lost: the
+   * target's previous text under an ID of its own, the source under its own ID.
+   */
+  async merge(sourceId: string, targetId: string): Promise<MergeResult> {
+    this.requireId(sourceId);
+    this.requireId(targetId);
+    if (sourceId === targetId) throw invalidInput('a memory cannot be merged into itself');
+    return this.mutate(() => {
+      this.refreshOne(sourceId);
+      this.refreshOne(targetId);
+      this.requireActive(sourceId);
+      this.requireActive(targetId);
+      const source = this.mirror.files.get(sourceId)!;
+      const target = this.mirror.files.get(targetId)!;
+      // A reduced memory's whole text is its archive: that is what is merged.
+      const sourceFull = this.fullTextOf(sourceId, source);
+      const targetFull = this.fullTextOf(targetId, target);
+      const prepared = prepareUpdate({
+        content: mergedContent({ ...targetFull, id: targetId }, { ...sourceFull, id: sourceId }),
+        tags: mergedTags(target.memory.tags, source.memory.tags),
+      });
+      const updated = applyUpdate(target.raw, target.memory, prepared, nowIso(), 'merged');
+      const becomesFull = updated.phase === 0 && target.memory.phase > 0;
+      // 1. Both originals are safe in archives/ before anything changes.
+      const { versions, ownArchiveKept } = this.archiveVersions(targetId, target, 'merged', becomesFull);
+      this.ensureArchived(sourceId, source);
+      this.mirror.archiveIndex.memories.set(sourceId, { ...this.archiveEntryFor(source.memory, 'merged'), merged_into: targetId });
+      this.mirror.writeArchiveIndex();
+      // 2. The target, then the source leaves.
+      this.mirror.writeMemoryFile(targetId, updated.text);
+      if (becomesFull && ownArchiveKept) this.mirror.deleteArchiveFile(targetId);
+      this.mirror.deleteMemoryFile(sourceId);
+      this.unregister(sourceId);
+      this.statsWriter.set(sourceId, undefined);
+      this.statsWriter.storePriority(targetId);
+      this.index.write();
+      this.statsWriter.write();
+      return { target: this.queries.view(targetId), source: { id: sourceId, topic: source.memory.topic }, versions };
     });
   }
 
@@ -938,6 +1040,44 @@ export class MemoryStore {
    */
   private ensureArchived(id: string, file: LoadedFile, overwrite = file.memory.phase === 0): void {
     if (overwrite || !this.mirror.archiveFiles.has(id)) this.mirror.writeArchiveFile(id, file.raw);
+  }
+
+  /**
+   * Archives a memory's current text under a new ID (a previous version,
+   * `version_of` the memory), and with `withOwnArchive` also its own archive
+   * (the full text from before eviction reduced it). The caller writes
+   * archive_index.json. `ownArchiveKept`: the own archive was copied, so the
+   * caller may delete it.
+   */
+  private archiveVersions(id: string, file: LoadedFile, reason: ArchiveReason, withOwnArchive: boolean): { versions: string[]; ownArchiveKept: boolean } {
+    const texts: { raw: string; meta: MemoryMeta }[] = [];
+    let ownArchiveKept = false;
+    const own = withOwnArchive ? this.mirror.readArchiveText(id) : null;
+    if (own !== null) {
+      try {
+        texts.push({ raw: own, meta: this.mirror.parseMemory(own) });
+        ownArchiveKept = true;
+      } catch (error) {
+        // An unreadable archive is left where it is, for check and fix to report.
+        if (!(error instanceof InvalidMemoryFile)) throw error;
+      }
+    }
+    texts.push({ raw: file.raw, meta: file.memory });
+    const versions: string[] = [];
+    for (const { raw, meta } of texts) {
+      const versionId = this.newId();
+      this.mirror.writeArchiveFile(versionId, versionText(raw, versionId));
+      this.mirror.archiveIndex.memories.set(versionId, { ...this.archiveEntryFor(meta, reason), version_of: id });
+      versions.push(versionId);
+    }
+    return { versions, ownArchiveKept };
+  }
+
+  /** A memory's fullest text: its archive's when eviction reduced it, else the file's. */
+  private fullTextOf(id: string, file: LoadedFile): { topic: string; summary: string; content: string; tags: readonly string[] } {
+    const archived = file.memory.phase > 0 ? this.mirror.readArchive(id) : null;
+    const memory = archived ?? file.memory;
+    return { topic: file.memory.topic, summary: file.memory.summary, content: memory.content, tags: file.memory.tags };
   }
 
   private archiveEntryFor(meta: MemoryMeta, reason: ArchiveReason): ArchiveEntry {

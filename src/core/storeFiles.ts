@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { hasConflictMarkers } from './files';
 import {
   DEFAULT_CONFIG,
+  MEMORY_ID_PATTERN,
   type ArchiveEntry,
   type ArchiveReason,
   type MemoryMeta,
@@ -192,7 +193,7 @@ export function statsEntryJson(stats: MemoryStats): MemoryStats {
 // ---------------------------------------------------------------------------
 // archive_index.json
 
-const archiveReasons = ['eviction', 'forgotten', 'orphaned', 'recovered', 'legacy', 'rejected'] as const satisfies readonly ArchiveReason[];
+const archiveReasons = ['eviction', 'forgotten', 'orphaned', 'recovered', 'legacy', 'rejected', 'updated', 'merged'] as const satisfies readonly ArchiveReason[];
 
 const archiveEntrySchema = z.object({
   topic: z.string().catch(''),
@@ -200,6 +201,8 @@ const archiveEntrySchema = z.object({
   archived_at: z.string().catch(''),
   original_phase: z.number().int().min(0).max(3).catch(0),
   reason: z.enum(archiveReasons).catch('recovered'),
+  merged_into: z.string().regex(MEMORY_ID_PATTERN).optional().catch(undefined),
+  version_of: z.string().regex(MEMORY_ID_PATTERN).optional().catch(undefined),
 });
 
 const archiveIndexSchema = z.object({
@@ -230,6 +233,8 @@ export function archiveIndexJson(index: ArchiveIndex): unknown {
       archived_at: e.archived_at,
       original_phase: e.original_phase,
       reason: e.reason,
+      ...(e.merged_into ? { merged_into: e.merged_into } : {}),
+      ...(e.version_of ? { version_of: e.version_of } : {}),
     })),
   };
   if (index.purged.size > 0) json.purged = sortedRecord(index.purged, (p) => ({ purged_at: p.purged_at }));

@@ -20,6 +20,7 @@ import { passesGate, type RelevanceGate } from './promptContext';
 import { developerVocabulary } from './relatedTerms';
 import { MemorySearchIndex, RELEVANCE_WEIGHT, blendedScore } from './search';
 import { discardSearchIndex, loadSearchIndex, saveSearchIndex } from './searchIndexCache';
+import { findSimilar, type SimilarHit } from './similarity';
 import type { ListFilter, ListResult, MemoryView, SearchResultItem, SearchScope } from './storeTypes';
 
 /** How many hits relevantTo() looks at before giving up. */
@@ -297,6 +298,22 @@ export class StoreQueries {
       }
     }
     return results.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, limit);
+  }
+
+  /**
+   * Active memories nearly the same as active memory `id` (see similarity.ts),
+   * by relevance alone: priority says nothing about what a memory says.
+   */
+  similarTo(id: string, limit: number): SimilarHit[] {
+    const file = this.mirror.files.get(id);
+    if (!file) return [];
+    const vocabulary = developerVocabulary();
+    return findSimilar(this.activeSearchIndex(), file.memory, {
+      accept: (other) => this.mirror.isActive(other),
+      memoryOf: (other) => this.mirror.files.get(other)?.memory,
+      expand: (query) => vocabulary.expand(query),
+      limit,
+    });
   }
 
   /** Loads (or builds) the search index now rather than at the first search. */

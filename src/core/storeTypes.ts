@@ -82,6 +82,33 @@ export interface StoreInput {
 export interface StoreResult {
   memory: MemoryView;
   redactions: Redaction[];
+  /** Active memories that say nearly the same (see similarity.ts), most similar first; the memory is stored regardless. */
+  similar?: SimilarMemory[];
+}
+
+/** A memory found nearly the same as another: its similarity score is 0 to 1. */
+export interface SimilarMemory {
+  id: string;
+  topic: string;
+  score: number;
+}
+
+export interface UpdateResult {
+  memory: MemoryView;
+  /** The fields whose value changed; none when the update changed nothing (and nothing was written). */
+  changed: string[];
+  redactions: Redaction[];
+  /** IDs under which the previous text was archived (archives/<id>.md, reason `updated`). */
+  versions: string[];
+}
+
+export interface MergeResult {
+  /** The memory merged into, as it is now. */
+  target: MemoryView;
+  /** The memory merged, now archived (reason `merged`, `merged_into` the target). */
+  source: { id: string; topic: string };
+  /** IDs under which the target's previous text was archived (reason `merged`). */
+  versions: string[];
 }
 
 export interface ForgetResult {

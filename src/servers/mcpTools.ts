@@ -67,7 +67,8 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
         'Give a short topic, the full content, and optionally a one-line summary and tags ' +
         `(${IMPORTANCE_TAGS.join(' | ')} change its priority). ` +
         'When the lesson is about specific code, give anchors (project files, each maybe with lines): the memory is then flagged as possibly outdated when that code changes. ' +
-        'In a project that reviews new memories, a stored memory is used only once a person approves it.',
+        'In a project that reviews new memories, a stored memory is used only once a person approves it.' +
+        'The answer lists stored memories that say nearly the same (similar); update one of them with update_memory rather than keep duplicates.',
       inputSchema: z.object({
         topic: z.string().trim().min(1).max(10_000).describe('Brief description, e.g. "Fix flaky auth test"'),
         content: z.string().min(1).max(1_000_000).describe('The full memory: problem, cause, solution, context'),
@@ -96,6 +97,27 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
         author: 'claude',
       });
       return result(responses.storeText(stored), responses.storeResponse(stored));
+    }),
+  );
+
+  server.registerTool(
+    'update_memory',
+    {
+      title: 'Update a memory',
+      description:
+        'Change a stored memory instead of storing a duplicate: give its ID and only the fields to change ' +
+        '(topic, summary, content, tags; tags replace the list). The previous text is archived first and can be restored.',
+      inputSchema: z.object({
+        id: memoryId,
+        topic: z.string().trim().min(1).max(10_000).optional().describe('New topic'),
+        summary: z.string().trim().min(1).max(2_000).optional().describe('New one or two sentence summary'),
+        content: z.string().min(1).max(1_000_000).optional().describe('New full content (replaces the old content)'),
+        tags: z.array(tag).max(50).optional().describe('New tags (replace the old ones)'),
+      }),
+    },
+    safely(async (args) => {
+      const updated = await store.update(args.id, { topic: args.topic, summary: args.summary, content: args.content, tags: args.tags });
+      return result(responses.updateText(updated), responses.updateResponse(updated));
     }),
   );
 

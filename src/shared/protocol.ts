@@ -107,6 +107,7 @@ export type FromWebview =
   | { type: 'saveSummary'; id: string; summary: string }
   | { type: 'restore'; id: string }
   | { type: 'openFile'; id: string }
+  | { type: 'mergeInto'; id: string }
   | { type: 'openMemory'; id: string; folder: string }
   | { type: 'runCheck' }
   | { type: 'runFix'; cleanArchives: boolean }
@@ -122,6 +123,7 @@ const FROM_WEBVIEW_TYPES = new Set<FromWebview['type']>([
   'saveSummary',
   'restore',
   'openFile',
+  'mergeInto',
   'openMemory',
   'runCheck',
   'runFix',
@@ -139,6 +141,7 @@ export function parseFromWebview(value: unknown): FromWebview | null {
       return str('id') && str('summary') ? (m as FromWebview) : null;
     case 'restore':
     case 'openFile':
+    case 'mergeInto':
       return str('id') ? (m as FromWebview) : null;
     case 'openMemory':
       return str('id') && str('folder') ? (m as FromWebview) : null;

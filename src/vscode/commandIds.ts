@@ -9,6 +9,7 @@ export const enum CommandId {
   OpenMemory = 'ltm.openMemory',
   EditSummary = 'ltm.editSummary',
   Forget = 'ltm.forget',
+  MergeInto = 'ltm.mergeInto',
   Restore = 'ltm.restore',
   CopyId = 'ltm.copyId',
   OpenFile = 'ltm.openFile',

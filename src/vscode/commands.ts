@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import { describeError, LtmError } from '../core/errors';
 import { PHASE_NAMES, type Phase } from '../core/model';
 import { importanceTag } from '../core/priority';
-import type { MemoryView } from '../core/store';
+import type { MemoryView, MergeResult } from '../core/store';
 import { initProject, uninitProject } from '../servers/claudeSetup';
 import type { ContextQuestion } from '../core/contextDocument';
 import { CommandId, ContextKey } from './commandIds';
@@ -145,6 +145,68 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     });
   };
 
+  /** The memory with this ID in whichever folder holds it. */
+  const findMemory = (id: string): MemoryTarget => {
+    for (const folder of memories.withStores()) {
+      try {
+        return { folder, memory: folder.store.peek(id) };
+      } catch (error) {
+        if (!(error instanceof LtmError)) throw error;
+      }
+    }
+    throw new LtmError('not_found', `no memory with ID ${id}`);
+  };
+
+  /**
+   * "Merge into…": the memory the command is run on (or picked) goes into
+   * another of its folder, picked with the most similar first. The target
+   * gets both texts; both originals are archived first (MemoryStore.merge).
+   * `{ id, into }` (a test, a keybinding) merges without asking.
+   */
+  const mergeInto = async (arg: unknown): Promise<MergeResult | undefined> => {
+    const given = mergeArgs(arg);
+    const source = given ? findMemory(given.id) : await targetOf(arg, 'Memory to merge into another');
+    if (!source || source.memory.phase === 3) return undefined;
+    const { folder, memory } = source;
+    let into = given?.into;
+    if (!into) {
+      const similar = folder.store.similarTo(memory.id);
+      const score = new Map(similar.map((s) => [s.id, s.score]));
+      const others = folder.store
+        .list({ limit: Number.MAX_SAFE_INTEGER })
+        .memories.filter((m) => m.id !== memory.id)
+        .sort((a, b) => (score.get(b.id) ?? -1) - (score.get(a.id) ?? -1));
+      if (others.length === 0) {
+        void vscode.window.showInformationMessage('LTM: there is no other memory to merge into.');
+        return undefined;
+      }
+      const picked = await vscode.window.showQuickPick(
+        others.map((m) => ({
+          label: m.topic.replace(/\s+/g, ' '),
+          description: `${m.id}${score.has(m.id) ? ` · similar (${score.get(m.id)!.toFixed(2)})` : ''}`,
+          detail: m.summary.replace(/\s+/g, ' '),
+          id: m.id,
+        })),
+        { title: `Merge "${memory.topic.replace(/\s+/g, ' ')}" into…`, placeHolder: 'The memory that keeps both texts', matchOnDescription: true, matchOnDetail: true },
+      );
+      if (!picked) return undefined;
+      const choice = await vscode.window.showWarningMessage(
+        `Merge "${memory.topic}" into "${picked.label}"? "${picked.label}" gets both texts. Both originals are archived first and can be restored.`,
+        { modal: true },
+        'Merge',
+      );
+      if (choice !== 'Merge') return undefined;
+      into = picked.id;
+    }
+    const result = await folder.store.merge(memory.id, into);
+    folder.refresh();
+    log.info(`${folder.name}: merged ${memory.id} into ${into} (previous text archived as ${result.versions.join(', ')})`);
+    void vscode.window.showInformationMessage(`LTM: merged "${memory.topic}" into "${result.target.topic}"; both originals are archived.`, 'Open').then((open) => {
+      if (open) panels.showMemory(folder, result.target.id);
+    });
+    return result;
+  };
+
   const setGroupBy = async (groupBy: GroupBy) => {
     tree.setGroupBy(groupBy);
     await vscode.commands.executeCommand('setContext', ContextKey.GroupBy, groupBy);
@@ -245,6 +307,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       target.folder.refresh();
       log.info(`${target.folder.name}: forgot ${target.memory.id}`);
     }),
+    command(CommandId.MergeInto, (arg) => mergeInto(arg)),
     command(CommandId.Restore, async (arg) => {
       const target = await targetOf(arg, 'Archived memory to restore', 3);
       if (!target) return;
@@ -330,6 +393,13 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     command(CommandId.GroupByPhase, () => setGroupBy('phase')),
     command(CommandId.GroupByTag, () => setGroupBy('tag')),
   ];
+}
+
+/** `{ id, into }` given to ltm.mergeInto: both memory IDs, merged without asking. */
+function mergeArgs(arg: unknown): { id: string; into: string } | undefined {
+  if (!arg || typeof arg !== 'object' || isMemoryNode(arg)) return undefined;
+  const a = arg as Record<string, unknown>;
+  return typeof a.id === 'string' && typeof a.into === 'string' ? { id: a.id, into: a.into } : undefined;
 }
 
 /**

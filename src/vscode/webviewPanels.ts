@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { describeError, LtmError } from '../core/errors';
 import { parseFromWebview, type FromWebview, type ToWebview, type WebviewView } from '../shared/protocol';
+import { CommandId } from './commandIds';
 import type { FolderMemory } from './folderMemory';
 import { DisposableOwner } from './lifecycle';
 import { archivedItemView, fixView, integrityView, MEMORY_PANEL_CONSTANTS, memoryDetails } from './memoryDetails';
@@ -144,6 +145,10 @@ export class MemoryPanel extends LtmPanel {
         return;
       case 'openFile':
         await this.folder.openFile(message.id);
+        return;
+      case 'mergeInto':
+        // The command asks for the target and confirms, as from the tree; this panel then shows the memory gone.
+        await vscode.commands.executeCommand(CommandId.MergeInto, { kind: 'memory', folder: this.folder, memory: store.peek(message.id) });
         return;
       default:
         return;

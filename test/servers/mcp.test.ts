@@ -50,7 +50,7 @@ describe('MCP tools (MCP SDK client)', function () {
       await t?.stop();
     });
 
-    it('lists the 10 tools, each with an object input schema and a description', async () => {
+    it('lists the 11 tools, each with an object input schema and a description', async () => {
       const { tools } = await client.listTools();
       assert.deepEqual(tools.map((tool) => tool.name).sort(), TOOL_NAMES);
       for (const tool of tools) {

@@ -6,7 +6,7 @@ import { strict as assert } from 'node:assert';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import { ltmRoot, snapshotDiff, snapshotFiles } from '../unit/storeTestKit';
-import { rawRequest, sessionStartPayload, startTestServer, type HttpAnswer, type RawRequest, type TestServer } from './serverKit';
+import { TOOL_NAMES, rawRequest, sessionStartPayload, startTestServer, type HttpAnswer, type RawRequest, type TestServer } from './serverKit';
 
 const MiB = 1024 * 1024;
 
@@ -76,7 +76,7 @@ describe('server security', function () {
     const body = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: {} });
     const list = await send({ method: 'POST', path: '/mcp', headers: { ...t.auth, ...MCP_HEADERS }, body });
     assert.equal(list.status, 200, list.text);
-    assert.equal(((list.json().result as { tools: unknown[] }).tools).length, 10);
+    assert.equal(((list.json().result as { tools: unknown[] }).tools).length, TOOL_NAMES.length);
   }
 
   /** Sends a request that must be refused with `status`; nothing on disk may change. */

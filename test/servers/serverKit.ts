@@ -34,6 +34,7 @@ export const TOOL_NAMES = [
   'ltm_fix',
   'search_archives',
   'restore_memory',
+  'update_memory',
 ].sort();
 
 /** Asserts that `value` has each key with the given typeof ('array' and 'null' too). */

@@ -135,7 +135,9 @@ describe('concurrency: real processes sharing one store', function () {
       ]);
     const [a, b] = await Promise.all([loop('left'), loop('right')]);
     for (const r of [a, b]) assert.equal(r.code, 0, r.stderr);
-    const ids = [...a.stdout.matchAll(/"id": "(mem_[0-9a-f]{8})"/g), ...b.stdout.matchAll(/"id": "(mem_[0-9a-f]{8})"/g)].map((m) => m[1]!).sort();
+    // The stored memory's own ID, at the top level of each answer (the similar memories it names are nested deeper).
+    const stored = /^ {2}"id": "(mem_[0-9a-f]{8})"/gm;
+    const ids = [...a.stdout.matchAll(stored), ...b.stdout.matchAll(stored)].map((m) => m[1]!).sort();
     assert.equal(ids.length, 20);
     assert.equal(new Set(ids).size, 20);
     assert.deepEqual(memoryFileIds(path.join(root, 'memories')), ids);

@@ -13,6 +13,8 @@ import {
   getText,
   listResponse,
   listText,
+  mergeResponse,
+  mergeText,
   recallResponse,
   recallText,
   restoreResponse,
@@ -21,6 +23,8 @@ import {
   statusText,
   storeResponse,
   storeText,
+  updateResponse,
+  updateText,
 } from '../../src/core/responses';
 import type { EvictionResult, MemoryView, SearchResultItem, StatusResult } from '../../src/core/store';
 
@@ -77,10 +81,10 @@ const problem = (kind: IntegrityProblem['kind'], detail: string): IntegrityProbl
 
 describe('responses', () => {
   describe('store', () => {
-    it('storeResponse: {success, id, message, topic, tags, difficulty, summary, redacted}', () => {
+    it('storeResponse: {success, id, message, topic, tags, difficulty, summary, redacted, similar}', () => {
       const redactions = [{ kind: 'AWS access key', count: 1 }];
       const r = storeResponse({ memory: MEMORY, redactions });
-      assert.deepEqual(Object.keys(r), ['success', 'id', 'message', 'topic', 'tags', 'difficulty', 'summary', 'redacted', 'status']);
+      assert.deepEqual(Object.keys(r), ['success', 'id', 'message', 'topic', 'tags', 'difficulty', 'summary', 'redacted', 'status', 'similar']);
       assert.deepEqual(r, {
         success: true,
         id: 'mem_0000abcd',
@@ -91,6 +95,7 @@ describe('responses', () => {
         summary: 'Raise the pool to 50.',
         redacted: redactions,
         status: 'approved',
+        similar: [],
       });
     });
 
@@ -103,6 +108,42 @@ describe('responses', () => {
       assert.match(text, /awaits review by a person, and until it is approved it is not injected into sessions, offered with prompts or returned by recall\.$/);
       assert.doesNotMatch(text, /\b(must|do not|never|please)\b/i, 'facts, not orders');
       assert.doesNotMatch(storeText({ memory: MEMORY, redactions: [] }), /review/);
+    });
+
+    it('store answers name similar memories and say how to keep one', () => {
+      const similar = [{ id: 'mem_0000beef', topic: 'Batch jobs\nstarve the pool', score: 0.512 }];
+      assert.deepEqual(storeResponse({ memory: MEMORY, redactions: [], similar }).similar, similar);
+      assert.equal(
+        storeText({ memory: MEMORY, redactions: [], similar }),
+        'Stored memory **Postgres pool** (ID: `mem_0000abcd`)\nTags: database, postgres | Difficulty: 0.70\n\n' +
+          'Similar memory already stored (possible duplicate):\n- **Batch jobs starve the pool** (ID: `mem_0000beef`, similarity 0.51)\n' +
+          'If one of them is the same lesson, keep one memory: update it with update_memory (id, and the fields to change) and forget `mem_0000abcd`, ' +
+          'or merge the two (`ltm merge mem_0000abcd <id>`). Both keep their previous text in archives/.',
+      );
+    });
+
+    it('update and merge answers say what changed and where the previous text is', () => {
+      const updated = { memory: MEMORY, changed: ['content', 'tags'], redactions: [], versions: ['mem_00001111'] };
+      assert.deepEqual(updateResponse(updated), {
+        success: true,
+        id: 'mem_0000abcd',
+        message: 'Memory mem_0000abcd updated (content, tags)',
+        changed: ['content', 'tags'],
+        topic: 'Postgres pool',
+        tags: ['database', 'postgres'],
+        summary: 'Raise the pool to 50.',
+        phase: MEMORY.phase,
+        archived_versions: ['mem_00001111'],
+        redacted: [],
+      });
+      assert.equal(updateText(updated), 'Updated **Postgres pool** (ID: `mem_0000abcd`): content, tags.\nThe previous text is archived as `mem_00001111` (restorable).');
+      assert.equal(updateText({ ...updated, changed: [], versions: [] }), '**Postgres pool** (ID: `mem_0000abcd`) already says that: nothing changed.');
+      const merged = { target: MEMORY, source: { id: 'mem_0000beef', topic: 'Batch jobs' }, versions: ['mem_00002222'] };
+      assert.equal(mergeResponse(merged).message, 'Memory mem_0000beef merged into mem_0000abcd');
+      assert.equal(
+        mergeText(merged),
+        'Merged **Batch jobs** (`mem_0000beef`) into **Postgres pool** (`mem_0000abcd`).\n`mem_0000beef` is archived (restorable); the previous text of `mem_0000abcd` is archived as `mem_00002222`.',
+      );
     });
 
     it('storeText: topic, ID, tags and difficulty; "(none)" without tags; what was redacted, counted', () => {
