@@ -553,8 +553,18 @@ export class MemoryStore {
    * reduced memory given new content is full again (see memoryUpdate.ts).
    * An update that changes nothing writes nothing.
    */
-  async update(id: string, input: UpdateInput): Promise<UpdateResult> {
+  async update(id: string, input: UpdateInput & { anchors?: readonly string[] }): Promise<UpdateResult> {
     this.requireId(id);
+    const { anchors, ...text } = input;
+    if (anchors !== undefined) {
+      // Anchored first (reading code can fail), so that a bad anchor changes nothing.
+      const anchored = this.anchoring.anchorsFor(anchors);
+      const textGiven = Object.values(text).some((v) => v !== undefined);
+      const result = textGiven ? await this.update(id, text) : { memory: this.peek(id), changed: [], redactions: [], versions: [] };
+      const before = JSON.stringify(this.peek(id).anchors);
+      const memory = await this.writeAnchors(id, () => anchored);
+      return JSON.stringify(memory.anchors) === before ? result : { ...result, memory, changed: [...result.changed, 'anchors'] };
+    }
     const prepared = prepareUpdate(input);
     return this.mutate(() => {
       this.refreshOne(id);

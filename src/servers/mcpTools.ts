@@ -113,10 +113,11 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
         summary: z.string().trim().min(1).max(2_000).optional().describe('New one or two sentence summary'),
         content: z.string().min(1).max(1_000_000).optional().describe('New full content (replaces the old content)'),
         tags: z.array(tag).max(50).optional().describe('New tags (replace the old ones)'),
+        anchors: z.array(z.string().min(1).max(1_100)).max(20).optional().describe('New anchors, hashed from the code as it is now (replace the old ones; [] removes them)'),
       }),
     },
     safely(async (args) => {
-      const updated = await store.update(args.id, { topic: args.topic, summary: args.summary, content: args.content, tags: args.tags });
+      const updated = await store.update(args.id, { topic: args.topic, summary: args.summary, content: args.content, tags: args.tags, anchors: args.anchors });
       return result(responses.updateText(updated), responses.updateResponse(updated));
     }),
   );

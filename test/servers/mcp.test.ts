@@ -226,6 +226,13 @@ describe('MCP tools (MCP SDK client)', function () {
       assert.match(stale.text, /\*\*Possibly outdated:\*\*/);
       const status = await ok(client, 'ltm_status');
       assert.equal(status.structured.stale_memories, 1);
+      // update_memory re-anchors to the code as it is now: no longer stale.
+      const updated = await ok(client, 'update_memory', { id, content: 'Step six must run after five (now 60).', anchors: ['src/steps.ts#L5-7'] });
+      assert.deepEqual(updated.structured.changed, ['content', 'anchors']);
+      assert.equal((await ok(client, 'get_memory', { id })).structured.stale, false);
+      const bad = await call(client, 'update_memory', { id, content: 'Changed again.', anchors: ['src/gone.ts'] });
+      assert.equal(bad.isError, true);
+      assert.equal((await ok(client, 'get_memory', { id })).structured.content, 'Step six must run after five (now 60).', 'a bad anchor changes nothing');
       const refused = await call(client, 'store_memory', { topic: 'T', content: 'C', anchors: ['src/nothing.ts'] });
       assert.equal(refused.isError, true);
       assert.match(refused.text, /cannot anchor "src\/nothing\.ts"/);
