@@ -58,6 +58,7 @@ import { redactSecrets } from './secrets';
 import { integritySnapshot, repairProblems } from './repair';
 import { StatsWriter } from './statsWriter';
 import { StoreQueries } from './storeQueries';
+import { USAGE_KINDS, isDemotionCandidate, isListSort, LIST_SORTS, usageOf, type UsageKind } from './usage';
 import { GITIGNORE_LINES, GITIGNORE_TEXT, storePaths, type StorePaths, type StoreState } from './storeFiles';
 import { prepareInput, rejectUnpairedSurrogates } from './storeInput';
 import {
@@ -188,6 +189,7 @@ export class MemoryStore {
     if (filter.phase !== undefined && ![0, 1, 2, 3].includes(filter.phase)) {
       throw invalidInput('phase must be 0 (full), 1 (hint), 2 (abstract) or 3 (archived)');
     }
+    if (filter.sort !== undefined && !isListSort(filter.sort)) throw invalidInput(`sort must be ${LIST_SORTS.join(', ')}`);
     return this.queries.list(filter, offset, limit);
   }
 
@@ -204,7 +206,8 @@ export class MemoryStore {
     if (options.countAccess === false) return this.queries.view(id);
     return this.mutate(() => {
       this.requireActive(id);
-      this.statsWriter.recordAccess([id], this.mirror.state.session_count);
+      // A read is an access (priority) and a use (usage.ts).
+      this.statsWriter.recordUsage([id], this.mirror.state.session_count, 'read');
       this.statsWriter.write();
       return this.queries.view(id);
     });
@@ -312,11 +315,13 @@ export class MemoryStore {
   status(): StatusResult {
     this.refresh();
     const byPhase = { full: 0, hint: 0, abstract: 0 };
+    let demotionCandidates = 0;
     for (const id of this.activeIds()) {
-      const phase = this.mirror.files.get(id)!.memory.phase;
-      if (phase === 0) byPhase.full++;
-      else if (phase === 1) byPhase.hint++;
+      const memory = this.mirror.files.get(id)!.memory;
+      if (memory.phase === 0) byPhase.full++;
+      else if (memory.phase === 1) byPhase.hint++;
       else byPhase.abstract++;
+      if (isDemotionCandidate(usageOf(this.mirror.stats.get(id)), memory.tags)) demotionCandidates++;
     }
     return {
       total_memories: byPhase.full + byPhase.hint + byPhase.abstract,
@@ -329,6 +334,7 @@ export class MemoryStore {
       store_path: this.paths.root,
       exists: this.exists(),
       invalid_files: this.mirror.invalidFiles.size,
+      demotion_candidates: demotionCandidates,
     };
   }
 
@@ -647,6 +653,29 @@ export class MemoryStore {
       // Session starts record their injected memories here: see updateState.
       await this.statsWriter.writeAsync();
     });
+  }
+
+  /**
+   * Records uses of memories in one write (see usage.ts): `bySession` maps a
+   * session number (-1: the current session) to what was injected, offered,
+   * recalled or read in it. Memories no longer active are skipped.
+   */
+  async recordUsageBySession(bySession: ReadonlyMap<number, Partial<Record<UsageKind, readonly string[]>>>): Promise<void> {
+    if ([...bySession.values()].every((uses) => USAGE_KINDS.every((kind) => (uses[kind]?.length ?? 0) === 0))) return;
+    await this.mutate(async () => {
+      for (const [session, uses] of bySession) {
+        for (const kind of USAGE_KINDS) {
+          const ids = uses[kind]?.filter((id) => this.isActive(id)) ?? [];
+          if (ids.length > 0) this.statsWriter.recordUsage(ids, session < 0 ? this.mirror.state.session_count : session, kind);
+        }
+      }
+      await this.statsWriter.writeAsync();
+    });
+  }
+
+  /** Records that `recall` returned these memories to Claude, in the given session (default: the current one). */
+  async recordRecalls(ids: readonly string[], session?: number): Promise<void> {
+    await this.recordUsageBySession(new Map([[session ?? -1, { recalled: ids }]]));
   }
 
   /** Active memories whose last access was in the given session. */
