@@ -52,6 +52,8 @@ export class StatsWriter {
     for (const id of ids) {
       const old = this.mirror.stats.get(id);
       this.set(id, {
+        // The usage counters (usage.ts) are kept.
+        ...old,
         access_count: (old?.access_count ?? 0) + 1,
         accessed_at: at,
         last_session: Math.max(session, old?.last_session ?? 0),
