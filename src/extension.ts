@@ -9,7 +9,7 @@ import { registerCommands } from './vscode/commands';
 import { ContextPreviewDocuments } from './vscode/contextPreviewDocuments';
 import { LtmMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
 import { MemoryTreeProvider } from './vscode/memoryTree';
-import { LtmSettings, type GroupBy } from './vscode/settings';
+import { LtmSettings, isTreeSort, type GroupBy } from './vscode/settings';
 import { MemoryStatusBar } from './vscode/statusBar';
 import { Panels } from './vscode/webviewPanels';
 import { WorkspaceMemories } from './vscode/workspaceMemories';
@@ -36,7 +36,9 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
   context.subscriptions.push(memories);
 
   const groupBy = context.workspaceState.get<GroupBy>('ltm.groupBy') ?? settings.groupBy;
-  const tree = new MemoryTreeProvider(memories, groupBy);
+  const stored = context.workspaceState.get<unknown>('ltm.sortBy');
+  const sortBy = isTreeSort(stored) ? stored : settings.sortBy;
+  const tree = new MemoryTreeProvider(memories, groupBy, sortBy);
   const treeView = vscode.window.createTreeView('ltm.memories', { treeDataProvider: tree, showCollapseAll: true });
   const statusBar = new MemoryStatusBar(memories);
   const mcp = new LtmMcpProvider(memories, version);
@@ -58,6 +60,7 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
     treeView.message = undefined;
   };
   void vscode.commands.executeCommand('setContext', ContextKey.GroupBy, groupBy);
+  void vscode.commands.executeCommand('setContext', ContextKey.SortBy, sortBy);
   context.subscriptions.push(memories.onDidChange(updateContext));
   context.subscriptions.push(
     settings.onDidChange(async (e) => {

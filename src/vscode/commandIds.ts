@@ -20,10 +20,14 @@ export const enum CommandId {
   Refresh = 'ltm.refresh',
   GroupByPhase = 'ltm.groupByPhase',
   GroupByTag = 'ltm.groupByTag',
+  SortByPriority = 'ltm.sortByPriority',
+  SortByLastUsed = 'ltm.sortByLastUsed',
+  SortByCreated = 'ltm.sortByCreated',
 }
 
 /** Context keys that gate views and menus. */
 export const enum ContextKey {
   NoStore = 'ltm.noStore',
   GroupBy = 'ltm.groupBy',
+  SortBy = 'ltm.sortBy',
 }
