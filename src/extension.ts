@@ -8,7 +8,7 @@ import { ContextKey } from './vscode/commandIds';
 import { registerCommands } from './vscode/commands';
 import { ContextPreviewDocuments } from './vscode/contextPreviewDocuments';
 import { LtmMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
-import { MemoryTreeProvider } from './vscode/memoryTree';
+import { MemoryTreeProvider, type MemoryTreeNode } from './vscode/memoryTree';
 import { LtmSettings, isTreeSort, type GroupBy } from './vscode/settings';
 import { MemoryStatusBar } from './vscode/statusBar';
 import { Panels } from './vscode/webviewPanels';
@@ -21,6 +21,8 @@ export interface LtmApi {
   folders(): { name: string; path: string; memories: number; port: number | null; token: string | null; mcpUrl: string | null }[];
   /** Fires when a folder's memories changed on disk, whoever changed them (the UI refreshes on it). */
   onDidChangeMemories: vscode.Event<string | undefined>;
+  /** The Memories view's memory rows in the order it shows them, with their description and tooltip text (what tests read of the view). */
+  memoryRows(): MemoryRow[];
 }
 
 let running: WorkspaceMemories | undefined;
@@ -82,6 +84,7 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
 
   return {
     ready,
+    memoryRows: () => memoryRows(tree),
     onDidChangeMemories: (listener, thisArg, disposables) => memories.onDidChange((f) => listener.call(thisArg, f?.folder.uri.fsPath), undefined, disposables),
     folders: () =>
       memories.all().map((f) => ({
@@ -93,6 +96,31 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
         mcpUrl: f.server?.mcpUrl ?? null,
       })),
   };
+}
+
+export interface MemoryRow {
+  folder: string;
+  id: string;
+  label: string;
+  description: string;
+  tooltip: string;
+}
+
+function memoryRows(tree: MemoryTreeProvider): MemoryRow[] {
+  const rows: MemoryRow[] = [];
+  const walk = (nodes: MemoryTreeNode[]) => {
+    for (const node of nodes) {
+      if (node.kind !== 'memory') {
+        walk(tree.getChildren(node));
+        continue;
+      }
+      const item = tree.getTreeItem(node);
+      const text = (value: unknown) => (typeof value === 'string' ? value : value instanceof vscode.MarkdownString ? value.value : '');
+      rows.push({ folder: node.folder.folder.uri.fsPath, id: node.memory.id, label: text(item.label), description: text(item.description), tooltip: text(item.tooltip) });
+    }
+  };
+  walk(tree.getChildren());
+  return rows;
 }
 
 /** Stops every server (removing its server.json) before the host goes away. */

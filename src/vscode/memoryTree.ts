@@ -150,7 +150,7 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
       ...(m.demotion_candidate ? [`▽ unused in ${m.usage.injected_sessions} sessions`] : []),
       archived ? 'archived' : m.priority.toFixed(2),
       // Sorted by last use: when, at a glance.
-      ...(this.sortByValue === 'lastUsed' && !archived ? [`used ${lastUsedText(m.usage)}`] : []),
+      ...(this.sortByValue === 'lastUsed' && !archived ? [m.usage.last_used_session > 0 || m.usage.last_used_at ? `used ${lastUsedText(m.usage)}` : 'never used'] : []),
       ...(tags.length > 0 ? [tags.join(', ')] : []),
     ];
     item.description = parts.join(' · ');
