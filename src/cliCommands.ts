@@ -22,6 +22,7 @@ import { MIN_PROMPT_BUDGET_TOKENS } from './core/promptContext';
 import { DEFAULT_LIST_LIMIT, DEFAULT_SEARCH_LIMIT } from './core/model';
 import { IMPORTANCE_LEVELS, isImportance } from './core/priority';
 import { storePaths } from './core/storeFiles';
+import { LIST_SORTS, isListSort } from './core/usage';
 
 /** Bad arguments: one line on stderr, exit 2. */
 export class UsageError extends Error {}
@@ -99,17 +100,20 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'list',
-    usage: '[--phase N] [--tag T] [--keyword K] [--status approved|proposed] [--limit N] [--offset N]',
-    description: 'memories by priority (--phase 3: archived; --status proposed: awaiting review)',
-    options: { phase: text, tag: text, keyword: text, status: text, limit: text, offset: text },
+    usage: `[--sort ${LIST_SORTS.join('|')}] [--phase N] [--tag T] [--keyword K] [--status approved|proposed] [--limit N] [--offset N]`,
+    description: 'memories by priority, last use or creation, with their use (--phase 3: archived; --status proposed: awaiting review)',
+    options: { sort: text, phase: text, tag: text, keyword: text, status: text, limit: text, offset: text },
     positionals: [],
     store: true,
     run: (store, { values }) => {
       const offset = integer('offset', str(values, 'offset'), 0) ?? 0;
       const status = str(values, 'status');
       if (status !== undefined && status !== 'approved' && status !== 'proposed') throw new UsageError(`--status must be approved or proposed (got "${status}")`);
+      const sort = str(values, 'sort');
+      if (sort !== undefined && !isListSort(sort)) throw new UsageError(`--sort must be ${LIST_SORTS.slice(0, -1).join(', ')} or ${LIST_SORTS.at(-1)} (got "${sort}")`);
       const result = store.list({
         status,
+        sort,
         phase: integer('phase', str(values, 'phase'), 0),
         tag: str(values, 'tag'),
         keyword: str(values, 'keyword'),
@@ -160,7 +164,7 @@ export const COMMANDS: readonly Command[] = [
   {
     name: 'get',
     usage: '<id>',
-    description: 'a memory in full (counts as an access)',
+    description: 'a memory in full, with its use (counts as a read)',
     options: {},
     positionals: ['id'],
     store: true,

@@ -8,8 +8,8 @@ import { ContextKey } from './vscode/commandIds';
 import { registerCommands } from './vscode/commands';
 import { ContextPreviewDocuments } from './vscode/contextPreviewDocuments';
 import { LtmMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
-import { MemoryTreeProvider } from './vscode/memoryTree';
-import { LtmSettings, type GroupBy } from './vscode/settings';
+import { MemoryTreeProvider, type MemoryTreeNode } from './vscode/memoryTree';
+import { LtmSettings, isTreeSort, type GroupBy } from './vscode/settings';
 import { MemoryStatusBar } from './vscode/statusBar';
 import { Panels } from './vscode/webviewPanels';
 import { WorkspaceMemories } from './vscode/workspaceMemories';
@@ -21,6 +21,8 @@ export interface LtmApi {
   folders(): { name: string; path: string; memories: number; port: number | null; token: string | null; mcpUrl: string | null }[];
   /** Fires when a folder's memories changed on disk, whoever changed them (the UI refreshes on it). */
   onDidChangeMemories: vscode.Event<string | undefined>;
+  /** The Memories view's memory rows in the order it shows them, with their description and tooltip text (what tests read of the view). */
+  memoryRows(): MemoryRow[];
 }
 
 let running: WorkspaceMemories | undefined;
@@ -36,7 +38,9 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
   context.subscriptions.push(memories);
 
   const groupBy = context.workspaceState.get<GroupBy>('ltm.groupBy') ?? settings.groupBy;
-  const tree = new MemoryTreeProvider(memories, groupBy);
+  const stored = context.workspaceState.get<unknown>('ltm.sortBy');
+  const sortBy = isTreeSort(stored) ? stored : settings.sortBy;
+  const tree = new MemoryTreeProvider(memories, groupBy, sortBy);
   const treeView = vscode.window.createTreeView('ltm.memories', { treeDataProvider: tree, showCollapseAll: true });
   const statusBar = new MemoryStatusBar(memories);
   const mcp = new LtmMcpProvider(memories, version);
@@ -61,6 +65,7 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
     treeView.badge = awaiting > 0 ? { value: awaiting, tooltip: `${awaiting} memor${awaiting === 1 ? 'y awaits' : 'ies await'} review` } : undefined;
   };
   void vscode.commands.executeCommand('setContext', ContextKey.GroupBy, groupBy);
+  void vscode.commands.executeCommand('setContext', ContextKey.SortBy, sortBy);
   context.subscriptions.push(memories.onDidChange(updateContext));
   context.subscriptions.push(
     settings.onDidChange(async (e) => {
@@ -82,6 +87,7 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
 
   return {
     ready,
+    memoryRows: () => memoryRows(tree),
     onDidChangeMemories: (listener, thisArg, disposables) => memories.onDidChange((f) => listener.call(thisArg, f?.folder.uri.fsPath), undefined, disposables),
     folders: () =>
       memories.all().map((f) => ({
@@ -93,6 +99,31 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
         mcpUrl: f.server?.mcpUrl ?? null,
       })),
   };
+}
+
+export interface MemoryRow {
+  folder: string;
+  id: string;
+  label: string;
+  description: string;
+  tooltip: string;
+}
+
+function memoryRows(tree: MemoryTreeProvider): MemoryRow[] {
+  const rows: MemoryRow[] = [];
+  const walk = (nodes: MemoryTreeNode[]) => {
+    for (const node of nodes) {
+      if (node.kind !== 'memory') {
+        walk(tree.getChildren(node));
+        continue;
+      }
+      const item = tree.getTreeItem(node);
+      const text = (value: unknown) => (typeof value === 'string' ? value : value instanceof vscode.MarkdownString ? value.value : '');
+      rows.push({ folder: node.folder.folder.uri.fsPath, id: node.memory.id, label: text(item.label), description: text(item.description), tooltip: text(item.tooltip) });
+    }
+  };
+  walk(tree.getChildren());
+  return rows;
 }
 
 /** Stops every server (removing its server.json) before the host goes away. */

@@ -4,7 +4,7 @@
  * text nodes or an element's value.
  */
 import type { MemoryDetails, MemoryPanelConstants } from '../src/shared/protocol';
-import { button, formatDate, h } from './dom';
+import { button, formatDate, h, icon } from './dom';
 import type { PostMessage } from './page';
 
 function priorityRow(label: string, weight: string, value: number, contribution: number): HTMLElement {
@@ -100,6 +100,30 @@ export function memoryView(app: HTMLElement, post: PostMessage) {
         )
       : null;
 
+    const u = m.usage;
+    const usageSection = u
+      ? h(
+          'section',
+          { id: 'usage-section' },
+          h('h2', {}, 'Usage'),
+          h('p', { id: 'usage' }, `${u.text.charAt(0).toUpperCase()}${u.text.slice(1)}.`),
+          u.demotionCandidate
+            ? h(
+                'p',
+                { id: 'demotion', className: 'demotion' },
+                icon('warning'),
+                ` ${u.demotionText.charAt(0).toUpperCase()}${u.demotionText.slice(1)}. Nothing is done automatically: lower its importance, shorten it or forget it if it no longer earns its place.`,
+              )
+            : null,
+          h(
+            'p',
+            { className: 'muted' },
+            'Injected: put in the context at a session’s start (once per session). Offered: put next to a prompt, a failure, a file or a subagent’s task. ' +
+              'Recalled: returned by recall. Read: read in full (get_memory, ltm get). Last used: the last session it was read or recalled in.',
+          ),
+        )
+      : null;
+
     const facts = h(
       'dl',
       { className: 'facts' },
@@ -126,7 +150,7 @@ export function memoryView(app: HTMLElement, post: PostMessage) {
       ),
     );
 
-    app.replaceChildren(header, summarySection, contentSection, archiveSection ?? '', prioritySection ?? '', h('section', {}, h('h2', {}, 'Details'), facts), history);
+    app.replaceChildren(header, summarySection, contentSection, archiveSection ?? '', prioritySection ?? '', usageSection ?? '', h('section', {}, h('h2', {}, 'Details'), facts), history);
   }
 
   /** The panel's memory no longer exists in its folder (forgotten, or the store went away). */

@@ -98,12 +98,30 @@ export interface Memory extends MemoryMeta {
   hasSections: boolean;
 }
 
-/** Volatile per-memory data (stats.json, git-ignored). */
+/**
+ * Volatile per-memory data (stats.json, git-ignored). The first four are the
+ * reference format's; the usage counters (see usage.ts) are LTM's own, absent
+ * from older files (read as zero) and written only once they are not zero.
+ */
 export interface MemoryStats {
   access_count: number;
   accessed_at: string;
   last_session: number;
   priority: number;
+  /** Sessions whose start injected the memory. */
+  injected_sessions?: number;
+  /** The last session whose start injected it (a start again in that session counts once). */
+  last_injected_session?: number;
+  /** Times offered with a prompt, a failure, a file or a subagent's task. */
+  offer_count?: number;
+  /** Times returned to Claude by `recall`. */
+  recall_count?: number;
+  /** Times read in full (`get_memory`, `ltm get`). */
+  read_count?: number;
+  /** The last session in which it was read or recalled. */
+  last_used_session?: number;
+  /** When it was last read or recalled (ISO time). */
+  last_used_at?: string;
 }
 
 export interface StoreConfig {

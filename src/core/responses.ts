@@ -11,6 +11,7 @@ import { PROBLEM_TITLES, type IntegrityReport, type ProblemKind } from './integr
 import { PHASE_NAMES, type Phase } from './model';
 import { describeRedactions } from './secrets';
 import { oneLine, truncate } from './memoryFile';
+import { demotionText, usageText, type MemoryUsage } from './usage';
 
 const fmt = (n: number) => n.toFixed(2);
 const phaseName = (phase: number) => PHASE_NAMES[phase as Phase] ?? String(phase);
@@ -153,9 +154,23 @@ export function listResponse(result: ListResult) {
       tags: m.tags,
       created_at: m.created_at,
       accessed_at: m.accessed_at,
+      usage: usageJson(m.usage),
+      demotion_candidate: m.demotion_candidate,
     })),
     total: result.total,
     has_more: result.has_more,
+  };
+}
+
+/** The usage counters as the responses give them (a copy: the view's object is the caller's). */
+function usageJson(u: MemoryUsage) {
+  return {
+    injected_sessions: u.injected_sessions,
+    offer_count: u.offer_count,
+    recall_count: u.recall_count,
+    read_count: u.read_count,
+    last_used_session: u.last_used_session,
+    last_used_at: u.last_used_at,
   };
 }
 
@@ -163,11 +178,20 @@ export function listText(result: ListResult, offset = 0): string {
   if (result.total === 0) return 'No memories found.';
   const lines = [`Showing ${result.memories.length} of ${result.total} memories:`, ''];
   for (const m of result.memories) {
-    lines.push(`- **${oneLine(m.topic)}** (ID: \`${m.id}\`)`);
-    lines.push(`  Tags: ${m.tags.join(', ') || '(none)'} | Phase: ${phaseName(m.phase)} | Priority: ${fmt(m.priority)}`);
+    lines.push(`- **${oneLine(m.topic)}** (ID: \`${m.id}\`)${m.demotion_candidate ? ' ⚠ demotion candidate' : ''}`);
+    const used = m.phase === 3 ? '' : ` | Used: ${usageLine(m.usage)}`;
+    lines.push(`  Tags: ${m.tags.join(', ') || '(none)'} | Phase: ${phaseName(m.phase)} | Priority: ${fmt(m.priority)}${used}`);
   }
   if (result.has_more) lines.push('', `More: use offset ${offset + result.memories.length}.`);
+  const candidates = result.memories.filter((m) => m.demotion_candidate).length;
+  if (candidates > 0) lines.push('', `⚠ ${candidates} shown ${candidates === 1 ? 'is a candidate' : 'are candidates'} for demotion: injected at many session starts, never read nor recalled. Nothing is done automatically.`);
   return lines.join('\n');
+}
+
+/** The counters in a list's line: "injected 12 sessions, read 3, recalled 5, last used session 40". */
+function usageLine(u: MemoryUsage): string {
+  const last = u.last_used_session > 0 || u.last_used_at ? `session ${u.last_used_session}` : 'never';
+  return `injected ${u.injected_sessions} session${u.injected_sessions === 1 ? '' : 's'}, read ${u.read_count}, recalled ${u.recall_count}, last used ${last}`;
 }
 
 // --- get ---------------------------------------------------------------------
@@ -194,6 +218,8 @@ export function getResponse(m: MemoryView, stale: StaleReport | null = null) {
     stale: stale?.stale ?? false,
     stale_reasons: stale?.reasons ?? [],
     status: statusOf(m),
+    usage: usageJson(m.usage),
+    demotion_candidate: m.demotion_candidate,
   };
 }
 
@@ -209,6 +235,7 @@ export function getText(m: MemoryView, stale: StaleReport | null = null): string
     ...(m.anchors.length > 0 ? [`**Anchored to:** ${m.anchors.map(describeAnchor).join(', ')}`] : []),
     // Facts, not orders: what changed, for Claude to weigh against the code it reads.
     ...(stale?.stale ? [`**Possibly outdated:** the code it is anchored to changed since it was written (${stale.reasons.join('; ')}).`] : []),
+    `**Usage:** ${usageText(m.usage)}${m.demotion_candidate ? ` (${demotionText(m.usage)})` : ''}`,
     '',
     '## Summary',
     m.summary,
@@ -309,6 +336,7 @@ export function statusResponse(s: StatusResult) {
     store_path: s.store_path,
     stale_memories: s.stale_memories,
     awaiting_review: s.awaiting_review,
+    demotion_candidates: s.demotion_candidates,
   };
 }
 
@@ -326,6 +354,9 @@ export function statusText(s: StatusResult): string {
     `**Config:** max ${s.config.max_memories} memories, load ${s.config.memories_to_load} per session, evict ${s.config.eviction_batch_size} per cycle, review new memories ${s.config.review_new_memories ? 'on' : 'off'}`,
     ...(s.stale_memories > 0 ? [`**Possibly outdated:** ${s.stale_memories} ${s.stale_memories === 1 ? 'memory whose' : 'memories whose'} anchored code changed (ltm stale lists them).`] : []),
     ...(s.invalid_files > 0 ? [`**Warning:** ${s.invalid_files} unreadable file(s) in memories/; run check.`] : []),
+    ...(s.demotion_candidates > 0
+      ? [`**Demotion candidates:** ${s.demotion_candidates} (injected at many session starts, never read nor recalled; see list --sort used)`]
+      : []),
     `**Store:** \`${s.store_path}\``,
   ].join('\n');
 }

@@ -12,6 +12,7 @@ import type { DiskMirror } from './diskMirror';
 import { JsonMapChunks, jsonWithMaps } from './files';
 import type { Memory, MemoryStats } from './model';
 import { statsEntryJson } from './storeFiles';
+import { countsAsAccess, type UsageKind } from './usage';
 
 /** What the stats need from the rest of the store. */
 export interface StatsInputs {
@@ -51,12 +52,52 @@ export class StatsWriter {
     for (const id of ids) {
       const old = this.mirror.stats.get(id);
       this.set(id, {
+        // The usage counters (usage.ts) are kept.
+        ...old,
         access_count: (old?.access_count ?? 0) + 1,
         accessed_at: at,
         last_session: Math.max(session, old?.last_session ?? 0),
         priority: old?.priority ?? 0,
       });
       this.storePriority(id);
+    }
+  }
+
+  /**
+   * Records one use of each memory in session number `session` (see usage.ts):
+   * its usage counter, and for every use but a recall an access as
+   * recordAccess counts it. An injection counts once per session.
+   */
+  recordUsage(ids: readonly string[], session: number, kind: UsageKind): void {
+    if (countsAsAccess(kind)) this.recordAccess(ids, session);
+    const at = new Date().toISOString();
+    for (const id of ids) {
+      const old = this.mirror.stats.get(id);
+      const memory = this.mirror.files.get(id)?.memory;
+      // A memory without stats (stored by hand, or by another tool) keeps the recency it is ranked by now.
+      const next: MemoryStats = old
+        ? { ...old }
+        : { access_count: 0, accessed_at: memory?.created_at ?? at, last_session: memory?.created_session ?? 0, priority: 0 };
+      switch (kind) {
+        case 'injected':
+          // Sessions are numbered as they start: a lower or equal number is a session already counted.
+          if (session <= (old?.last_injected_session ?? 0)) continue;
+          next.injected_sessions = (old?.injected_sessions ?? 0) + 1;
+          next.last_injected_session = session;
+          break;
+        case 'offered':
+          next.offer_count = (old?.offer_count ?? 0) + 1;
+          break;
+        case 'recalled':
+        case 'read':
+          if (kind === 'read') next.read_count = (old?.read_count ?? 0) + 1;
+          else next.recall_count = (old?.recall_count ?? 0) + 1;
+          next.last_used_session = Math.max(session, old?.last_used_session ?? 0);
+          next.last_used_at = at;
+          break;
+      }
+      this.set(id, next);
+      if (!old) this.storePriority(id);
     }
   }
 

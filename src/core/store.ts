@@ -61,6 +61,7 @@ import type { StaleReport } from './staleness';
 import { StatsWriter } from './statsWriter';
 import { StoreAnchors } from './storeAnchors';
 import { StoreQueries } from './storeQueries';
+import { USAGE_KINDS, isDemotionCandidate, isListSort, LIST_SORTS, usageOf, type UsageKind } from './usage';
 import { GITIGNORE_LINES, GITIGNORE_TEXT, storePaths, type StorePaths, type StoreState } from './storeFiles';
 import { prepareInput, rejectUnpairedSurrogates } from './storeInput';
 import { applyUpdate, mergedContent, mergedTags, prepareUpdate, versionText, type UpdateInput } from './memoryUpdate';
@@ -204,6 +205,7 @@ export class MemoryStore {
       throw invalidInput('status must be approved or proposed');
     }
     if (filter.status === 'proposed' && filter.phase === 3) throw invalidInput('archived memories are not awaiting review (phase 3 has no status)');
+    if (filter.sort !== undefined && !isListSort(filter.sort)) throw invalidInput(`sort must be ${LIST_SORTS.join(', ')}`);
     return this.queries.list(filter, offset, limit);
   }
 
@@ -235,7 +237,8 @@ export class MemoryStore {
     if (options.countAccess === false) return this.queries.view(id);
     return this.mutate(() => {
       this.requireActive(id);
-      this.statsWriter.recordAccess([id], this.mirror.state.session_count);
+      // A read is an access (priority) and a use (usage.ts).
+      this.statsWriter.recordUsage([id], this.mirror.state.session_count, 'read');
       this.statsWriter.write();
       return this.queries.view(id);
     });
@@ -374,12 +377,14 @@ export class MemoryStore {
     this.refresh();
     const byPhase = { full: 0, hint: 0, abstract: 0 };
     let awaitingReview = 0;
+    let demotionCandidates = 0;
     for (const id of this.activeIds()) {
-      const { phase, status } = this.mirror.files.get(id)!.memory;
-      if (status === 'proposed') awaitingReview++;
-      if (phase === 0) byPhase.full++;
-      else if (phase === 1) byPhase.hint++;
+      const memory = this.mirror.files.get(id)!.memory;
+      if (memory.status === 'proposed') awaitingReview++;
+      if (memory.phase === 0) byPhase.full++;
+      else if (memory.phase === 1) byPhase.hint++;
       else byPhase.abstract++;
+      if (isDemotionCandidate(usageOf(this.mirror.stats.get(id)), memory.tags)) demotionCandidates++;
     }
     return {
       total_memories: byPhase.full + byPhase.hint + byPhase.abstract,
@@ -394,6 +399,7 @@ export class MemoryStore {
       exists: this.exists(),
       invalid_files: this.mirror.invalidFiles.size,
       stale_memories: this.staleMemories().length,
+      demotion_candidates: demotionCandidates,
     };
   }
 
@@ -931,6 +937,29 @@ export class MemoryStore {
       // Session starts record their injected memories here: see updateState.
       await this.statsWriter.writeAsync();
     });
+  }
+
+  /**
+   * Records uses of memories in one write (see usage.ts): `bySession` maps a
+   * session number (-1: the current session) to what was injected, offered,
+   * recalled or read in it. Memories no longer active are skipped.
+   */
+  async recordUsageBySession(bySession: ReadonlyMap<number, Partial<Record<UsageKind, readonly string[]>>>): Promise<void> {
+    if ([...bySession.values()].every((uses) => USAGE_KINDS.every((kind) => (uses[kind]?.length ?? 0) === 0))) return;
+    await this.mutate(async () => {
+      for (const [session, uses] of bySession) {
+        for (const kind of USAGE_KINDS) {
+          const ids = uses[kind]?.filter((id) => this.isActive(id)) ?? [];
+          if (ids.length > 0) this.statsWriter.recordUsage(ids, session < 0 ? this.mirror.state.session_count : session, kind);
+        }
+      }
+      await this.statsWriter.writeAsync();
+    });
+  }
+
+  /** Records that `recall` returned these memories to Claude, in the given session (default: the current one). */
+  async recordRecalls(ids: readonly string[], session?: number): Promise<void> {
+    await this.recordUsageBySession(new Map([[session ?? -1, { recalled: ids }]]));
   }
 
   /** Active memories whose last access was in the given session. */

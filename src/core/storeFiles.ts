@@ -167,11 +167,21 @@ export function readIndexEntries(text: string | null): Map<string, unknown> {
 // ---------------------------------------------------------------------------
 // stats.json
 
+const count = z.number().int().min(0).optional().catch(undefined);
+
 const statsEntrySchema = z.object({
   access_count: z.number().int().min(0).catch(0),
   accessed_at: z.string().catch(''),
   last_session: z.number().int().min(0).catch(0),
   priority: z.number().catch(0),
+  // LTM's usage counters (usage.ts): absent from older files and from the reference's; a bad value reads as none.
+  injected_sessions: count,
+  last_injected_session: count,
+  offer_count: count,
+  recall_count: count,
+  read_count: count,
+  last_used_session: count,
+  last_used_at: z.string().optional().catch(undefined),
 });
 
 const statsSchema = z.object({ memories: mapOf(statsEntrySchema) });
@@ -181,13 +191,27 @@ export function readStats(text: string | null): ReadResult<Map<string, MemorySta
   return { value: result.value.memories, status: result.status };
 }
 
+/** The usage counters in the order they are written after the reference's four fields. */
+const USAGE_KEYS = ['injected_sessions', 'last_injected_session', 'offer_count', 'recall_count', 'read_count', 'last_used_session', 'last_used_at'] as const;
+
+/**
+ * A memory's stats.json entry: the reference's four fields first, then the
+ * usage counters that are set (never a zero or empty one), so a memory never
+ * used is written as before and the reference implementation, which reads
+ * entries as dictionaries, reads every entry.
+ */
 export function statsEntryJson(stats: MemoryStats): MemoryStats {
-  return {
+  const json: MemoryStats = {
     access_count: stats.access_count,
     accessed_at: stats.accessed_at,
     last_session: stats.last_session,
     priority: stats.priority,
   };
+  for (const key of USAGE_KEYS) {
+    const value = stats[key];
+    if (value) (json as unknown as Record<string, unknown>)[key] = value;
+  }
+  return json;
 }
 
 // ---------------------------------------------------------------------------

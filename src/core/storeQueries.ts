@@ -22,6 +22,7 @@ import { MemorySearchIndex, RELEVANCE_WEIGHT, blendedScore } from './search';
 import { discardSearchIndex, loadSearchIndex, saveSearchIndex } from './searchIndexCache';
 import { findSimilar, type SimilarHit } from './similarity';
 import type { ListFilter, ListResult, MemoryView, SearchResultItem, SearchScope } from './storeTypes';
+import { NO_USAGE, isDemotionCandidate, usageOf } from './usage';
 
 /** How many hits relevantTo() looks at before giving up. */
 const RELEVANCE_LOOKAHEAD = 30;
@@ -90,6 +91,7 @@ export class StoreQueries {
     const file = this.mirror.files.get(id)!;
     const m = file.memory;
     const stats = this.mirror.stats.get(id);
+    const usage = usageOf(stats);
     // memoryOf, not a spread: a memory opened from its record has its Content behind a getter (see LoadedFile).
     return {
       ...memoryOf(m, m),
@@ -97,6 +99,8 @@ export class StoreQueries {
       access_count: stats?.access_count ?? 0,
       accessed_at: stats?.accessed_at ?? file.memory.created_at,
       last_session: stats?.last_session ?? file.memory.created_session ?? 0,
+      usage,
+      demotion_candidate: isDemotionCandidate(usage, m.tags),
     };
   }
 
@@ -126,20 +130,29 @@ export class StoreQueries {
     // Rank on numbers first and build full views only for the page: a list of
     // 10,000 memories should not allocate 10,000 copies.
     const keep = offset + limit;
+    const sort = filter.sort ?? 'priority';
     // Unfiltered (session start, the first page): from the ranking table, which holds approved memories only.
-    if (filter.phase === undefined && !tag && !keyword && !proposed) return this.rankedPage(offset, limit, this.mirror.state.session_count);
-    // Filtered or long lists (the tree asks for all): rank the matching memories by number, then sort.
-    const ranked: RankedEntry[] = [];
+    if (filter.phase === undefined && !tag && !keyword && !proposed && sort === 'priority') return this.rankedPage(offset, limit, this.mirror.state.session_count);
+    // Filtered, other orders or long lists (the tree asks for all): rank the matching memories by number, then sort.
+    const ranked: (RankedEntry & { usedSession: number; usedAt: string })[] = [];
     for (const [id, file] of this.mirror.files) {
       const m = file.memory;
       if ((m.status === 'proposed') !== proposed) continue;
       if (filter.phase !== undefined && m.phase !== filter.phase) continue;
       if (tag && !m.tags.includes(tag)) continue;
       if (keyword && !m.topic.toLowerCase().includes(keyword)) continue;
-      ranked.push({ id, priority: this.score(id, m), created_at: m.created_at });
+      const stats = this.mirror.stats.get(id);
+      ranked.push({ id, priority: this.score(id, m), created_at: m.created_at, usedSession: stats?.last_used_session ?? 0, usedAt: stats?.last_used_at ?? '' });
     }
     const total = ranked.length;
-    const top = ranked.sort(compareRanked).slice(0, keep);
+    const compare: (a: (typeof ranked)[number], b: (typeof ranked)[number]) => number =
+      sort === 'used'
+        ? // Last used first (by session, then time: concurrent sessions share numbers), never used last; then by priority.
+          (a, b) => b.usedSession - a.usedSession || (a.usedAt < b.usedAt ? 1 : a.usedAt > b.usedAt ? -1 : 0) || compareRanked(a, b)
+        : sort === 'created'
+          ? (a, b) => (a.created_at < b.created_at ? 1 : a.created_at > b.created_at ? -1 : 0) || compareRanked(a, b)
+          : compareRanked;
+    const top = ranked.sort(compare).slice(0, keep);
     const page = top.slice(offset).map((r) => this.view(r.id));
     return { memories: page, total, has_more: offset + page.length < total };
   }
@@ -179,6 +192,8 @@ export class StoreQueries {
       access_count: 0,
       accessed_at: entry.archived_at,
       last_session: 0,
+      usage: { ...NO_USAGE },
+      demotion_candidate: false,
     };
   }
 

@@ -8,6 +8,7 @@ import type { RenameLookup } from './staleness';
 import type { IntegrityReport } from './integrity';
 import type { ArchiveEntry, Memory, MemoryStatus, Phase, StoreConfig } from './model';
 import type { Redaction } from './secrets';
+import type { ListSort, MemoryUsage } from './usage';
 
 /** A file in memories/ that cannot be a memory, and why. */
 export interface InvalidFile {
@@ -24,6 +25,10 @@ export interface MemoryView extends Omit<Memory, 'phase'> {
   access_count: number;
   accessed_at: string;
   last_session: number;
+  /** How it was used (usage.ts); all zero for archived memories. */
+  usage: MemoryUsage;
+  /** Injected in many sessions and never read nor recalled (usage.ts); never for archived memories. */
+  demotion_candidate: boolean;
 }
 
 export interface ListFilter {
@@ -34,6 +39,12 @@ export interface ListFilter {
   keyword?: string;
   offset?: number;
   limit?: number;
+  /**
+   * priority (default, highest first), used (last read or recalled first, the
+   * never used last by priority) or created (newest first). Archived memories
+   * (phase 3) are always listed latest archived first.
+   */
+  sort?: ListSort;
 }
 
 export interface ListResult {
@@ -165,6 +176,8 @@ export interface StatusResult {
   store_path: string;
   exists: boolean;
   invalid_files: number;
+  /** Active memories injected in many sessions and never read nor recalled (usage.ts). */
+  demotion_candidates: number;
   /** Active memories whose anchored code changed or is gone. */
   stale_memories: number;
 }

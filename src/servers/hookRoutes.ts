@@ -162,18 +162,24 @@ export class HookRoutes {
     }
   }
 
-  /** Accesses waiting to be written, by session number. */
-  private pendingAccesses = new Map<number, string[]>();
+  /**
+   * Uses waiting to be written, by session number (-1: the current one) and
+   * kind: what session starts injected and what hooks offered (see usage.ts).
+   * Both count as accesses, as they always have.
+   */
+  private pendingAccesses = new Map<number, { injected: string[]; offered: string[] }>();
 
-  private queueAccesses(session: number, ids: readonly string[]): void {
-    this.pendingAccesses.set(session, [...(this.pendingAccesses.get(session) ?? []), ...ids]);
+  private queueAccesses(session: number, ids: readonly string[], kind: 'injected' | 'offered'): void {
+    const uses = this.pendingAccesses.get(session) ?? { injected: [], offered: [] };
+    uses[kind].push(...ids);
+    this.pendingAccesses.set(session, uses);
   }
 
   private async flushAccesses(): Promise<void> {
     if (this.pendingAccesses.size === 0) return;
     const batch = this.pendingAccesses;
     this.pendingAccesses = new Map();
-    await this.store.recordAccessesBySession(batch);
+    await this.store.recordUsageBySession(batch);
   }
 
   sessionForToolUse(toolUseId: string | undefined): string | undefined {
@@ -282,7 +288,7 @@ export class HookRoutes {
     const context = buildPromptContext(offers, budgetTokens, about);
     if (context.offeredIds.length === 0) return null;
     this.offered.add(sessionId, context.offeredIds);
-    this.queueAccesses(-1, context.offeredIds);
+    this.queueAccesses(-1, context.offeredIds, 'offered');
     return context;
   }
 
@@ -331,7 +337,7 @@ export class HookRoutes {
       situation,
       budgetTokens: this.options.injectionBudgetTokens?.() ?? DEFAULT_INJECTION_BUDGET_TOKENS,
     });
-    this.queueAccesses(started.number, injection.injectedIds);
+    this.queueAccesses(started.number, injection.injectedIds, 'injected');
     // A start after a compaction (or /clear) begins a new context: what it injects is all the session
     // has been given. A resumed session keeps its conversation, and with it what was offered before.
     if (source !== 'resume') this.offered.reset(sessionId);

@@ -95,6 +95,7 @@ export class LtmServer {
           sessions: this.sessions,
           version: options.version,
           sessionForToolUse: (id) => this.hooks.sessionForToolUse(id),
+          afterAnswer: (what, work) => this.followUps.queue(what, work),
         }),
       url: () => this.mcpUrl,
       limits: options.mcpSessions,

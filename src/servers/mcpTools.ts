@@ -13,6 +13,7 @@ import { IMPORTANCE_LEVELS, IMPORTANCE_TAGS } from '../core/priority';
 import * as responses from '../core/responses';
 import type { SessionTracker } from '../core/sessions';
 import type { MemoryStore } from '../core/store';
+import { LIST_SORTS } from '../core/usage';
 
 export interface McpToolContext {
   store: MemoryStore;
@@ -20,6 +21,12 @@ export interface McpToolContext {
   version: string;
   /** The Claude Code session that made a tool call, from the PreToolUse hook, if known. */
   sessionForToolUse: (toolUseId: string | undefined) => string | undefined;
+  /**
+   * Runs bookkeeping after the answer went out (the server's follow-up queue):
+   * what recall returned is counted there, so a search never waits for the
+   * store's lock. Without it, the work is done before answering.
+   */
+  afterAnswer?: (what: string, work: () => Promise<unknown>) => void;
 }
 
 const memoryId = z.string().regex(MEMORY_ID_PATTERN, `must be a memory ID: ${MEMORY_ID_FORMAT}`);
@@ -33,6 +40,11 @@ function result(text: string, structured: unknown): CallToolResult {
 function failure(error: unknown): CallToolResult {
   const message = describeError(error);
   return { content: [{ type: 'text', text: `Error: ${message}` }], structuredContent: { success: false, error: message }, isError: true };
+}
+
+/** Claude Code's ID of the tool call, which the PreToolUse hook saw with its session. */
+function toolUseIdOf(meta: Record<string, unknown> | undefined): string | undefined {
+  return typeof meta?.['claudecode/toolUseId'] === 'string' ? (meta['claudecode/toolUseId'] as string) : undefined;
 }
 
 /** Wraps a handler so that every engine error becomes an isError result. */
@@ -80,8 +92,7 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
       }),
     },
     safely(async (args, meta) => {
-      const toolUseId = typeof meta?.['claudecode/toolUseId'] === 'string' ? (meta['claudecode/toolUseId'] as string) : undefined;
-      const sessionId = ctx.sessionForToolUse(toolUseId);
+      const sessionId = ctx.sessionForToolUse(toolUseIdOf(meta));
       // Counters of this session's earlier tool calls may still be queued for writing.
       await store.settled();
       const stored = await store.store({
@@ -134,8 +145,16 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
         scope: z.enum(['active', 'archives', 'all']).optional().describe('active (default), archives, or all'),
       }),
     },
-    safely((args) => {
+    safely(async (args, meta) => {
       const items = store.search(args.query, { limit: args.limit ?? DEFAULT_SEARCH_LIMIT, tag: args.tag, scope: args.scope ?? 'active' });
+      // What recall returns to Claude counts as recalled (usage.ts); archived results have no stats.
+      const recalled = items.filter((i) => !i.archived).map((i) => i.id);
+      if (recalled.length > 0) {
+        const session = ctx.sessions.sessionNumber(ctx.sessionForToolUse(toolUseIdOf(meta)));
+        const work = () => store.recordRecalls(recalled, session);
+        if (ctx.afterAnswer) ctx.afterAnswer('recall usage', work);
+        else await work();
+      }
       return result(responses.recallText(args.query, items), responses.recallResponse(items));
     }),
   );
@@ -144,9 +163,11 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
     'list_memories',
     {
       title: 'List memories',
-      description: 'List memories by priority, optionally filtered by phase (0 full, 1 hint, 2 abstract, 3 archived), tag or keyword in the topic.',
+      description:
+        'List memories by priority (or by last use, or newest first), optionally filtered by phase (0 full, 1 hint, 2 abstract, 3 archived), tag or keyword in the topic.',
       inputSchema: z.object({
         phase: z.number().int().min(0).max(3).optional(),
+        sort: z.enum(LIST_SORTS).optional().describe('priority (default), used (last read or recalled first) or created (newest first)'),
         tag: tag.optional(),
         keyword: z.string().trim().min(1).max(200).optional(),
         limit: z.number().int().min(1).max(500).optional().describe(`Default ${DEFAULT_LIST_LIMIT}`),
@@ -154,7 +175,7 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
       }),
     },
     safely((args) => {
-      const listed = store.list({ phase: args.phase, tag: args.tag, keyword: args.keyword, limit: args.limit ?? DEFAULT_LIST_LIMIT, offset: args.offset ?? 0 });
+      const listed = store.list({ phase: args.phase, tag: args.tag, keyword: args.keyword, sort: args.sort, limit: args.limit ?? DEFAULT_LIST_LIMIT, offset: args.offset ?? 0 });
       return result(responses.listText(listed, args.offset ?? 0), responses.listResponse(listed));
     }),
   );
@@ -163,7 +184,7 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
     'get_memory',
     {
       title: 'Get a memory',
-      description: 'The full text of one memory (counts as an access, which raises its priority); says when it awaits review.',
+      description: 'The full text of one memory, with how it has been used (counts as an access, which raises its priority); says when it awaits review.',
       inputSchema: z.object({ id: memoryId }),
     },
     safely(async (args) => {

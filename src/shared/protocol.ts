@@ -19,6 +19,22 @@ export interface PriorityView {
   importanceBoost: number;
 }
 
+export interface UsageView {
+  injectedSessions: number;
+  offerCount: number;
+  recallCount: number;
+  readCount: number;
+  /** 0 for never. */
+  lastUsedSession: number;
+  /** '' for never. */
+  lastUsedAt: string;
+  /** The counters in plain words, as the tooltip and `ltm get` say them. */
+  text: string;
+  demotionCandidate: boolean;
+  /** Why it is a candidate for demotion, in words ('' when it is not). */
+  demotionText: string;
+}
+
 export interface PhaseEventView {
   phase: number;
   at: string;
@@ -40,6 +56,8 @@ export interface MemoryDetails {
   createdSession: number | null;
   /** Absent for archived memories, which have no live priority. */
   priority: PriorityView | null;
+  /** How the memory was used (src/core/usage.ts); absent for archived memories. */
+  usage: UsageView | null;
   history: PhaseEventView[];
   /** The full original text kept in archives/, when the memory was reduced or archived. */
   archivedContent: string | null;

@@ -25,10 +25,14 @@ export const enum CommandId {
   Reject = 'ltm.reject',
   EditProposed = 'ltm.editProposed',
   Review = 'ltm.review',
+  SortByPriority = 'ltm.sortByPriority',
+  SortByLastUsed = 'ltm.sortByLastUsed',
+  SortByCreated = 'ltm.sortByCreated',
 }
 
 /** Context keys that gate views and menus. */
 export const enum ContextKey {
   NoStore = 'ltm.noStore',
   GroupBy = 'ltm.groupBy',
+  SortBy = 'ltm.sortBy',
 }

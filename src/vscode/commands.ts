@@ -17,7 +17,7 @@ import { hasOpenStore, type FolderMemory, type FolderWithStore } from './folderM
 import type { MemoryTreeNode, MemoryTreeProvider } from './memoryTree';
 import type { Panels } from './webviewPanels';
 import type { WorkspaceMemories } from './workspaceMemories';
-import type { GroupBy } from './settings';
+import type { GroupBy, TreeSort } from './settings';
 
 export interface CommandDeps {
   context: vscode.ExtensionContext;
@@ -213,6 +213,12 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     await deps.context.workspaceState.update('ltm.groupBy', groupBy);
   };
 
+  const setSortBy = async (sortBy: TreeSort) => {
+    tree.setSortBy(sortBy);
+    await vscode.commands.executeCommand('setContext', ContextKey.SortBy, sortBy);
+    await deps.context.workspaceState.update('ltm.sortBy', sortBy);
+  };
+
   const fix = async (folder: FolderWithStore) => {
     const { store } = folder;
     const result = await vscode.window.withProgress(
@@ -392,6 +398,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }),
     command(CommandId.GroupByPhase, () => setGroupBy('phase')),
     command(CommandId.GroupByTag, () => setGroupBy('tag')),
+    command(CommandId.SortByPriority, () => setSortBy('priority')),
+    command(CommandId.SortByLastUsed, () => setSortBy('lastUsed')),
+    command(CommandId.SortByCreated, () => setSortBy('created')),
   ];
 }
 

@@ -5,7 +5,8 @@ import { PROBLEM_TITLES, type IntegrityReport } from '../core/integrity';
 import { PHASE_NAMES } from '../core/model';
 import { DEFAULT_IMPORTANCE, IMPORTANCE_TAG_PREFIX, PRIORITY_WEIGHTS } from '../core/priority';
 import type { FixResult, MemoryStore, SearchResultItem } from '../core/store';
-import type { ArchivedItemView, FixView, IntegrityView, MemoryDetails, MemoryPanelConstants } from '../shared/protocol';
+import { demotionText, usageText, type MemoryUsage } from '../core/usage';
+import type { ArchivedItemView, FixView, IntegrityView, MemoryDetails, MemoryPanelConstants, UsageView } from '../shared/protocol';
 
 /** Sent with every memory, so the panel explains it with the engine's own numbers. */
 export const MEMORY_PANEL_CONSTANTS: MemoryPanelConstants = {
@@ -53,6 +54,7 @@ export function memoryDetails(store: MemoryStore, id: string, folder: string): M
         importance: p.importance,
         importanceBoost: p.importanceBoost,
       },
+      usage: usageView(active.usage, active.demotion_candidate),
       history: active.phase_history,
       archivedContent,
       archivedReason: null,
@@ -79,6 +81,7 @@ export function memoryDetails(store: MemoryStore, id: string, folder: string): M
     accessedAt: '',
     createdSession: archived.created_session,
     priority: null,
+    usage: null,
     history: [
       ...archived.phase_history,
       ...(archived.entry ? [{ phase: 3, at: archived.entry.archived_at, event: archived.entry.reason }] : []),
@@ -87,6 +90,21 @@ export function memoryDetails(store: MemoryStore, id: string, folder: string): M
     archivedReason: archived.entry?.reason ?? null,
     archivedAt: archived.entry?.archived_at ?? null,
     folder,
+  };
+}
+
+/** The usage counters as the panel shows them, with the words the tooltip uses. */
+export function usageView(usage: MemoryUsage, demotionCandidate: boolean, now: number = Date.now()): UsageView {
+  return {
+    injectedSessions: usage.injected_sessions,
+    offerCount: usage.offer_count,
+    recallCount: usage.recall_count,
+    readCount: usage.read_count,
+    lastUsedSession: usage.last_used_session,
+    lastUsedAt: usage.last_used_at,
+    text: usageText(usage, now),
+    demotionCandidate,
+    demotionText: demotionCandidate ? demotionText(usage) : '',
   };
 }
 

@@ -9,7 +9,8 @@ import type { MemoryView } from '../core/store';
 import { CommandId } from './commandIds';
 import type { FolderWithStore } from './folderMemory';
 import { DisposableOwner } from './lifecycle';
-import type { GroupBy } from './settings';
+import type { GroupBy, TreeSort } from './settings';
+import { demotionText, lastUsedText, usageText, type ListSort } from '../core/usage';
 import type { WorkspaceMemories } from './workspaceMemories';
 
 /** Only folders whose store is open are in the tree. */
@@ -39,10 +40,13 @@ const IMPORTANCE_COLOR: Partial<Record<Importance, string>> = {
   low: 'disabledForeground',
 };
 
-/** Memories of a folder, active ones by priority and then archived ones, newest first. */
-function memoriesOf(folder: FolderWithStore): MemoryView[] {
+/** The store's order for each of the view's. */
+const LIST_SORT: Record<TreeSort, ListSort> = { priority: 'priority', lastUsed: 'used', created: 'created' };
+
+/** Memories of a folder, active ones in the view's order and then archived ones, newest first. */
+function memoriesOf(folder: FolderWithStore, sortBy: TreeSort): MemoryView[] {
   const { store } = folder;
-  const active = store.list({ limit: Number.MAX_SAFE_INTEGER }).memories;
+  const active = store.list({ limit: Number.MAX_SAFE_INTEGER, sort: LIST_SORT[sortBy] }).memories;
   const archived = store.list({ phase: 3, limit: Number.MAX_SAFE_INTEGER }).memories;
   return [...active, ...archived];
 }
@@ -54,6 +58,7 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
   constructor(
     private readonly memories: WorkspaceMemories,
     private groupByValue: GroupBy,
+    private sortByValue: TreeSort = 'priority',
   ) {
     super();
     this.own(memories.onDidChange(() => this.changed.fire(undefined)));
@@ -65,6 +70,15 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
 
   setGroupBy(groupBy: GroupBy): void {
     this.groupByValue = groupBy;
+    this.changed.fire(undefined);
+  }
+
+  get sortBy(): TreeSort {
+    return this.sortByValue;
+  }
+
+  setSortBy(sortBy: TreeSort): void {
+    this.sortByValue = sortBy;
     this.changed.fire(undefined);
   }
 
@@ -92,7 +106,7 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
   }
 
   private memoryGroups(folder: FolderWithStore): MemoryTreeNode[] {
-    const all = memoriesOf(folder);
+    const all = memoriesOf(folder, this.sortByValue);
     if (this.groupByValue === 'phase') {
       return PHASES.map(({ phase, label }) => ({ kind: 'group' as const, folder, label, phase, memories: all.filter((m) => m.phase === phase) })).filter(
         (g) => g.memories.length > 0,
@@ -152,7 +166,11 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
     const tags = m.tags.filter((t) => !isImportanceTag(t));
     const parts = [
       ...(importance !== DEFAULT_IMPORTANCE ? [`★ ${importance}`] : []),
+      // Injected in many sessions, never asked for: a suggestion to a person, nothing more (usage.ts).
+      ...(m.demotion_candidate ? [`▽ unused in ${m.usage.injected_sessions} sessions`] : []),
       archived ? 'archived' : m.priority.toFixed(2),
+      // Sorted by last use: when, at a glance.
+      ...(this.sortByValue === 'lastUsed' && !archived ? [m.usage.last_used_session > 0 || m.usage.last_used_at ? `used ${lastUsedText(m.usage)}` : 'never used'] : []),
       ...(tags.length > 0 ? [tags.join(', ')] : []),
     ];
     item.description = parts.join(' · ');
@@ -162,7 +180,9 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
     item.tooltip = tooltipFor(m, phase.label, importance);
     item.contextValue = archived ? 'memory.archived' : m.phase > 0 ? 'memory.reduced' : 'memory.full';
     item.command = { command: CommandId.OpenMemory, title: 'Open', arguments: [{ kind: 'memory', folder, memory: m }] };
-    item.accessibilityInformation = { label: `${m.topic}, ${phase.label}${archived ? '' : `, priority ${m.priority.toFixed(2)}`}` };
+    item.accessibilityInformation = {
+      label: `${m.topic}, ${phase.label}${archived ? '' : `, priority ${m.priority.toFixed(2)}`}${m.demotion_candidate ? ', candidate for demotion' : ''}`,
+    };
     return item;
   }
 
@@ -197,6 +217,14 @@ function tooltipFor(m: MemoryView, phaseLabel: string, importance: Importance): 
       : `${phaseLabel} · priority ${m.priority.toFixed(2)} · difficulty ${m.difficulty.toFixed(2)} · ${m.access_count} access${m.access_count === 1 ? '' : 'es'} · created ${m.created_at.slice(0, 10)}`;
   md.appendText(facts);
   if (importance !== DEFAULT_IMPORTANCE) md.appendText(` · importance: ${importance}`);
+  if (m.phase !== 3) {
+    md.appendMarkdown('\n\n');
+    md.appendText(`Usage: ${usageText(m.usage)}.`);
+    if (m.demotion_candidate) {
+      md.appendMarkdown('\n\n');
+      md.appendText(`⚠ ${demotionText(m.usage)}. Nothing is done automatically.`);
+    }
+  }
   md.appendMarkdown('\n\n');
   md.appendText(m.id);
   return md;

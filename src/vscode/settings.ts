@@ -10,6 +10,13 @@ import type { StoreConfig } from '../core/model';
 
 export type GroupBy = 'phase' | 'tag';
 
+/** How the Memories view orders memories within a group (`ltm.sortBy`). */
+export type TreeSort = 'priority' | 'lastUsed' | 'created';
+
+export function isTreeSort(value: unknown): value is TreeSort {
+  return value === 'priority' || value === 'lastUsed' || value === 'created';
+}
+
 const SECTION = 'ltm';
 
 export class LtmSettings {
@@ -19,6 +26,11 @@ export class LtmSettings {
 
   get groupBy(): GroupBy {
     return this.config.get<string>('groupBy') === 'tag' ? 'tag' : 'phase';
+  }
+
+  get sortBy(): TreeSort {
+    const value = this.config.get<string>('sortBy');
+    return isTreeSort(value) ? value : 'priority';
   }
 
   injectionTokenBudget(folder: vscode.WorkspaceFolder): number {

@@ -4,6 +4,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { USAGE, runCli, type CliOutput } from '../../src/cli';
 import { COMMANDS, COMMON_OPTIONS } from '../../src/cliCommands';
+import { MemoryStore } from '../../src/core/store';
+import { DEMOTION_MIN_INJECTED_SESSIONS } from '../../src/core/usage';
 import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, readJson, removeDir, snapshotDiff, snapshotFiles, writeConfig } from './storeTestKit';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
@@ -107,7 +109,7 @@ describe('cli', function () {
       assert.ok(!fs.existsSync(path.join(project, 'nowhere')), 'status creates nothing');
     });
 
-    it('list: {memories[{id,topic,phase,priority,tags,created_at,accessed_at}], total, has_more}', async () => {
+    it('list: {memories[{id,topic,phase,priority,tags,created_at,accessed_at,usage,demotion_candidate}], total, has_more}', async () => {
       const a = await storeOne('Docker cache', 'a', '--tags', 'docker', '--difficulty', '0.9');
       const b = await storeOne('Python venv', 'b', '--tags', 'python', '--difficulty', '0.1');
       const c = await storeOne('Docker compose', 'c', '--tags', 'docker', '--difficulty', '0.5');
@@ -116,7 +118,7 @@ describe('cli', function () {
       assert.equal(all.total, 3);
       assert.equal(all.has_more, false);
       for (const m of all.memories) {
-        assert.deepEqual(Object.keys(m).sort(), ['accessed_at', 'created_at', 'id', 'phase', 'priority', 'tags', 'topic']);
+        assert.deepEqual(Object.keys(m).sort(), ['accessed_at', 'created_at', 'demotion_candidate', 'id', 'phase', 'priority', 'tags', 'topic', 'usage']);
         assertShape(m, { id: 'string', topic: 'string', phase: 'number', priority: 'number', tags: 'array', created_at: 'string', accessed_at: 'string' }, 'list item');
       }
       assert.deepEqual(all.memories.map((m) => m.id), [a, c, b], 'by priority');
@@ -333,6 +335,7 @@ describe('cli', function () {
       ['--limit 1.5', () => ['recall', 'x', '--limit', '1.5'], 2],
       ['--offset x', () => ['list', '--offset', 'x'], 2],
       ['--phase 4', () => ['list', '--phase', '4'], 2],
+      ['--sort usage', () => ['list', '--sort', 'usage'], 2],
       ['--archives with --all', () => ['recall', 'x', '--archives', '--all'], 2],
       ['recall without a query', () => ['recall'], 2],
       ['an extra positional', () => ['status', 'extra'], 2],
@@ -439,6 +442,60 @@ describe('cli', function () {
       assert.equal(bin('check').status, 0, 'healthy again after fix');
     });
 
+    it('list --sort used|priority|created, the demotion flag in list and the count in status; get --json carries the counters', async () => {
+      const store = (topic: string, difficulty: string) => {
+        const r = bin('store', '--topic', topic, '--content', `About ${topic}.`, '--difficulty', difficulty, '--json');
+        assert.equal(r.status, 0, r.stderr);
+        return (JSON.parse(r.stdout) as { id: string }).id;
+      };
+      const old = store('Oldest, most important', '0.9');
+      const unused = store('Injected everywhere, never asked for', '0.5');
+      const recalled = store('Recalled in session 6', '0.1');
+      const newest = store('Newest, read once', '0.2');
+      // What a server records as sessions start and Claude recalls (the hook and MCP paths are tested in test/servers/usage.test.ts).
+      const engine = MemoryStore.open(project);
+      try {
+        for (let session = 1; session <= DEMOTION_MIN_INJECTED_SESSIONS; session++) await engine.recordUsageBySession(new Map([[session, { injected: [old, unused, recalled, newest] }]]));
+        await engine.recordRecalls([recalled], 6);
+      } finally {
+        engine.dispose();
+      }
+      const read = bin('get', newest, '--json');
+      assert.equal(read.status, 0, read.stderr);
+      const got = JSON.parse(read.stdout) as { usage: Record<string, unknown>; demotion_candidate: boolean };
+      assert.equal(got.demotion_candidate, false);
+      assert.deepEqual(
+        { ...got.usage, last_used_at: typeof got.usage.last_used_at },
+        { injected_sessions: DEMOTION_MIN_INJECTED_SESSIONS, offer_count: 0, recall_count: 0, read_count: 1, last_used_session: 0, last_used_at: 'string' },
+      );
+
+      const order = (...args: string[]) => {
+        const r = bin('list', ...args, '--json');
+        assert.equal(r.status, 0, r.stderr);
+        return (JSON.parse(r.stdout) as { memories: { id: string }[] }).memories.map((m) => m.id);
+      };
+      assert.deepEqual(order('--sort', 'used'), [recalled, newest, old, unused], 'session 6, then session 0 (this store counted no session), then never by priority');
+      assert.deepEqual(order('--sort', 'created'), [newest, recalled, unused, old]);
+      assert.deepEqual(order('--sort', 'priority'), order());
+      assert.equal(order()[0], old);
+
+      const listed = bin('list', '--sort', 'used');
+      assert.equal(listed.status, 0, listed.stderr);
+      const lines = listed.stdout.split('\n');
+      const flagged = lines.filter((l) => l.includes('⚠ demotion candidate'));
+      assert.equal(flagged.length, 2, listed.stdout);
+      assert.ok(flagged.every((l) => l.includes(unused) || l.includes(old)), listed.stdout);
+      assert.ok(lines.some((l) => l.includes(`| Used: injected ${DEMOTION_MIN_INJECTED_SESSIONS} sessions, read 0, recalled 1, last used session 6`)), listed.stdout);
+      assert.match(listed.stdout, /\n⚠ 2 shown are candidates for demotion: injected at many session starts, never read nor recalled\. Nothing is done automatically\.\n$/);
+
+      const status = bin('status');
+      assert.match(status.stdout, /\*\*Demotion candidates:\*\* 2 /);
+      assert.equal((JSON.parse(bin('status', '--json').stdout) as { demotion_candidates: number }).demotion_candidates, 2);
+      // The answer of get counts its own read: the memory is no longer a candidate.
+      assert.match(bin('get', unused).stdout, /\*\*Usage:\*\* injected in 5 sessions, read once, never recalled, last used in session 0 \(just now\)\n/);
+      assert.equal((JSON.parse(bin('status', '--json').stdout) as { demotion_candidates: number }).demotion_candidates, 1);
+    });
+
     it('bad arguments exit non-zero with exactly one line on stderr and change nothing', () => {
       const stored = bin('store', '--topic', 'Existing', '--content', 'x', '--json');
       assert.equal(stored.status, 0, stored.stderr);
@@ -450,6 +507,7 @@ describe('cli', function () {
         [['store', '--content', 'no topic'], 2],
         [['store', '--topic', 't', '--content', 'c', '--difficulty', 'abc'], 2],
         [['list', '--limit', '0'], 2],
+        [['list', '--sort', 'recent'], 2],
         [['status', 'extra'], 2],
         [['get', 'mem_00000000'], 1],
         [['forget', 'not-an-id'], 2],

@@ -127,6 +127,34 @@ describe('concurrency: real processes sharing one store', function () {
     expectHealthy();
   });
 
+  it('two processes counting injections, offers, recalls and reads of the same memories at the same time lose no count', async () => {
+    const store = MemoryStore.open(project);
+    const ids: string[] = [];
+    try {
+      for (let i = 0; i < 3; i++) ids.push((await store.store({ topic: `shared ${i}`, content: `Used by both processes, ${i}.` })).memory.id);
+    } finally {
+      store.dispose();
+    }
+    const startAt = String(Date.now() + 1500);
+    const rounds = 12;
+    // Sessions 1-12 and 101-112: every injection is in a session of its own.
+    const [a, b] = await Promise.all([worker(['usage', project, String(rounds), startAt, '1', ...ids]), worker(['usage', project, String(rounds), startAt, '101', ...ids])]);
+    assertOverlap(lastJson<Timed>(a), lastJson<Timed>(b));
+    const stats = readJson<{ memories: Record<string, Record<string, number>> }>(path.join(root, 'stats.json')).memories;
+    for (const id of ids) {
+      const s = stats[id]!;
+      assert.deepEqual(
+        [s.offer_count, s.recall_count, s.read_count, s.access_count],
+        [2 * rounds, 2 * rounds, 2 * rounds, 6 * rounds],
+        `counts of ${id} were lost: ${JSON.stringify(s)}`,
+      );
+      // Both workers' sessions interleave: an injection recorded after a higher session of the other worker is not counted again.
+      assert.ok(s.injected_sessions! >= rounds && s.injected_sessions! <= 2 * rounds, `injected_sessions ${s.injected_sessions}`);
+      assert.equal(s.last_injected_session, 100 + rounds);
+    }
+    expectHealthy();
+  });
+
   it('two shells running `ltm store` in a loop through the real binary lose nothing', async () => {
     const loop = (label: string) =>
       run('sh', [

@@ -4,6 +4,7 @@
  *
  *   node --import tsx concurrency.worker.ts store <project> <count> <label> <startAt>
  *   node --import tsx concurrency.worker.ts get <project> <rounds> <startAt> <id>...
+ *   node --import tsx concurrency.worker.ts usage <project> <rounds> <startAt> <firstSession> <id>...
  *
  * Prints one JSON line: the IDs stored, or how often each memory was read, and
  * when the work started and ended (to show that the two processes overlapped).
@@ -45,6 +46,17 @@ async function main(): Promise<void> {
         }
       }
       process.stdout.write(`${JSON.stringify({ reads, started, ended: Date.now() })}\n`);
+    } else if (mode === 'usage') {
+      // Each round: every memory injected (in a session of this worker's own), offered, recalled and read.
+      const [rounds, startAt, firstSession, ...ids] = rest;
+      await until(Number(startAt));
+      const started = Date.now();
+      for (let r = 0; r < Number(rounds); r++) {
+        await store.recordUsageBySession(new Map([[Number(firstSession) + r, { injected: ids, offered: ids }]]));
+        await store.recordRecalls(ids);
+        for (const id of ids) await store.get(id);
+      }
+      process.stdout.write(`${JSON.stringify({ started, ended: Date.now() })}\n`);
     } else {
       throw new Error(`unknown mode ${mode}`);
     }

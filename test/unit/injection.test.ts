@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { DEFAULT_INJECTION_BUDGET_TOKENS, MAX_HOOK_CONTEXT_CHARS, buildInjection, estimateTokens, type InjectionOptions } from '../../src/core/injection';
 import type { Phase } from '../../src/core/model';
 import type { MemoryView } from '../../src/core/store';
+import { NO_USAGE } from '../../src/core/usage';
 
 function mem(over: Partial<MemoryView> & Pick<MemoryView, 'id'>): MemoryView {
   return {
@@ -21,6 +22,8 @@ function mem(over: Partial<MemoryView> & Pick<MemoryView, 'id'>): MemoryView {
     access_count: 0,
     accessed_at: '',
     last_session: 1,
+    usage: { ...NO_USAGE },
+    demotion_candidate: false,
     ...over,
   };
 }

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { splitFrontmatter } from '../../src/core/memoryFile';
 import { MemoryStore } from '../../src/core/store';
+import { NO_USAGE } from '../../src/core/usage';
 
 /**
  * A store written by the reference Python implementation (claude-ltm 0.2.5).
@@ -212,6 +213,27 @@ describe('interop with claude-ltm 0.2.5 stores', () => {
         assertSameTree(readTree(root, [PARSE_CACHE]), before, source);
       });
     }
+  });
+
+  describe('usage counters (LTM’s own) in a reference store', () => {
+    it('its stats read as never used; what LTM writes keeps the reference’s four fields first, with their types, in every entry', async () => {
+      const { project, root } = copyStore(FINAL);
+      const store = open(project);
+      const ids = store.list({ limit: 100 }).memories.map((m) => m.id);
+      for (const id of ids) assert.deepEqual(store.peek(id).usage, NO_USAGE);
+      await store.recordUsageBySession(new Map([[3, { injected: ids }]]));
+      await store.recordRecalls([ids[0]!]);
+      await store.get(ids[0]!);
+      const memories = (JSON.parse(fs.readFileSync(path.join(root, 'stats.json'), 'utf8')) as { version: number; memories: Record<string, Record<string, unknown>> }).memories;
+      for (const id of ids) {
+        const entry = memories[id]!;
+        // The reference reads entries as dictionaries (`.get("access_count", 0)`) and updates them in place: added keys are kept by it and harmless.
+        assert.deepEqual(Object.keys(entry).slice(0, 4), ['access_count', 'accessed_at', 'last_session', 'priority']);
+        assert.deepEqual([typeof entry.access_count, typeof entry.accessed_at, typeof entry.last_session, typeof entry.priority], ['number', 'string', 'number', 'number']);
+        assert.equal(entry.injected_sessions, 1);
+      }
+      assert.deepEqual([memories[ids[0]!]!.recall_count, memories[ids[0]!]!.read_count], [1, 1]);
+    });
   });
 
   describe('a derived summary is not written back until the memory is edited', () => {

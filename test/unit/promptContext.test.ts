@@ -11,6 +11,7 @@ import {
   type OfferedMemory,
 } from '../../src/core/promptContext';
 import type { MemoryView } from '../../src/core/storeTypes';
+import { NO_USAGE } from '../../src/core/usage';
 import { useProject } from './storeTestKit';
 
 function view(id: string, topic: string, summary: string, content: string, tags: string[] = []): MemoryView {
@@ -31,6 +32,8 @@ function view(id: string, topic: string, summary: string, content: string, tags:
     access_count: 0,
     accessed_at: '2026-01-01T00:00:00.000Z',
     last_session: 1,
+    usage: { ...NO_USAGE },
+    demotion_candidate: false,
   };
 }
 

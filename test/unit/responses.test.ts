@@ -45,7 +45,11 @@ const MEMORY: MemoryView = {
   access_count: 3,
   accessed_at: '2026-11-23T00:00:00.000Z',
   last_session: 5,
+  usage: { injected_sessions: 0, offer_count: 0, recall_count: 0, read_count: 0, last_used_session: 0, last_used_at: '' },
+  demotion_candidate: false,
 };
+
+const NO_USAGE_JSON = { injected_sessions: 0, offer_count: 0, recall_count: 0, read_count: 0, last_used_session: 0, last_used_at: '' };
 
 const HINT: MemoryView = { ...MEMORY, id: 'mem_00000002', topic: 'Venv', tags: [], phase: 1, priority: 0.5, difficulty: 0, summary: 'Use .venv.', content: 'Tools look there first.' };
 
@@ -74,6 +78,7 @@ const STATUS: StatusResult = {
   exists: true,
   invalid_files: 0,
   stale_memories: 0,
+  demotion_candidates: 0,
 };
 
 const COUNTS = { indexed_memories: 1, memory_files: 2, stats_entries: 3, archive_files: 4, archived_memories: 5 };
@@ -207,10 +212,22 @@ describe('responses', () => {
   });
 
   describe('list', () => {
-    it('listResponse: {memories[{id, topic, phase, priority, tags, created_at, accessed_at}], total, has_more}, no text of the memories', () => {
+    it('listResponse: {memories[{id, topic, phase, priority, tags, created_at, accessed_at, usage, demotion_candidate}], total, has_more}, no text of the memories', () => {
       const r = listResponse({ memories: [MEMORY], total: 3, has_more: true });
       assert.deepEqual(Object.keys(r), ['memories', 'total', 'has_more']);
-      assert.deepEqual(r.memories, [{ id: 'mem_0000abcd', topic: 'Postgres pool', phase: 0, priority: 0.8134, tags: ['database', 'postgres'], created_at: '2026-11-22T06:59:15.123Z', accessed_at: '2026-11-23T00:00:00.000Z' }]);
+      assert.deepEqual(r.memories, [
+        {
+          id: 'mem_0000abcd',
+          topic: 'Postgres pool',
+          phase: 0,
+          priority: 0.8134,
+          tags: ['database', 'postgres'],
+          created_at: '2026-11-22T06:59:15.123Z',
+          accessed_at: '2026-11-23T00:00:00.000Z',
+          usage: NO_USAGE_JSON,
+          demotion_candidate: false,
+        },
+      ]);
       assert.deepEqual([r.total, r.has_more], [3, true]);
     });
 
@@ -221,14 +238,14 @@ describe('responses', () => {
           'Showing 2 of 5 memories:',
           '',
           '- **Postgres pool** (ID: `mem_0000abcd`)',
-          '  Tags: database, postgres | Phase: Full | Priority: 0.81',
+          '  Tags: database, postgres | Phase: Full | Priority: 0.81 | Used: injected 0 sessions, read 0, recalled 0, last used never',
           '- **Venv** (ID: `mem_00000002`)',
-          '  Tags: (none) | Phase: Hint | Priority: 0.50',
+          '  Tags: (none) | Phase: Hint | Priority: 0.50 | Used: injected 0 sessions, read 0, recalled 0, last used never',
           '',
           'More: use offset 4.',
         ].join('\n'),
       );
-      assert.equal(listText({ memories: [HINT], total: 3, has_more: false }, 2), 'Showing 1 of 3 memories:\n\n- **Venv** (ID: `mem_00000002`)\n  Tags: (none) | Phase: Hint | Priority: 0.50');
+      assert.equal(listText({ memories: [HINT], total: 3, has_more: false }, 2), 'Showing 1 of 3 memories:\n\n- **Venv** (ID: `mem_00000002`)\n  Tags: (none) | Phase: Hint | Priority: 0.50 | Used: injected 0 sessions, read 0, recalled 0, last used never');
       assert.ok(listText({ memories: [MEMORY], total: 9, has_more: true }).endsWith('\n\nMore: use offset 1.'), 'offset defaults to 0');
       assert.equal(listText({ memories: [], total: 0, has_more: false }), 'No memories found.');
     });
@@ -237,7 +254,7 @@ describe('responses', () => {
   describe('get', () => {
     it('getResponse: every field of the design, and nothing internal (hasSections, phase_history)', () => {
       const r = getResponse({ ...MEMORY, phase_history: [{ phase: 1, at: 'x', event: 'evicted' }] });
-      assert.deepEqual(Object.keys(r), ['id', 'topic', 'summary', 'content', 'tags', 'phase', 'priority', 'difficulty', 'access_count', 'created_at', 'accessed_at', 'created_session', 'last_session', 'anchors', 'stale', 'stale_reasons', 'status']);
+      assert.deepEqual(Object.keys(r), ['id', 'topic', 'summary', 'content', 'tags', 'phase', 'priority', 'difficulty', 'access_count', 'created_at', 'accessed_at', 'created_session', 'last_session', 'anchors', 'stale', 'stale_reasons', 'status', 'usage', 'demotion_candidate']);
       assert.deepEqual(r, {
         id: 'mem_0000abcd',
         topic: 'Postgres pool',
@@ -256,6 +273,8 @@ describe('responses', () => {
         stale: false,
         stale_reasons: [],
         status: 'approved',
+        usage: NO_USAGE_JSON,
+        demotion_candidate: false,
       });
       assert.match(getText({ ...MEMORY, status: 'proposed' }), /\n\*\*Status:\*\* proposed: awaiting review by a person; until it is approved it is not injected/);
       assert.doesNotMatch(getText(MEMORY), /Status/);
@@ -271,6 +290,7 @@ describe('responses', () => {
         '**Phase:** 0 (Full)',
         '**Priority:** 0.81 | **Difficulty:** 0.70 | **Accesses:** 3',
         '**Created:** 2026-11-22T06:59:15.123Z',
+        '**Usage:** injected in 0 sessions, never read, never recalled, last used never',
         '',
         '## Summary',
         'Raise the pool to 50.',
@@ -313,7 +333,7 @@ describe('responses', () => {
   describe('status', () => {
     it('statusResponse: the design’s fields and config, not the text-only ones (exists, invalid_files)', () => {
       const r = statusResponse(STATUS);
-      assert.deepEqual(Object.keys(r), ['total_memories', 'by_phase', 'total_archived', 'session_count', 'last_eviction', 'storage_size_bytes', 'config', 'store_path', 'stale_memories', 'awaiting_review']);
+      assert.deepEqual(Object.keys(r), ['total_memories', 'by_phase', 'total_archived', 'session_count', 'last_eviction', 'storage_size_bytes', 'config', 'store_path', 'stale_memories', 'awaiting_review', 'demotion_candidates']);
       assert.deepEqual(r.config, { max_memories: 100, memories_to_load: 10, eviction_batch_size: 5, review_new_memories: false });
       assert.equal(r.store_path, '/work/project/.claude/ltm');
     });

@@ -11,6 +11,7 @@ import {
   type SessionSituation,
 } from '../../src/core/situation';
 import type { MemoryView } from '../../src/core/store';
+import { NO_USAGE } from '../../src/core/usage';
 
 function mem(over: Partial<MemoryView> & Pick<MemoryView, 'id'>): MemoryView {
   return {
@@ -29,6 +30,8 @@ function mem(over: Partial<MemoryView> & Pick<MemoryView, 'id'>): MemoryView {
     access_count: 0,
     accessed_at: '',
     last_session: 1,
+    usage: { ...NO_USAGE },
+    demotion_candidate: false,
     ...over,
   };
 }
