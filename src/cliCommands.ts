@@ -125,16 +125,17 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'recall',
-    usage: '<query> [--limit N] [--tag T] [--archives | --all]',
-    description: 'ranked search (active, archived or both)',
-    options: { limit: text, tag: text, archives: flag, all: flag },
+    usage: '<query> [--also "other words"]… [--limit N] [--tag T] [--archives | --all]',
+    description: 'ranked search (active, archived or both); --also: other phrasings of the same need, fused',
+    options: { limit: text, tag: text, archives: flag, all: flag, also: { type: 'string', multiple: true } },
     positionals: ['query'],
     joinPositionals: true,
     store: true,
     run: (store, { values, positionals: [query] }) => {
       if (values.archives && values.all) throw new UsageError('use either --archives or --all, not both');
       const scope: SearchScope = values.archives ? 'archives' : values.all ? 'all' : 'active';
-      const items = store.search(query!, { limit: integer('limit', str(values, 'limit'), 1) ?? DEFAULT_SEARCH_LIMIT, tag: str(values, 'tag'), scope });
+      const also = Array.isArray(values.also) ? values.also.filter((v): v is string => typeof v === 'string') : [];
+      const items = store.searchAny([query!, ...also], { limit: integer('limit', str(values, 'limit'), 1) ?? DEFAULT_SEARCH_LIMIT, tag: str(values, 'tag'), scope });
       return { json: responses.recallResponse(items), text: responses.recallText(query!, items) };
     },
   },
@@ -176,9 +177,9 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'store',
-    usage: '--topic T --content C [--summary S] [--tags a,b] [--files a.ts,b.ts#L10-24] [--difficulty X] [--auto-tag]',
+    usage: '--topic T --content C [--summary S] [--tags a,b] [--keywords a,b] [--files a.ts,b.ts#L10-24] [--difficulty X] [--auto-tag]',
     description: 'store a new memory (--files: the code it is about)',
-    options: { topic: text, content: text, summary: text, tags: text, files: text, difficulty: text, 'auto-tag': flag },
+    options: { topic: text, content: text, summary: text, tags: text, keywords: text, files: text, difficulty: text, 'auto-tag': flag },
     positionals: [],
     store: true,
     run: async (store, { values }) => {
@@ -201,6 +202,7 @@ export const COMMANDS: readonly Command[] = [
         tags: str(values, 'tags')?.split(',') ?? [],
         autoTag: Boolean(values['auto-tag']),
         difficulty,
+        keywords: str(values, 'keywords')?.split(',').map((k) => k.trim()).filter(Boolean),
         anchors: fileSpecs(str(values, 'files')),
       });
       return { json: responses.storeResponse(result), text: responses.storeText(result) };

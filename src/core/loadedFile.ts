@@ -83,6 +83,7 @@ class LazyContentMemory implements Memory {
   readonly created_at: string;
   readonly created_session: number | null;
   readonly phase_history: Memory['phase_history'];
+  readonly keywords: Memory['keywords'];
   readonly anchors: Memory['anchors'];
   readonly status: Memory['status'];
   readonly summary: string;
@@ -99,6 +100,7 @@ class LazyContentMemory implements Memory {
     this.created_at = meta.created_at;
     this.created_session = meta.created_session;
     this.phase_history = meta.phase_history;
+    this.keywords = meta.keywords;
     this.anchors = meta.anchors;
     this.status = meta.status;
     this.summary = summary;

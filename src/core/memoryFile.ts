@@ -86,6 +86,30 @@ function readableAnchors(value: unknown): Anchor[] {
   }).slice(0, MAX_ANCHORS);
 }
 
+/** At most this many keywords, each at most this long: other words for a search, not a second Content. */
+export const MAX_KEYWORDS = 20;
+export const MAX_KEYWORD_LENGTH = 100;
+
+/** Keywords as a list of distinct one-line words or phrases (case kept; duplicates by case dropped). */
+export function normaliseKeywords(keywords: readonly string[]): string[] {
+  const seen = new Set<string>();
+  const out: string[] = [];
+  for (const keyword of keywords) {
+    const k = keyword.replace(/\s+/g, ' ').trim();
+    if (!k || seen.has(k.toLowerCase())) continue;
+    seen.add(k.toLowerCase());
+    out.push(k);
+  }
+  return out;
+}
+
+/** The keywords of a frontmatter `keywords` value that can be read; anything else is none. */
+function readableKeywords(value: unknown): string[] {
+  if (!Array.isArray(value)) return [];
+  const words = value.flatMap((k) => (typeof k === 'string' || typeof k === 'number' ? [String(k)] : []));
+  return normaliseKeywords(words.filter((k) => k.length <= MAX_KEYWORD_LENGTH)).slice(0, MAX_KEYWORDS);
+}
+
 const metaSchema = z.object({
   id: z.string().regex(MEMORY_ID_PATTERN, 'must be "mem_" followed by 8 lowercase hex characters'),
   topic: text.pipe(z.string().trim().min(1, 'must not be empty')),
@@ -106,6 +130,7 @@ const metaSchema = z.object({
     .nullish()
     .catch([])
     .transform((entries) => (entries ?? []).flatMap((e) => (phaseChangeSchema.safeParse(e).success ? [phaseChangeSchema.parse(e)] : []))),
+  keywords: z.unknown().optional().transform(readableKeywords),
   // Anchors are edited by hand too: one that is not understood is left out (the file keeps its text,
   // `ltm check` names it), never a reason to reject the memory.
   anchors: z.unknown().optional().transform(readableAnchors),
@@ -317,7 +342,8 @@ export function parseMemoryFile(text: string, parse: FrontmatterParser = parseFr
   return { memory: memoryOf(meta, sections), frontmatter, body };
 }
 
-export interface NewMemoryFields extends Omit<MemoryMeta, 'phase_history' | 'anchors' | 'status'> {
+export interface NewMemoryFields extends Omit<MemoryMeta, 'phase_history' | 'anchors' | 'status' | 'keywords'> {
+  keywords?: readonly string[];
   /** Written only when `proposed`: an approved memory's file has no `status`, as in every earlier version. */
   status?: MemoryStatus;
   summary: string;
@@ -328,7 +354,11 @@ export interface NewMemoryFields extends Omit<MemoryMeta, 'phase_history' | 'anc
 /** Renders a new memory file; fields are written in FRONTMATTER_KEYS order. */
 export function renderNewMemoryFile(fields: NewMemoryFields): string {
   const data: Record<string, unknown> = {};
-  for (const key of FRONTMATTER_KEYS) data[key] = fields[key];
+  for (const key of FRONTMATTER_KEYS) {
+    data[key] = fields[key];
+    // Beside the tags, and only when there are some: a memory without keywords reads as it always did.
+    if (key === 'tags' && fields.keywords && fields.keywords.length > 0) data.keywords = [...fields.keywords];
+  }
   if (data.created_session === null) delete data.created_session;
   // Written only when there are some: a memory without anchors reads as it always did.
   if (fields.anchors && fields.anchors.length > 0) data.anchors = anchorsToFrontmatter(fields.anchors);
@@ -412,6 +442,7 @@ export function memoryOf(meta: MemoryMeta, body: MemoryBody): Memory {
     created_at: meta.created_at,
     created_session: meta.created_session,
     phase_history: meta.phase_history,
+    keywords: meta.keywords,
     anchors: meta.anchors,
     status: meta.status,
     summary: body.summary,
@@ -431,6 +462,7 @@ export function copyMeta(meta: MemoryMeta): MemoryMeta {
     created_at: meta.created_at,
     created_session: meta.created_session,
     phase_history: meta.phase_history,
+    keywords: [...meta.keywords],
     anchors: meta.anchors.map((a) => ({ ...a })),
     status: meta.status,
   };

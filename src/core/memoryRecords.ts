@@ -22,11 +22,11 @@ import { copyMeta, parseFrontmatter } from './memoryFile';
 import type { MemoryMeta } from './model';
 
 /**
- * 'ltm-records-1' had no `status` or `anchors`: its records of files that say `status: proposed`
+ * 'ltm-records-3' had no `keywords`. 'ltm-records-1' had no `status` or `anchors`: its records of files that say `status: proposed`
  * would make them approved, and of anchored files would lose their anchors. The format before
  * it ('ltm-frontmatter-1') was keyed by frontmatter text.
  */
-const RECORDS_VERSION = 'ltm-records-3';
+const RECORDS_VERSION = 'ltm-records-4';
 
 /** One record as saved: [name, size, mtimeMs, ino, frontmatterDigest, meta, summary, hasSections]. */
 type SavedRecord = [string, number, number, number, string, MemoryMeta, string, boolean];
@@ -153,6 +153,8 @@ function recordFrom(saved: unknown): [string, FileRecord] | null {
     !(m.created_session === null || isNumber(m.created_session)) ||
     !Array.isArray(m.phase_history) ||
     !m.phase_history.every((h: unknown) => !!h && typeof h === 'object' && isNumber((h as { phase?: unknown }).phase) && isString((h as { at?: unknown }).at) && isString((h as { event?: unknown }).event)) ||
+    !Array.isArray(m.keywords) ||
+    !m.keywords.every(isString) ||
     !Array.isArray(m.anchors) ||
     !m.anchors.every(isSavedAnchor) ||
     !(m.status === undefined || m.status === 'proposed')
@@ -173,6 +175,7 @@ function recordFrom(saved: unknown): [string, FileRecord] | null {
         created_at: m.created_at,
         created_session: m.created_session as number | null,
         phase_history: m.phase_history as MemoryMeta['phase_history'],
+        keywords: m.keywords as string[],
         anchors: m.anchors as MemoryMeta['anchors'],
         status: m.status as MemoryMeta['status'],
       },

@@ -73,6 +73,8 @@ export interface MemoryMeta {
   created_session: number | null;
   /** Phase changes since creation (frontmatter `phase_history`, written by LTM only). */
   phase_history: PhaseChange[];
+  /** Other words a later search might use (frontmatter `keywords`, written only when there are some). */
+  keywords: string[];
   /** The code the memory is about (frontmatter `anchors`; see anchors.ts). Empty for most memories. */
   anchors: Anchor[];
   /** Frontmatter `status`; absent (or any other value) means approved. */

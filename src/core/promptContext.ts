@@ -66,9 +66,9 @@ export function passesGate(hit: { score: number; words: number }, promptWords: n
  * as a longer word it begins, or through a word people use for the same thing
  * (`ram ~ memory`). What the context says to explain an offer.
  */
-export function matchedWords(prompt: string, memory: Pick<MemoryView, 'topic' | 'tags' | 'summary' | 'content'>): string[] {
+export function matchedWords(prompt: string, memory: Pick<MemoryView, 'topic' | 'tags' | 'summary' | 'content'> & { keywords?: readonly string[] }): string[] {
   const terms = new Set<string>();
-  for (const token of tokenize(`${memory.topic}\n${memory.tags.join(' ')}\n${memory.summary}\n${memory.content}`)) {
+  for (const token of tokenize(`${memory.topic}\n${memory.tags.join(' ')}\n${(memory.keywords ?? []).join(' ')}\n${memory.summary}\n${memory.content}`)) {
     const term = indexTerm(token);
     if (term) terms.add(term);
   }

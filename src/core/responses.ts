@@ -214,6 +214,7 @@ export function getResponse(m: MemoryView, stale: StaleReport | null = null) {
     accessed_at: m.accessed_at,
     created_session: m.created_session,
     last_session: m.last_session,
+    keywords: m.keywords,
     anchors: m.anchors.map(describeAnchor),
     stale: stale?.stale ?? false,
     stale_reasons: stale?.reasons ?? [],
@@ -232,6 +233,7 @@ export function getText(m: MemoryView, stale: StaleReport | null = null): string
     `**Phase:** ${m.phase} (${phaseName(m.phase)})`,
     `**Priority:** ${fmt(m.priority)} | **Difficulty:** ${fmt(m.difficulty)} | **Accesses:** ${m.access_count}`,
     `**Created:** ${m.created_at}`,
+    ...(m.keywords.length > 0 ? [`**Keywords:** ${m.keywords.join(', ')}`] : []),
     ...(m.anchors.length > 0 ? [`**Anchored to:** ${m.anchors.map(describeAnchor).join(', ')}`] : []),
     // Facts, not orders: what changed, for Claude to weigh against the code it reads.
     ...(stale?.stale ? [`**Possibly outdated:** the code it is anchored to changed since it was written (${stale.reasons.join('; ')}).`] : []),

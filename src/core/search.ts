@@ -23,6 +23,8 @@ export interface SearchableMemory {
   id: string;
   topic: string;
   tags: readonly string[];
+  /** Other words a search might use (a memory's `keywords`); archived memories have none. */
+  keywords?: readonly string[];
   summary: string;
   content: string;
 }
@@ -41,6 +43,8 @@ export interface SearchHit {
 const FIELDS = [
   { name: 'topic', boost: 3, text: (m: SearchableMemory) => m.topic },
   { name: 'tags', boost: 2, text: (m: SearchableMemory) => m.tags.join(' ') },
+  // Written to be searched by: as strong as tags.
+  { name: 'keywords', boost: 2, text: (m: SearchableMemory) => (m.keywords ?? []).join(' ') },
   { name: 'summary', boost: 1.5, text: (m: SearchableMemory) => m.summary },
   { name: 'content', boost: 1, text: (m: SearchableMemory) => m.content },
 ] as const;
@@ -82,7 +86,7 @@ function growable(lists: Numbers[], field: number): number[] {
  * stop words or fields change, so that a snapshot saved by an older version
  * is rebuilt rather than read.
  */
-export const SEARCH_INDEX_FORMAT = 'ltm-search-2';
+export const SEARCH_INDEX_FORMAT = 'ltm-search-3';
 
 /** What a snapshot's JSON header holds; the numbers follow it (see MemorySearchIndex.serialize). */
 interface SnapshotHeader {

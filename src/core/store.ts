@@ -61,6 +61,7 @@ import type { StaleReport } from './staleness';
 import { StatsWriter } from './statsWriter';
 import { StoreAnchors } from './storeAnchors';
 import { StoreQueries } from './storeQueries';
+import { reciprocalRankFusion } from './rankFusion';
 import { USAGE_KINDS, isDemotionCandidate, isListSort, LIST_SORTS, usageOf, type UsageKind } from './usage';
 import { GITIGNORE_LINES, GITIGNORE_TEXT, storePaths, type StorePaths, type StoreState } from './storeFiles';
 import { prepareInput, rejectUnpairedSurrogates } from './storeInput';
@@ -327,6 +328,25 @@ export class MemoryStore {
   }
 
   /**
+   * Ranked search for one need asked several ways (`queries`: the first and
+   * its alternative phrasings), the rankings fused by reciprocal rank
+   * (rankFusion.ts): a memory that several phrasings find comes first.
+   */
+  searchAny(queries: readonly string[], options: SearchOptions = {}): SearchResultItem[] {
+    const asked = queries.filter((q) => q.trim());
+    if (asked.length === 0) throw invalidInput('the search query is empty');
+    if (asked.length === 1) return this.search(asked[0]!, options);
+    const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
+    // Deeper than `limit` per phrasing: a memory at rank 12 of two phrasings can beat one at rank 1 of one.
+    const lists = asked.map((q) => this.search(q, { ...options, limit: Math.max(limit * 2, 20) }));
+    const itemOf = new Map<string, SearchResultItem>();
+    for (const item of lists.flat()) if (!itemOf.has(item.id)) itemOf.set(item.id, item);
+    return reciprocalRankFusion(lists.map((list) => list.map((i) => i.id)))
+      .slice(0, limit)
+      .map((id) => itemOf.get(id)!);
+  }
+
+  /**
    * The memories worth offering with a text (a person's prompt, a tool's
    * error), most relevant first, leaving out `exclude` (already offered in the
    * session): none when the text is too short or nothing matches it enough.
@@ -457,6 +477,7 @@ export class MemoryStore {
         id,
         topic: prepared.topic,
         tags,
+        keywords: prepared.keywords,
         phase: 0,
         difficulty: prepared.difficulty ?? 0.5,
         created_at: createdAt,

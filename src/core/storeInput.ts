@@ -5,7 +5,7 @@
  * request never touches the disk.
  */
 import { invalidInput } from './errors';
-import { deriveSummary, normaliseTags, summaryProblem } from './memoryFile';
+import { MAX_KEYWORDS, MAX_KEYWORD_LENGTH, deriveSummary, normaliseKeywords, normaliseTags, summaryProblem } from './memoryFile';
 import { redactSecrets, type Redaction } from './secrets';
 import type { StoreInput } from './storeTypes';
 
@@ -21,6 +21,7 @@ export interface PreparedInput {
   content: string;
   summary: string;
   tags: string[];
+  keywords: string[];
   difficulty: number | undefined;
   redactions: Redaction[];
 }
@@ -42,6 +43,16 @@ export function prepareInput(raw: StoreInput): PreparedInput {
     throw invalidInput('tags must be a list of strings');
   }
   for (const tag of raw.tags ?? []) rejectUnpairedSurrogates('a tag', tag);
+  if (raw.keywords !== undefined && (!Array.isArray(raw.keywords) || raw.keywords.some((k) => typeof k !== 'string'))) {
+    throw invalidInput('keywords must be a list of strings');
+  }
+  if ((raw.keywords?.length ?? 0) > MAX_KEYWORDS) throw invalidInput(`at most ${MAX_KEYWORDS} keywords`);
+  for (const keyword of raw.keywords ?? []) {
+    rejectUnpairedSurrogates('a keyword', keyword);
+    if (/[\r\n]/.test(keyword) || keyword.length > MAX_KEYWORD_LENGTH) {
+      throw invalidInput(`keyword "${keyword.slice(0, 40)}" is not valid (one line, at most ${MAX_KEYWORD_LENGTH} characters)`);
+    }
+  }
   const { value: input, redactions } = redactTextFields(raw);
   const tags = normaliseTags(input.tags ?? []);
   const badTag = tags.find((t) => /[\r\n]/.test(t) || t.length > 100);
@@ -51,7 +62,7 @@ export function prepareInput(raw: StoreInput): PreparedInput {
   const summary = input.summary?.trim() ? input.summary.trim() : deriveSummary(content) || topic;
   const problem = summaryProblem(summary);
   if (problem) throw invalidInput(problem);
-  return { topic, content, summary, tags, difficulty: input.difficulty, redactions };
+  return { topic, content, summary, tags, keywords: normaliseKeywords(input.keywords ?? []), difficulty: input.difficulty, redactions };
 }
 
 /**

@@ -184,6 +184,7 @@ export class StoreQueries {
       created_at: '',
       created_session: null,
       phase_history: [],
+      keywords: [],
       anchors: [],
       summary: '',
       content: '',

@@ -77,6 +77,8 @@ export interface StoreInput {
   content: string;
   summary?: string;
   tags?: readonly string[];
+  /** Other words a later search might use: synonyms, the symptom in a user's words, the error's name. */
+  keywords?: readonly string[];
   autoTag?: boolean;
   difficulty?: number;
   /** Session number to record as created_session; defaults to the store's session count. */

@@ -23,7 +23,8 @@ Topic given by the user: $ARGUMENTS
 
 - If no topic was given, ask the user what to remember and for a short topic.
 - Write \`content\` as a self-contained note a future session can act on: the problem, what was tried, the cause, the fix, and where in the code it applies.
-- Add a one-sentence \`summary\`.
+- Add a one-sentence \`summary\`, and \`keywords\`: a few other words a later search might use (the symptom as a user would put it, synonyms, the error's name).
+- If it is about specific code, pass \`anchors\` (project files, each maybe with lines: \`src/db/pool.ts#L10-24\`).
 - If the user gave tags, pass them as \`tags\`; otherwise set \`auto_tag: true\`. Use \`importance:critical\` only when the user says it must never be forgotten.
 - Never put secrets (keys, tokens, passwords) in a memory.
 
@@ -83,8 +84,12 @@ The most important memories are injected at the start of each session.
   code, call \`mcp__ltm__recall\` with a few keywords: an earlier session may have solved it.
 - **Store what was hard-won.** After fixing something that took several attempts, finding a non-obvious
   cause, or agreeing on a project convention, call \`mcp__ltm__store_memory\` with a short topic, a
-  one-sentence summary and the full explanation. Do not store secrets or trivia.
-- **Keep memories true.** If a memory turns out to be wrong or outdated, say so and \`mcp__ltm__forget\` it.
+  one-sentence summary and the full explanation, \`keywords\` (other words a later search might use: the
+  symptom in a user's words, synonyms, the error's name) and, when it is about specific code, \`anchors\`
+  (\`src/file.ts#L10-24\`). Do not store secrets or trivia.
+- **Keep memories true.** If a memory turns out to be wrong or outdated, update it with
+  \`mcp__ltm__update_memory\` or \`mcp__ltm__forget\` it. A memory marked possibly outdated is about code
+  that changed since it was written: check it against the code.
 - When detail of a hint or abstract is needed, \`mcp__ltm__get_memory\`; archived memories are found with
   \`mcp__ltm__search_archives\` and brought back with \`mcp__ltm__restore_memory\`.
 - The user's commands: /remember, /recall, /forget, /ltm.

@@ -76,7 +76,7 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
       title: 'Store a memory',
       description:
         'Store a lesson worth keeping across sessions: a hard-won fix, a decision, a convention. ' +
-        'Give a short topic, the full content, and optionally a one-line summary and tags ' +
+        'Give a short topic, the full content, and optionally a one-line summary, tags and keywords (other words a later search might use) ' +
         `(${IMPORTANCE_TAGS.join(' | ')} change its priority). ` +
         'When the lesson is about specific code, give anchors (project files, each maybe with lines): the memory is then flagged as possibly outdated when that code changes. ' +
         'In a project that reviews new memories, a stored memory is used only once a person approves it.' +
@@ -88,6 +88,7 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
         tags: z.array(tag).max(50).optional().describe('Categorisation tags'),
         auto_tag: z.boolean().optional().describe('Suggest tags from the text when none are given'),
         difficulty: z.number().min(0).max(1).optional().describe("0-1; defaults to the session's measured difficulty"),
+        keywords: z.array(z.string().trim().min(1).max(100)).max(20).optional().describe('Other words a later search might use: the symptom in a user\'s words, synonyms, the error\'s name'),
         anchors: z.array(z.string().min(1).max(1_100)).max(20).optional().describe('Project files the lesson is about, relative to the project, e.g. "src/db/pool.ts#L10-24" or "src/db/pool.ts"'),
       }),
     },
@@ -103,6 +104,7 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
         autoTag: args.auto_tag,
         difficulty: args.difficulty ?? ctx.sessions.difficultyFor(sessionId),
         session: ctx.sessions.sessionNumber(sessionId),
+        keywords: args.keywords,
         anchors: args.anchors,
         // Held for review when the project asks for it (state.json review_new_memories).
         author: 'claude',
@@ -137,16 +139,19 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
     'recall',
     {
       title: 'Recall memories',
-      description: 'Search memories by relevance (topic, tags, summary, content; typos and prefixes tolerated), blended with priority.',
+      description:
+        'Search memories by relevance (topic, tags, keywords, summary, content; typos, prefixes and other words for the same thing tolerated), blended with priority. ' +
+        'When the need can be put several ways (the error text, the symptom, the component), give the other phrasings as `also`: the rankings are fused.',
       inputSchema: z.object({
         query: z.string().trim().min(1).max(1_000).describe('Words to search for'),
+        also: z.array(z.string().trim().min(1).max(1_000)).max(4).optional().describe('Other phrasings of the same need, searched too and fused with the query'),
         limit: z.number().int().min(1).max(100).optional().describe(`Most results (default ${DEFAULT_SEARCH_LIMIT})`),
         tag: tag.optional().describe('Only memories with this tag'),
         scope: z.enum(['active', 'archives', 'all']).optional().describe('active (default), archives, or all'),
       }),
     },
     safely(async (args, meta) => {
-      const items = store.search(args.query, { limit: args.limit ?? DEFAULT_SEARCH_LIMIT, tag: args.tag, scope: args.scope ?? 'active' });
+      const items = store.searchAny([args.query, ...(args.also ?? [])], { limit: args.limit ?? DEFAULT_SEARCH_LIMIT, tag: args.tag, scope: args.scope ?? 'active' });
       // What recall returns to Claude counts as recalled (usage.ts); archived results have no stats.
       const recalled = items.filter((i) => !i.archived).map((i) => i.id);
       if (recalled.length > 0) {

@@ -212,6 +212,20 @@ describe('MCP tools (MCP SDK client)', function () {
       assert.equal(back.structured.content, 'Docker builds need BuildKit enabled. Otherwise the cache mounts fail.');
     });
 
+    it('store_memory keeps keywords a later recall finds it by; recall fuses alternative phrasings', async () => {
+      const stored = await ok(client, 'store_memory', { topic: 'Emulator reaches the host at 10.0.2.2', content: 'Inside the Android emulator, localhost is the emulator itself.', keywords: ['virtual device cannot reach laptop'] });
+      const id = stored.structured.id as string;
+      const byKeyword = await ok(client, 'recall', { query: 'laptop' });
+      assert.equal((byKeyword.structured.memories as { id: string }[])[0]?.id, id);
+      const got = await ok(client, 'get_memory', { id });
+      assert.deepEqual(got.structured.keywords, ['virtual device cannot reach laptop']);
+      assert.match(got.text, /\*\*Keywords:\*\* virtual device cannot reach laptop/);
+      const fused = await ok(client, 'recall', { query: 'zzzz-nothing', also: ['emulator localhost'] });
+      assert.equal((fused.structured.memories as { id: string }[])[0]?.id, id, 'found by the alternative phrasing');
+      const tooMany = await call(client, 'recall', { query: 'a', also: ['b', 'c', 'd', 'e', 'f'] });
+      assert.equal(tooMany.isError, true);
+    });
+
     it('store_memory anchors a memory to code; get_memory says when that code changed', async () => {
       const code = Array.from({ length: 20 }, (_, i) => `export const step${i + 1} = ${i + 1};`).join('\n') + '\n';
       fs.mkdirSync(path.join(t.project, 'src'), { recursive: true });

@@ -112,13 +112,14 @@ describe('model', () => {
         created_at: true,
         created_session: true,
         phase_history: true,
+        keywords: true,
         anchors: true,
         status: true,
       };
       assert.equal(FRONTMATTER_KEYS[0], 'id');
       assert.equal(new Set(FRONTMATTER_KEYS).size, FRONTMATTER_KEYS.length);
-      // phase_history is written only once the phase changes, anchors only when there are some, status only for a memory awaiting review.
-      assert.deepEqual([...FRONTMATTER_KEYS].sort(), Object.keys(meta).filter((k) => k !== 'phase_history' && k !== 'anchors' && k !== 'status').sort());
+      // phase_history is written only once the phase changes, keywords and anchors only when there are some, status only for a memory awaiting review.
+      assert.deepEqual([...FRONTMATTER_KEYS].sort(), Object.keys(meta).filter((k) => !['phase_history', 'keywords', 'anchors', 'status'].includes(k)).sort());
     });
   });
 

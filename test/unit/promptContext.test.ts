@@ -24,6 +24,7 @@ function view(id: string, topic: string, summary: string, content: string, tags:
     created_at: '2026-01-01T00:00:00.000Z',
     created_session: 1,
     phase_history: [],
+    keywords: [],
     anchors: [],
     summary,
     content,

@@ -37,6 +37,7 @@ const MEMORY: MemoryView = {
   created_at: '2026-11-22T06:59:15.123Z',
   created_session: 4,
   phase_history: [],
+  keywords: [],
   anchors: [],
   summary: 'Raise the pool to 50.',
   content: 'The pool of 10 ran dry.\n\nRaised to 50.',
@@ -254,7 +255,7 @@ describe('responses', () => {
   describe('get', () => {
     it('getResponse: every field of the design, and nothing internal (hasSections, phase_history)', () => {
       const r = getResponse({ ...MEMORY, phase_history: [{ phase: 1, at: 'x', event: 'evicted' }] });
-      assert.deepEqual(Object.keys(r), ['id', 'topic', 'summary', 'content', 'tags', 'phase', 'priority', 'difficulty', 'access_count', 'created_at', 'accessed_at', 'created_session', 'last_session', 'anchors', 'stale', 'stale_reasons', 'status', 'usage', 'demotion_candidate']);
+      assert.deepEqual(Object.keys(r), ['id', 'topic', 'summary', 'content', 'tags', 'phase', 'priority', 'difficulty', 'access_count', 'created_at', 'accessed_at', 'created_session', 'last_session', 'keywords', 'anchors', 'stale', 'stale_reasons', 'status', 'usage', 'demotion_candidate']);
       assert.deepEqual(r, {
         id: 'mem_0000abcd',
         topic: 'Postgres pool',
@@ -269,6 +270,7 @@ describe('responses', () => {
         accessed_at: '2026-11-23T00:00:00.000Z',
         created_session: 4,
         last_session: 5,
+        keywords: [],
         anchors: [],
         stale: false,
         stale_reasons: [],

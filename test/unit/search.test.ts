@@ -10,13 +10,13 @@ import { MemorySearchIndex, type SearchableMemory } from '../../src/core/search'
  * nothing. It is the reference the hand-written scoring must agree with.
  */
 function referenceSearch(memories: readonly SearchableMemory[], query: string): Map<string, number> {
-  const mini = new MiniSearch<{ id: string; topic: string; tags: string; summary: string; content: string }>({
-    fields: ['topic', 'tags', 'summary', 'content'],
+  const mini = new MiniSearch<{ id: string; topic: string; tags: string; keywords: string; summary: string; content: string }>({
+    fields: ['topic', 'tags', 'keywords', 'summary', 'content'],
     tokenize,
     processTerm: (t) => indexTerm(t),
-    searchOptions: { boost: { topic: 3, tags: 2, summary: 1.5 }, prefix: matchesAsPrefix, maxFuzzy: 2, combineWith: 'OR' },
+    searchOptions: { boost: { topic: 3, tags: 2, keywords: 2, summary: 1.5 }, prefix: matchesAsPrefix, maxFuzzy: 2, combineWith: 'OR' },
   });
-  mini.addAll(memories.map((m) => ({ ...m, tags: m.tags.join(' ') })));
+  mini.addAll(memories.map((m) => ({ ...m, tags: m.tags.join(' '), keywords: (m.keywords ?? []).join(' ') })));
   let results = mini.search(query, { fuzzy: false });
   const matched = new Set(results.flatMap((r) => r.queryTerms));
   if (queryWords(query).some((w) => !matched.has(w))) {
@@ -41,7 +41,7 @@ const VOCABULARY = ['postgres', 'postgresql', 'post', 'migration', 'migrate', 'd
 const word = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...VOCABULARY) }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 6 }) });
 const text = (max: number) => fc.array(word, { maxLength: max }).map((words) => words.join(' '));
 const memoryArb = (id: string): fc.Arbitrary<SearchableMemory> =>
-  fc.record({ id: fc.constant(id), topic: text(6), tags: fc.array(fc.constantFrom('db', 'react', 'postgres', 'ci'), { maxLength: 3 }), summary: text(8), content: text(30) });
+  fc.record({ id: fc.constant(id), topic: text(6), tags: fc.array(fc.constantFrom('db', 'react', 'postgres', 'ci'), { maxLength: 3 }), keywords: fc.array(text(2), { maxLength: 2 }), summary: text(8), content: text(30) });
 // Queries as typed: whole words, prefixes, and words with a typo.
 const queryArb = fc.array(
   fc.oneof(
@@ -135,10 +135,10 @@ describe('search index', () => {
     const single = new MemorySearchIndex();
     single.upsert({ id: 'm1', topic: 'deadlock', tags: [], summary: '', content: '' });
     const singleBytes = Buffer.from(single.serialize(() => 'k'));
-    // Numbers: 4 field lengths, then the one term's topic field: count 1, slot 0, frequency 1, then three empty fields.
-    const numbersStart = singleBytes.length - 4 * (4 + 3 + 3);
-    assert.deepEqual([0, 1, 2].map((i) => singleBytes.readUInt32LE(numbersStart + 16 + 4 * i)), [1, 0, 1]);
-    singleBytes.writeUInt32LE(7, numbersStart + 20);
+    // Numbers: 5 field lengths, then the one term's topic field: count 1, slot 0, frequency 1, then four empty fields.
+    const numbersStart = singleBytes.length - 4 * (5 + 3 + 4);
+    assert.deepEqual([0, 1, 2].map((i) => singleBytes.readUInt32LE(numbersStart + 20 + 4 * i)), [1, 0, 1]);
+    singleBytes.writeUInt32LE(7, numbersStart + 24);
     assert.equal(MemorySearchIndex.deserialize(singleBytes), null, 'a slot that holds no document');
   });
 

@@ -22,6 +22,7 @@ function mem(over: Partial<MemoryView> & Pick<MemoryView, 'id'>): MemoryView {
     created_at: '2026-01-01T00:00:00.000Z',
     created_session: 1,
     phase_history: [],
+    keywords: [],
     anchors: [],
     summary: 'Summary.',
     content: 'Content.',

@@ -265,6 +265,37 @@ describe('MemoryStore: basics', () => {
   });
 });
 
+describe('MemoryStore: keywords and one need asked several ways', () => {
+  const ctx = useProject('ltm-store-');
+
+  it('keeps keywords beside the tags (only when given), and a search finds a memory by a keyword alone', async () => {
+    const store = ctx.open();
+    const { memory } = await store.store({ topic: 'Pool exhausted under load', content: 'The pool of 10 ran dry; raised to 50.', tags: ['db'], keywords: [' too many clients ', 'connection slots', 'TOO MANY CLIENTS'] });
+    assert.deepEqual(memory.keywords, ['too many clients', 'connection slots'], 'trimmed, duplicates by case dropped');
+    assert.match(fs.readFileSync(memFile(ctx, memory.id), 'utf8'), /\ntags:\n {2}- "db"\nkeywords:\n {2}- "too many clients"\n {2}- "connection slots"\nphase: 0\n/);
+    const plain = (await store.store({ topic: 'A plain memory', content: 'Plain.' })).memory;
+    assert.doesNotMatch(fs.readFileSync(memFile(ctx, plain.id), 'utf8'), /keywords/);
+    assert.deepEqual(store.search('connection slots', { limit: 3 }).map((i) => i.id), [memory.id]);
+    store.flushCaches();
+    store.dispose();
+    const reopened = ctx.open();
+    assert.deepEqual(reopened.peek(memory.id).keywords, ['too many clients', 'connection slots'], 'through the records cache');
+    assert.deepEqual(reopened.search('slots', { limit: 3 }).map((i) => i.id), [memory.id], 'through the saved search index');
+  });
+
+  it('searchAny fuses the rankings of several phrasings: what two phrasings find comes first', async () => {
+    const store = ctx.open();
+    const both = (await store.store({ topic: 'Webhook retries', content: 'Stripe resends a webhook until it gets a 2xx; the handler is idempotent.' })).memory.id;
+    const first = (await store.store({ topic: 'Webhook signature', content: 'Verify the webhook signature with the raw body.' })).memory.id;
+    const second = (await store.store({ topic: 'Idempotent jobs', content: 'Jobs are idempotent: a retry must not charge twice.' })).memory.id;
+    const fused = store.searchAny(['webhook', 'idempotent retry'], { limit: 3 }).map((i) => i.id);
+    assert.equal(fused[0], both);
+    assert.deepEqual(new Set(fused), new Set([both, first, second]));
+    assert.deepEqual(store.searchAny(['webhook']).map((i) => i.id), store.search('webhook').map((i) => i.id), 'one phrasing is a plain search');
+    assert.throws(() => store.searchAny(['  ', '']), /empty/);
+  });
+});
+
 describe('MemoryStore: bad input changes nothing on disk', () => {
   const ctx = useProject('ltm-store-');
 
@@ -315,6 +346,10 @@ describe('MemoryStore: bad input changes nothing on disk', () => {
     ['a lone low surrogate in the content', { ...ok, content: 'bad \uDC00 content' }],
     ['a lone surrogate in the summary', { ...ok, summary: 'bad \uD83D summary' }],
     ['a summary with a "## Content" line', { ...ok, summary: 'first line\n## Content\nsneaky' }],
+    ['keywords that are not a list', { ...ok, keywords: 'pool, timeout' as unknown as string[] }],
+    ['a keyword with a newline', { ...ok, keywords: ['two\nlines'] }],
+    ['a keyword over 100 characters', { ...ok, keywords: ['x'.repeat(101)] }],
+    ['21 keywords', { ...ok, keywords: Array.from({ length: 21 }, (_, i) => `word${i}`) }],
   ];
   for (const [name, input] of badStores) {
     it(`store rejects ${name}`, () => expectUnchanged('invalid_input', ({ store }) => store.store(input)));

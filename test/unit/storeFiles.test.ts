@@ -392,7 +392,7 @@ describe('storeFiles', () => {
     });
 
     it('indexEntryOf keeps exactly topic, tags, phase, difficulty and created_at, in that order', () => {
-      const meta: MemoryMeta = { id: 'mem_00000001', topic: 'T', tags: ['a'], phase: 1, difficulty: 0.3, created_at: 'c', created_session: 4, phase_history: [{ phase: 1, at: 'x', event: 'evicted' }], anchors: [] };
+      const meta: MemoryMeta = { id: 'mem_00000001', topic: 'T', tags: ['a'], phase: 1, difficulty: 0.3, created_at: 'c', created_session: 4, phase_history: [{ phase: 1, at: 'x', event: 'evicted' }], keywords: [], anchors: [] };
       const e = indexEntryOf(meta);
       assert.deepEqual(Object.keys(e), ['topic', 'tags', 'phase', 'difficulty', 'created_at']);
       assert.deepEqual(e, { topic: 'T', tags: ['a'], phase: 1, difficulty: 0.3, created_at: 'c' });
