@@ -318,6 +318,29 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     assert.match(seen(request), /API pods OOMKilled at the 512Mi memory limit/, 'it is still in the conversation from the first offer');
   });
 
+  it('storing the same lesson in other words answers with the similar memory, so Claude can update it', async () => {
+    const oom = ltmJson<{ memories: { id: string; topic: string }[] }>(['list', '--project', project, '--limit', '100']).memories.find((m) => m.topic === 'API pods OOMKilled at the 512Mi memory limit')!;
+    script((req) => {
+      const toolResult = lastToolResult(req);
+      if (toolResult) return { text: `Stored. ${toolResult.content}` };
+      return {
+        toolUse: {
+          name: 'mcp__ltm__store_memory',
+          input: {
+            topic: 'API pods OOMKilled: Node heap sized from the host, not the 512Mi container limit',
+            content: 'Pods restarted with reason OOMKilled, exit code 137. Node sized its heap from the host memory instead of the container limit; NODE_OPTIONS=--max-old-space-size=384 fixes it.',
+          },
+        },
+      };
+    });
+    const run = await claude('remember why the API pods were OOMKilled');
+    assert.equal(run.status, 0, run.stderr);
+    const answer = JSON.parse((run.result?.result ?? '').replace(/^Stored\. /, '')) as { id: string; similar: { id: string; score: number }[] };
+    assert.deepEqual(answer.similar.map((s) => s.id), [oom.id], 'the earlier memory is named as a possible duplicate');
+    // Leave the store as it was for the tests that follow: the duplicate is forgotten (archived).
+    assert.equal(ltm(['forget', answer.id, '--project', project]).status, 0);
+  });
+
   it('a failing tool call whose error matches a memory gets it in the next model request', async () => {
     const stored = ltm([
       'store', '--project', project, '--json',
