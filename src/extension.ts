@@ -4,11 +4,13 @@
  * without holding up VS Code.
  */
 import * as vscode from 'vscode';
+import { AnchoredFiles } from './vscode/anchoredFiles';
+import { AnchorLensProvider } from './vscode/anchorLenses';
 import { ContextKey } from './vscode/commandIds';
 import { registerCommands } from './vscode/commands';
 import { ContextPreviewDocuments } from './vscode/contextPreviewDocuments';
 import { LtmMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
-import { MemoryTreeProvider } from './vscode/memoryTree';
+import { MemoryTreeProvider, type MemoryTreeNode } from './vscode/memoryTree';
 import { LtmSettings, type GroupBy } from './vscode/settings';
 import { MemoryStatusBar } from './vscode/statusBar';
 import { Panels } from './vscode/webviewPanels';
@@ -21,6 +23,8 @@ export interface LtmApi {
   folders(): { name: string; path: string; memories: number; port: number | null; token: string | null; mcpUrl: string | null }[];
   /** Fires when a folder's memories changed on disk, whoever changed them (the UI refreshes on it). */
   onDidChangeMemories: vscode.Event<string | undefined>;
+  /** The Memories view's rows, as the view draws them (its tests walk it). */
+  memoryTree: Pick<vscode.TreeDataProvider<MemoryTreeNode>, 'getChildren' | 'getTreeItem'>;
 }
 
 let running: WorkspaceMemories | undefined;
@@ -43,6 +47,16 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
   const panels = new Panels(context.extensionUri, log, memories);
   const previews = new ContextPreviewDocuments(memories, settings);
   context.subscriptions.push(tree, treeView, statusBar, mcp, panels, previews);
+  // Anchored code: lenses over it, and the tree and panels refreshed when it is saved.
+  const anchored = new AnchoredFiles(memories, log);
+  const lenses = new AnchorLensProvider(memories, anchored, settings);
+  context.subscriptions.push(anchored, lenses);
+  context.subscriptions.push(
+    anchored.onDidSaveAnchoredFile(() => {
+      tree.refresh();
+      panels.updateMemories();
+    }),
+  );
   if (typeof vscode.lm?.registerMcpServerDefinitionProvider === 'function') {
     context.subscriptions.push(vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcp));
   }
@@ -79,6 +93,7 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
 
   return {
     ready,
+    memoryTree: tree,
     onDidChangeMemories: (listener, thisArg, disposables) => memories.onDidChange((f) => listener.call(thisArg, f?.folder.uri.fsPath), undefined, disposables),
     folders: () =>
       memories.all().map((f) => ({

@@ -20,6 +20,9 @@ export const enum CommandId {
   Refresh = 'ltm.refresh',
   GroupByPhase = 'ltm.groupByPhase',
   GroupByTag = 'ltm.groupByTag',
+  Reanchor = 'ltm.reanchor',
+  /** A CodeLens's command (not in the palette): the memories anchored at its line. */
+  OpenAnchoredMemories = 'ltm.openAnchoredMemories',
 }
 
 /** Context keys that gate views and menus. */

@@ -5,6 +5,7 @@ import { PROBLEM_TITLES, type IntegrityReport } from '../core/integrity';
 import { PHASE_NAMES } from '../core/model';
 import { DEFAULT_IMPORTANCE, IMPORTANCE_TAG_PREFIX, PRIORITY_WEIGHTS } from '../core/priority';
 import type { FixResult, MemoryStore, SearchResultItem } from '../core/store';
+import { anchorsView } from './anchorDetails';
 import type { ArchivedItemView, FixView, IntegrityView, MemoryDetails, MemoryPanelConstants } from '../shared/protocol';
 
 /** Sent with every memory, so the panel explains it with the engine's own numbers. */
@@ -58,6 +59,7 @@ export function memoryDetails(store: MemoryStore, id: string, folder: string): M
       archivedReason: null,
       archivedAt: null,
       folder,
+      anchors: anchorsView(store, id),
     };
   }
   let archived;
@@ -87,6 +89,7 @@ export function memoryDetails(store: MemoryStore, id: string, folder: string): M
     archivedReason: archived.entry?.reason ?? null,
     archivedAt: archived.entry?.archived_at ?? null,
     folder,
+    anchors: null,
   };
 }
 

@@ -9,6 +9,7 @@ import type { MemoryView } from '../core/store';
 import { CommandId } from './commandIds';
 import type { FolderWithStore } from './folderMemory';
 import { DisposableOwner } from './lifecycle';
+import { markStale } from './staleMarks';
 import type { GroupBy } from './settings';
 import type { WorkspaceMemories } from './workspaceMemories';
 
@@ -143,6 +144,7 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
     item.contextValue = archived ? 'memory.archived' : m.phase > 0 ? 'memory.reduced' : 'memory.full';
     item.command = { command: CommandId.OpenMemory, title: 'Open', arguments: [{ kind: 'memory', folder, memory: m }] };
     item.accessibilityInformation = { label: `${m.topic}, ${phase.label}${archived ? '' : `, priority ${m.priority.toFixed(2)}`}` };
+    if (!archived) markStale(item, folder.store.outdated(m));
     return item;
   }
 }
