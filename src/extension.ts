@@ -47,12 +47,12 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
   const panels = new Panels(context.extensionUri, log, memories);
   const previews = new ContextPreviewDocuments(memories, settings);
   context.subscriptions.push(tree, treeView, statusBar, mcp, panels, previews);
-  // Anchored code: lenses over it, and the tree and panels refreshed when it is saved.
+  // Anchored code: lenses over it, and the tree and panels refreshed when it changes.
   const anchored = new AnchoredFiles(memories, log);
   const lenses = new AnchorLensProvider(memories, anchored, settings);
   context.subscriptions.push(anchored, lenses);
   context.subscriptions.push(
-    anchored.onDidSaveAnchoredFile(() => {
+    anchored.onDidChangeAnchoredFile(() => {
       tree.refresh();
       panels.updateMemories();
     }),

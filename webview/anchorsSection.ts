@@ -51,6 +51,10 @@ function anchorItem(id: string, a: AnchorView, index: number, post: PostMessage)
 }
 
 export function anchorsSection(id: string, anchors: AnchorsView, post: PostMessage): HTMLElement {
+  // A file that is gone cannot be hashed again: only updating the memory (and its anchors) helps.
+  const gone = anchors.items.some((a) => a.state === 'missing');
+  const reanchor = button('Still true — re-anchor', () => post({ type: 'reanchor', id }), { icon: 'check', id: 'reanchor', disabled: gone });
+  if (gone) reanchor.setAttribute('data-keep-disabled', '');
   return h(
     'section',
     { id: 'anchors', className: anchors.stale ? 'stale' : '' },
@@ -59,13 +63,7 @@ export function anchorsSection(id: string, anchors: AnchorsView, post: PostMessa
       ? h('p', { className: 'stale-note', role: 'status' }, icon('warning'), ' The code this memory is anchored to changed since it was written. If the memory still holds, re-anchor it; if not, update it.')
       : h('p', { className: 'muted hint' }, 'The code this memory is about. It is marked possibly outdated when that code changes; lines that only move are followed.'),
     h('ul', { className: 'anchors', id: 'anchor-list' }, ...anchors.items.map((a, i) => anchorItem(id, a, i, post))),
-    anchors.stale
-      ? h(
-          'div',
-          { className: 'actions' },
-          button('Still true — re-anchor', () => post({ type: 'reanchor', id }), { icon: 'check', id: 'reanchor' }),
-          button('Update memory', () => post({ type: 'editMemory', id }), { icon: 'edit', secondary: true, id: 'update-memory' }),
-        )
-      : null,
+    anchors.stale ? h('div', { className: 'actions' }, reanchor, button('Update memory', () => post({ type: 'editMemory', id }), { icon: 'edit', secondary: true, id: 'update-memory' })) : null,
+    gone ? h('p', { className: 'muted hint' }, `A file it is anchored to is gone, so it cannot be re-anchored. Update the memory, and its anchors with ltm anchor ${id} --files … (or --none).`) : null,
   );
 }

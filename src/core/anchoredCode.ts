@@ -132,16 +132,22 @@ export function selectionAnchorSpec(projectRoot: string, file: string, lines: re
   return lines[0] === lines[1] ? `${posix}#L${lines[0]}` : `${posix}#L${lines[0]}-${lines[1]}`;
 }
 
+/** A memory keeps at most this many lines of the code it is anchored to: the anchor points at the rest. */
+export const MAX_FENCED_LINES = 60;
+
 /**
- * Code as a Markdown fence, captioned with where it is from. The fence is
- * longer than any run of backticks in the code, so the code cannot close it.
+ * Code as a Markdown fence, captioned with where it is from, cut to
+ * MAX_FENCED_LINES. The fence is longer than any run of backticks in the
+ * code, so the code cannot close it.
  */
 export function fencedCode(code: string, language: string, caption: string): string {
-  const longest = Math.max(0, ...(code.match(/`+/g) ?? []).map((run) => run.length));
+  const lines = code.replace(/\s+$/, '').split(/\r\n|\r|\n/);
+  const kept = lines.slice(0, MAX_FENCED_LINES).join('\n');
+  const longest = Math.max(0, ...(kept.match(/`+/g) ?? []).map((run) => run.length));
   const fence = '`'.repeat(Math.max(3, longest + 1));
   const info = /^[\w+#.-]{1,40}$/.test(language) ? language : '';
-  const body = code.replace(/\s+$/, '');
-  return `${caption}:\n\n${fence}${info}\n${body}\n${fence}`;
+  const cut = lines.length > MAX_FENCED_LINES ? `\n\n(The first ${MAX_FENCED_LINES} of ${lines.length} lines.)` : '';
+  return `${caption}:\n\n${fence}${info}\n${kept}\n${fence}${cut}`;
 }
 
 /** A topic from the first line of text that says something: at most 80 characters, trimmed. */

@@ -5,7 +5,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { fencedCode, selectionAnchorSpec, selectionLines, topicFrom } from '../core/anchoredCode';
-import { describeAnchor, InvalidAnchor } from '../core/anchors';
+import { describeAnchor, InvalidAnchor, MAX_ANCHOR_LINES } from '../core/anchors';
 import { invalidInput } from '../core/errors';
 import { importanceTag } from '../core/priority';
 import type { MemoryStore, MemoryView } from '../core/store';
@@ -53,6 +53,10 @@ export async function rememberSelection(deps: AnchorCommandDeps, editor: vscode.
   }
 
   const lines = selectionLines(editor.selection.start, editor.selection.end);
+  // Said before any question is asked, not after.
+  if (lines && lines[1] - lines[0] + 1 > MAX_ANCHOR_LINES) {
+    throw invalidInput(`a memory can be anchored to at most ${MAX_ANCHOR_LINES} lines; select fewer, or nothing to anchor it to the whole file`);
+  }
   let spec: string;
   try {
     spec = selectionAnchorSpec(folder.folder.uri.fsPath, document.uri.fsPath, lines);

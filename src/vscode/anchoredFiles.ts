@@ -8,6 +8,12 @@
  * change (staleness is stat-based: asking again is enough) and, a moment
  * later, writes where moved lines went into the memories (followAnchors): once
  * per burst of saves, never per keystroke.
+ *
+ * Anchored files changed outside VS Code (Claude Code editing them, a git
+ * checkout) fire a change too, once per burst, but are not followed: writing
+ * memory files right after a checkout would leave the working tree modified.
+ * Until a save or `ltm stale` follows them, lenses still show moved lines
+ * where they are (they check the editor's text).
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -19,6 +25,8 @@ import type { WorkspaceMemories } from './workspaceMemories';
 
 /** Saves come in bursts (Save All, format on save): anchors are followed once the burst is over. */
 export const FOLLOW_DEBOUNCE_MS = 1_000;
+/** File events from outside arrive in bursts (a checkout): one refresh per burst. */
+const EXTERNAL_DEBOUNCE_MS = 300;
 
 /** A file of a folder with a store, by its project-relative path (`/` separators). */
 export interface AnchoredLocation {
@@ -30,6 +38,7 @@ export class AnchoredFiles extends DisposableOwner {
   /** By folder URI: anchored path → memories anchored in it. */
   private readonly indexes = new Map<string, Map<string, AnchoredMemory[]>>();
   private readonly followTimers = new Map<string, NodeJS.Timeout>();
+  private readonly externalTimers = new Map<string, NodeJS.Timeout>();
   private readonly changed = this.own(new vscode.EventEmitter<FolderWithStore | undefined>());
   /**
    * Fires when what anchored code shows may have changed: a folder's memories
@@ -37,8 +46,8 @@ export class AnchoredFiles extends DisposableOwner {
    */
   readonly onDidChange = this.changed.event;
   private readonly savedAnchored = this.own(new vscode.EventEmitter<FolderWithStore>());
-  /** Fires when a file memories are anchored to was saved: their staleness may have changed. */
-  readonly onDidSaveAnchoredFile = this.savedAnchored.event;
+  /** Fires when a file memories are anchored to was saved or changed on disk: their staleness may have changed. */
+  readonly onDidChangeAnchoredFile = this.savedAnchored.event;
 
   constructor(
     private readonly memories: WorkspaceMemories,
@@ -53,10 +62,15 @@ export class AnchoredFiles extends DisposableOwner {
       }),
     );
     this.own(vscode.workspace.onDidSaveTextDocument((document) => this.saved(document)));
+    // Served by the workbench's own recursive watcher of the folders (and its files.watcherExclude).
+    const watcher = this.own(vscode.workspace.createFileSystemWatcher('**/*', true, false, false));
+    this.own(watcher.onDidChange((uri) => this.changedOutside(uri)));
+    this.own(watcher.onDidDelete((uri) => this.changedOutside(uri)));
     this.own({
       dispose: () => {
-        for (const timer of this.followTimers.values()) clearTimeout(timer);
+        for (const timer of [...this.followTimers.values(), ...this.externalTimers.values()]) clearTimeout(timer);
         this.followTimers.clear();
+        this.externalTimers.clear();
       },
     });
   }
@@ -101,6 +115,23 @@ export class AnchoredFiles extends DisposableOwner {
         this.followTimers.delete(key);
         void this.follow(where.folder);
       }, FOLLOW_DEBOUNCE_MS),
+    );
+  }
+
+  /** An anchored file changed on disk (a save shows up here too; refreshing twice is harmless). */
+  private changedOutside(uri: vscode.Uri): void {
+    const where = this.locate(uri);
+    if (!where || this.memoriesIn(where.folder, where.relative).length === 0) return;
+    const key = where.folder.folder.uri.toString();
+    clearTimeout(this.externalTimers.get(key));
+    this.externalTimers.set(
+      key,
+      setTimeout(() => {
+        this.externalTimers.delete(key);
+        if (this.isDisposed || where.folder.isDisposed) return;
+        this.changed.fire(where.folder);
+        this.savedAnchored.fire(where.folder);
+      }, EXTERNAL_DEBOUNCE_MS),
     );
   }
 

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
-import { anchoredRanges, anchorIndex, fencedCode, lensGroups, lensTitle, selectionAnchorSpec, selectionLines, topicFrom, type AnchoredMemory } from '../../src/core/anchoredCode';
+import { MAX_FENCED_LINES, anchoredRanges, anchorIndex, fencedCode, lensGroups, lensTitle, selectionAnchorSpec, selectionLines, topicFrom, type AnchoredMemory } from '../../src/core/anchoredCode';
 import { checkAnchor, createAnchor, InvalidAnchor, type Anchor } from '../../src/core/anchors';
 
 const numbered = (n: number) => Array.from({ length: n }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
@@ -83,6 +83,10 @@ describe('anchored code (what the editor shows of anchors)', () => {
     const md = fencedCode('Use ```js fences``` here', 'markdown', 'From README.md');
     assert.match(md, /^From README\.md:\n\n````markdown\nUse ```js fences``` here\n````$/);
     assert.match(fencedCode('x', 'not a language!', 'c'), /\n```\nx\n```$/, 'an odd language ID is left out');
+    const long = fencedCode(numbered(MAX_FENCED_LINES + 5), 'text', 'From a.txt');
+    assert.ok(long.includes(`line ${MAX_FENCED_LINES}\n\`\`\`\n\n(The first ${MAX_FENCED_LINES} of ${MAX_FENCED_LINES + 5} lines.)`), long.slice(-80));
+    assert.ok(!long.includes(`line ${MAX_FENCED_LINES + 1}`));
+    assert.equal(fencedCode('a\r\nb\r\n', 'text', 'c'), 'c:\n\n```text\na\nb\n```');
   });
 
   it('takes a topic from the first line that says something', () => {

@@ -221,4 +221,13 @@ describe('Anchored memories: CodeLens, staleness, re-anchor, Remember selection'
     await vscode.workspace.getConfiguration('ltm').update('codeLens', undefined, vscode.ConfigurationTarget.Workspace);
     await waitFor(async () => (await lensTitles()).length === 2, 'the lenses to come back');
   });
+
+  it('notices an anchored file changed outside VS Code (Claude Code editing it, a checkout)', async () => {
+    const file = path.join(project, FILE);
+    const lines = fs.readFileSync(file, 'utf8').split('\n');
+    lines[12] = 'export const setting10 = 0; // changed by another process';
+    fs.writeFileSync(file, lines.join('\n'));
+    await waitFor(async () => String((await treeItem(timeoutId)).description).startsWith('possibly outdated'), 'the tree to mark the memory');
+    await waitFor(async () => (await lensTitles())[0] === '13: LTM: 2 memories · 2 possibly outdated', 'the lens to say so');
+  });
 });
