@@ -4,6 +4,8 @@
  * without holding up VS Code.
  */
 import * as vscode from 'vscode';
+import { AnchoredFiles } from './vscode/anchoredFiles';
+import { AnchorLensProvider } from './vscode/anchorLenses';
 import { ContextKey } from './vscode/commandIds';
 import { registerCommands } from './vscode/commands';
 import { ContextPreviewDocuments } from './vscode/contextPreviewDocuments';
@@ -23,6 +25,8 @@ export interface LtmApi {
   onDidChangeMemories: vscode.Event<string | undefined>;
   /** The Memories view's memory rows in the order it shows them, with their description and tooltip text (what tests read of the view). */
   memoryRows(): MemoryRow[];
+  /** The Memories view's rows, as the view draws them (its tests walk it). */
+  memoryTree: Pick<vscode.TreeDataProvider<MemoryTreeNode>, 'getChildren' | 'getTreeItem'>;
 }
 
 let running: WorkspaceMemories | undefined;
@@ -47,6 +51,16 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
   const panels = new Panels(context.extensionUri, log, memories);
   const previews = new ContextPreviewDocuments(memories, settings);
   context.subscriptions.push(tree, treeView, statusBar, mcp, panels, previews);
+  // Anchored code: lenses over it, and the tree and panels refreshed when it changes.
+  const anchored = new AnchoredFiles(memories, log);
+  const lenses = new AnchorLensProvider(memories, anchored, settings);
+  context.subscriptions.push(anchored, lenses);
+  context.subscriptions.push(
+    anchored.onDidChangeAnchoredFile(() => {
+      tree.refresh();
+      panels.updateMemories();
+    }),
+  );
   if (typeof vscode.lm?.registerMcpServerDefinitionProvider === 'function') {
     context.subscriptions.push(vscode.lm.registerMcpServerDefinitionProvider(MCP_PROVIDER_ID, mcp));
   }
@@ -88,6 +102,7 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
   return {
     ready,
     memoryRows: () => memoryRows(tree),
+    memoryTree: tree,
     onDidChangeMemories: (listener, thisArg, disposables) => memories.onDidChange((f) => listener.call(thisArg, f?.folder.uri.fsPath), undefined, disposables),
     folders: () =>
       memories.all().map((f) => ({

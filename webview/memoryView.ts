@@ -4,6 +4,7 @@
  * text nodes or an element's value.
  */
 import type { MemoryDetails, MemoryPanelConstants } from '../src/shared/protocol';
+import { anchorsSection } from './anchorsSection';
 import { button, formatDate, h, icon } from './dom';
 import type { PostMessage } from './page';
 
@@ -150,7 +151,10 @@ export function memoryView(app: HTMLElement, post: PostMessage) {
       ),
     );
 
-    app.replaceChildren(header, summarySection, contentSection, archiveSection ?? '', prioritySection ?? '', usageSection ?? '', h('section', {}, h('h2', {}, 'Details'), facts), history);
+    // A possibly outdated memory says so before anything else.
+    const anchors = m.anchors ? anchorsSection(m.id, m.anchors, post) : null;
+    const [staleAnchors, freshAnchors] = anchors && m.anchors?.stale ? [anchors, null] : [null, anchors];
+    app.replaceChildren(header, staleAnchors ?? '', summarySection, contentSection, freshAnchors ?? '', archiveSection ?? '', prioritySection ?? '', usageSection ?? '', h('section', {}, h('h2', {}, 'Details'), facts), history);
   }
 
   /** The panel's memory no longer exists in its folder (forgotten, or the store went away). */

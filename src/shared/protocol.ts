@@ -66,6 +66,36 @@ export interface MemoryDetails {
   archivedAt: string | null;
   /** The folder the memory belongs to (multi-root). */
   folder: string;
+  /** The code the memory is anchored to and how it stands now; null without anchors (and for archived memories). */
+  anchors: AnchorsView | null;
+}
+
+/** What became of an anchor's text: as written, moved (followed), changed, or its file gone. */
+export type AnchorStateView = 'fresh' | 'moved' | 'changed' | 'missing';
+
+export interface AnchorView {
+  /** As written in the memory: `src/db/pool.ts#L10-24`, or the path of a whole-file anchor. */
+  spec: string;
+  /** Where the anchored text is now: the path (the new one when git saw it renamed) and lines (null: the whole file). */
+  path: string;
+  lines: [number, number] | null;
+  state: AnchorStateView;
+  /** One sentence on what happened to it; null when it holds where it was. */
+  reason: string | null;
+  /**
+   * The text at the anchored lines now, when it changed (the memory keeps only
+   * a hash, so the text it was written against cannot be shown); null otherwise.
+   */
+  currentText: string | null;
+  /** The range is longer than what currentText shows. */
+  currentTextCut: boolean;
+}
+
+export interface AnchorsView {
+  stale: boolean;
+  /** The engine's reasons ("src/a.ts#L10-12: the lines changed"), as hooks and the CLI give them. */
+  reasons: string[];
+  items: AnchorView[];
 }
 
 export interface ProblemView {
@@ -129,7 +159,13 @@ export type FromWebview =
   | { type: 'openMemory'; id: string; folder: string }
   | { type: 'runCheck' }
   | { type: 'runFix'; cleanArchives: boolean }
-  | { type: 'searchArchives'; query: string };
+  | { type: 'searchArchives'; query: string }
+  /** Open the code of a memory's anchor (by its position in the memory's anchors: the page never names a path). */
+  | { type: 'openAnchor'; id: string; index: number }
+  /** "Still true": hash the memory's anchors again from the code as it is now. */
+  | { type: 'reanchor'; id: string }
+  /** "Update memory": edit the memory's file. */
+  | { type: 'editMemory'; id: string };
 
 /** What the page is told when it loads (a data attribute of its body). */
 export interface WebviewBoot {
@@ -146,6 +182,9 @@ const FROM_WEBVIEW_TYPES = new Set<FromWebview['type']>([
   'runCheck',
   'runFix',
   'searchArchives',
+  'openAnchor',
+  'reanchor',
+  'editMemory',
 ]);
 
 /** The extension trusts nothing from the page: a message is checked before it is used. */
@@ -160,7 +199,11 @@ export function parseFromWebview(value: unknown): FromWebview | null {
     case 'restore':
     case 'openFile':
     case 'mergeInto':
+    case 'reanchor':
+    case 'editMemory':
       return str('id') ? (m as FromWebview) : null;
+    case 'openAnchor':
+      return str('id') && Number.isInteger(m.index) && (m.index as number) >= 0 ? (m as FromWebview) : null;
     case 'openMemory':
       return str('id') && str('folder') ? (m as FromWebview) : null;
     case 'runFix':

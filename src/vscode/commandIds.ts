@@ -28,6 +28,9 @@ export const enum CommandId {
   SortByPriority = 'ltm.sortByPriority',
   SortByLastUsed = 'ltm.sortByLastUsed',
   SortByCreated = 'ltm.sortByCreated',
+  Reanchor = 'ltm.reanchor',
+  /** A CodeLens's command (not in the palette): the memories anchored at its line. */
+  OpenAnchoredMemories = 'ltm.openAnchoredMemories',
 }
 
 /** Context keys that gate views and menus. */

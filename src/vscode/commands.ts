@@ -11,6 +11,7 @@ import { importanceTag } from '../core/priority';
 import type { MemoryView, MergeResult } from '../core/store';
 import { initProject, uninitProject } from '../servers/claudeSetup';
 import type { ContextQuestion } from '../core/contextDocument';
+import { anchorCommands, rememberSelection } from './anchorCommands';
 import { CommandId, ContextKey } from './commandIds';
 import type { ContextPreviewDocuments } from './contextPreviewDocuments';
 import { hasOpenStore, type FolderMemory, type FolderWithStore } from './folderMemory';
@@ -280,7 +281,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       log.info(`${folder.name}: removed Claude Code setup${changes.map((c) => `\n  ${c.action} ${path.relative(folder.folder.uri.fsPath, c.file)}`).join('')}`);
       void vscode.window.showInformationMessage(`LTM: removed the Claude Code setup from ${folder.name} (${changes.length} file(s)); memories were kept.`);
     }),
-    command(CommandId.Remember, () => remember(true)),
+    // In a file, the memory is anchored to the selected lines (anchorCommands.ts); elsewhere the selection is the content.
+    command(CommandId.Remember, () => {
+      const editor = vscode.window.activeTextEditor;
+      return editor?.document.uri.scheme === 'file' ? rememberSelection(deps, editor) : remember(true);
+    }),
     command(CommandId.NewMemory, () => remember(false)),
     command(CommandId.Search, () => searchMemories(memories, panels)),
     command(CommandId.OpenMemory, async (arg) => {
@@ -401,6 +406,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     command(CommandId.SortByPriority, () => setSortBy('priority')),
     command(CommandId.SortByLastUsed, () => setSortBy('lastUsed')),
     command(CommandId.SortByCreated, () => setSortBy('created')),
+    ...anchorCommands(command, deps),
   ];
 }
 

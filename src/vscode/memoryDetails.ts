@@ -6,6 +6,7 @@ import { PHASE_NAMES } from '../core/model';
 import { DEFAULT_IMPORTANCE, IMPORTANCE_TAG_PREFIX, PRIORITY_WEIGHTS } from '../core/priority';
 import type { FixResult, MemoryStore, SearchResultItem } from '../core/store';
 import { demotionText, usageText, type MemoryUsage } from '../core/usage';
+import { anchorsView } from './anchorDetails';
 import type { ArchivedItemView, FixView, IntegrityView, MemoryDetails, MemoryPanelConstants, UsageView } from '../shared/protocol';
 
 /** Sent with every memory, so the panel explains it with the engine's own numbers. */
@@ -60,6 +61,7 @@ export function memoryDetails(store: MemoryStore, id: string, folder: string): M
       archivedReason: null,
       archivedAt: null,
       folder,
+      anchors: anchorsView(store, id),
     };
   }
   let archived;
@@ -90,6 +92,7 @@ export function memoryDetails(store: MemoryStore, id: string, folder: string): M
     archivedReason: archived.entry?.reason ?? null,
     archivedAt: archived.entry?.archived_at ?? null,
     folder,
+    anchors: null,
   };
 }
 

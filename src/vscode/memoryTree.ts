@@ -9,6 +9,7 @@ import type { MemoryView } from '../core/store';
 import { CommandId } from './commandIds';
 import type { FolderWithStore } from './folderMemory';
 import { DisposableOwner } from './lifecycle';
+import { markStale } from './staleMarks';
 import type { GroupBy, TreeSort } from './settings';
 import { demotionText, lastUsedText, usageText, type ListSort } from '../core/usage';
 import type { WorkspaceMemories } from './workspaceMemories';
@@ -183,6 +184,7 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
     item.accessibilityInformation = {
       label: `${m.topic}, ${phase.label}${archived ? '' : `, priority ${m.priority.toFixed(2)}`}${m.demotion_candidate ? ', candidate for demotion' : ''}`,
     };
+    if (!archived) markStale(item, folder.store.outdated(m));
     return item;
   }
 

@@ -33,6 +33,11 @@ export class LtmSettings {
     return isTreeSort(value) ? value : 'priority';
   }
 
+  /** `ltm.codeLens`: "LTM: N memories" above anchored code. */
+  get codeLens(): boolean {
+    return this.config.get<boolean>('codeLens') ?? true;
+  }
+
   injectionTokenBudget(folder: vscode.WorkspaceFolder): number {
     return vscode.workspace.getConfiguration(SECTION, folder).get<number>('injectionTokenBudget') ?? DEFAULT_INJECTION_BUDGET_TOKENS;
   }

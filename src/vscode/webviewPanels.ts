@@ -9,6 +9,7 @@ import * as vscode from 'vscode';
 import { describeError, LtmError } from '../core/errors';
 import { parseFromWebview, type FromWebview, type ToWebview, type WebviewView } from '../shared/protocol';
 import { CommandId } from './commandIds';
+import { openAnchor } from './anchorCommands';
 import type { FolderMemory } from './folderMemory';
 import { DisposableOwner } from './lifecycle';
 import { archivedItemView, fixView, integrityView, MEMORY_PANEL_CONSTANTS, memoryDetails } from './memoryDetails';
@@ -150,6 +151,20 @@ export class MemoryPanel extends LtmPanel {
         // The command asks for the target and confirms, as from the tree; this panel then shows the memory gone.
         await vscode.commands.executeCommand(CommandId.MergeInto, { kind: 'memory', folder: this.folder, memory: store.peek(message.id) });
         return;
+      case 'openAnchor':
+        await openAnchor(store, message.id, message.index);
+        return;
+      case 'reanchor': {
+        const view = await store.reanchor(message.id);
+        this.log.info(`${this.folder.name}: re-anchored ${message.id}`);
+        this.post({ type: 'notice', level: 'info', message: `Re-anchored: the memory holds for the code as it is now (${view.anchors.length} anchor${view.anchors.length === 1 ? '' : 's'}).` });
+        this.folder.refresh();
+        return;
+      }
+      case 'editMemory':
+        await this.folder.openFile(message.id);
+        this.post({ type: 'notice', level: 'info', message: 'Edit the memory to say what the code does now, save it, then re-anchor it.' });
+        return;
       default:
         return;
     }
@@ -280,6 +295,11 @@ export class Panels extends DisposableOwner {
     const panel = new MemoryPanel(this.extensionUri, this.log, folder, id);
     this.memoryPanels.set(key, panel);
     panel.onDidDispose(() => this.memoryPanels.delete(key));
+  }
+
+  /** Shows open memory panels again (the code their anchors point to may have changed). */
+  updateMemories(): void {
+    for (const panel of this.memoryPanels.values()) if (!panel.isDisposed) panel.update();
   }
 
   showIntegrity(folder: FolderMemory): IntegrityPanel {
