@@ -159,13 +159,28 @@ const MIN_FILE_NAME = 5;
  */
 export function mentionsFile(memory: Pick<MemoryView, 'topic' | 'tags' | 'summary' | 'content'>, relativePath: string, fileName: string): boolean {
   const text = `${memory.topic}\n${memory.tags.join(' ')}\n${memory.summary}\n${memory.content}`.toLowerCase();
-  if (relativePath.includes('/') && text.includes(relativePath.toLowerCase())) return true;
+  if (relativePath.includes('/') && mentionedAlone(text, relativePath.toLowerCase())) return true;
   if (fileName.length < MIN_FILE_NAME) return false;
-  // As a word of its own: "pool.ts" in "db/pool.ts was..." but not in "spool.ts".
-  const at = text.indexOf(fileName.toLowerCase());
-  if (at < 0) return false;
-  const before = at === 0 ? '' : text[at - 1]!;
-  return before === '' || !/[a-z0-9_-]/.test(before);
+  return mentionedAlone(text, fileName.toLowerCase());
+}
+
+/** A character that would make a file name part of a longer one ("spool.ts", "pool.tsx", "pool.ts2"). */
+const NAME_CHARACTER = /[a-z0-9_-]/;
+
+/**
+ * Whether `name` occurs in `text` as a name of its own, at any of its
+ * occurrences: "pool.ts" in "db/pool.ts was…" or "(pool.ts)", not in
+ * "spool.ts" or "pool.tsx". A sentence's full stop after it still counts.
+ */
+function mentionedAlone(text: string, name: string): boolean {
+  for (let at = text.indexOf(name); at >= 0; at = text.indexOf(name, at + 1)) {
+    const before = at === 0 ? '' : text[at - 1]!;
+    const after = text[at + name.length] ?? '';
+    const afterDot = after === '.' ? (text[at + name.length + 1] ?? '') : '';
+    const endsHere = after === '' || (!NAME_CHARACTER.test(after) && (after !== '.' || !NAME_CHARACTER.test(afterDot)));
+    if ((before === '' || !NAME_CHARACTER.test(before)) && endsHere) return true;
+  }
+  return false;
 }
 
 /** The context for the offered memories, best first, within `budgetTokens`; empty when none fits. */

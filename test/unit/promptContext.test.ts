@@ -116,6 +116,11 @@ describe('promptContext', () => {
     assert.equal(mentionsFile(memory('spool.ts writes the queue'), 'src/db/pool.ts', 'pool.ts'), false, 'another file');
     assert.equal(mentionsFile(memory('a.ts is tiny'), 'src/a.ts', 'a.ts'), false, 'too short a name alone');
     assert.equal(mentionsFile(memory('see src/a.ts'), 'src/a.ts', 'a.ts'), true, 'but its path names it');
+    assert.equal(mentionsFile(memory('pool.tsx renders the pool'), 'src/db/pool.ts', 'pool.ts'), false, 'a longer name');
+    assert.equal(mentionsFile(memory('see src/db/pool.tsx'), 'src/db/pool.ts', 'pool.ts'), false, 'a longer path');
+    assert.equal(mentionsFile(memory('spool.ts first, then pool.ts'), 'src/db/pool.ts', 'pool.ts'), true, 'any occurrence, not only the first');
+    assert.equal(mentionsFile(memory('The cap lives in pool.ts.'), 'src/db/pool.ts', 'pool.ts'), true, 'a full stop after it');
+    assert.equal(mentionsFile(memory('see pool.ts.bak'), 'src/db/pool.ts', 'pool.ts'), false, 'another file with more extension');
   });
 
   describe('through the store', () => {
