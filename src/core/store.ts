@@ -753,6 +753,11 @@ export class MemoryStore {
       if (archiveRaw === null) {
         throw notFound(this.isActive(id) ? `${id} is not reduced: it has no archive to restore` : `no archive for ${id}`);
       }
+      // A memory restored before keeps its archive until it is reduced again; restoring it once more
+      // would put that older text over the full one it has now (and any edit since).
+      if (this.isActive(id) && this.mirror.files.get(id)!.memory.phase === 0) {
+        throw new LtmError('invalid_input', `${id} is not reduced: it is at phase 0 with its full text, so there is nothing to restore`);
+      }
       let meta: MemoryMeta;
       try {
         meta = this.mirror.parseMemory(archiveRaw);

@@ -719,6 +719,21 @@ describe('MemoryStore: forget, purge and restore', () => {
     assert.equal(store.check().healthy, true, JSON.stringify(store.check().problems));
   });
 
+  it('restore refuses a memory already at phase 0 (restored before, then edited) and changes nothing', async () => {
+    writeConfig(ctx.project, { max_memories: 1, eviction_batch_size: 1 });
+    const store = ctx.open();
+    const { memory } = await store.store({ topic: 'Reduce me', content: 'Hint paragraph.\n\nDetail paragraph.', difficulty: 0 });
+    await store.store({ topic: 'Other', content: 'other', difficulty: 1 });
+    await store.evict();
+    await store.restore(memory.id);
+    // Edited after the restore: its archive (the text before the first reduction) is older than this.
+    await store.update(memory.id, { content: 'Hint paragraph.\n\nDetail paragraph, corrected since.' });
+    const before = snapshotFiles(ctx.root);
+    await assert.rejects(store.restore(memory.id), (e: LtmError) => e.code === 'invalid_input' && /phase 0 with its full text/.test(e.message));
+    assert.deepEqual(snapshotDiff(before, snapshotFiles(ctx.root)), []);
+    assert.equal(store.peek(memory.id).content, 'Hint paragraph.\n\nDetail paragraph, corrected since.');
+  });
+
   it('restore brings a reduced active memory back to its full text', async () => {
     writeConfig(ctx.project, { max_memories: 1, eviction_batch_size: 1 });
     const store = ctx.open();
