@@ -131,8 +131,8 @@ const metaSchema = z.object({
     .catch([])
     .transform((entries) => (entries ?? []).flatMap((e) => (phaseChangeSchema.safeParse(e).success ? [phaseChangeSchema.parse(e)] : []))),
   keywords: z.unknown().optional().transform(readableKeywords),
-  // Anchors are edited by hand too: one that is not understood is left out (the file keeps its text,
-  // `ltm check` names it), never a reason to reject the memory.
+  // Anchors are edited by hand too: one that is not understood is left out (the file keeps its text),
+  // never a reason to reject the memory.
   anchors: z.unknown().optional().transform(readableAnchors),
   // Only `proposed` holds a memory back; anything else (absent, `approved`, a value a person made up) is approved.
   status: z
