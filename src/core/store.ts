@@ -393,6 +393,15 @@ export class MemoryStore {
     return archived;
   }
 
+  /**
+   * How many memories are active: status()'s total, without its other counts
+   * (staleness stats every anchored file). For views that show the number.
+   */
+  memoryCount(): number {
+    this.refresh();
+    return this.mirror.files.size;
+  }
+
   status(): StatusResult {
     this.refresh();
     const byPhase = { full: 0, hint: 0, abstract: 0 };

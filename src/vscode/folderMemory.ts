@@ -138,7 +138,7 @@ export class FolderMemory extends DisposableOwner {
       store.flushCaches();
     }, 0);
     this.own({ dispose: () => clearTimeout(warm) });
-    this.deps.log.info(`${this.name}: opened ${store.status().total_memories} memories in ${Date.now() - started} ms`);
+    this.deps.log.info(`${this.name}: opened ${store.memoryCount()} memories in ${Date.now() - started} ms`);
     this.changed.fire();
   }
 

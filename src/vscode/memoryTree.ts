@@ -130,7 +130,7 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
     if (node.kind === 'folder') {
       const item = new vscode.TreeItem(node.folder.name, vscode.TreeItemCollapsibleState.Expanded);
       item.iconPath = new vscode.ThemeIcon('root-folder');
-      item.description = `${node.folder.store.status().total_memories} memories`;
+      item.description = `${node.folder.store.memoryCount()} memories`;
       item.id = `folder:${node.folder.folder.uri.toString()}`;
       item.contextValue = 'folder';
       return item;

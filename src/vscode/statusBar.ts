@@ -22,12 +22,12 @@ export class MemoryStatusBar extends DisposableOwner {
       this.item.hide();
       return;
     }
-    const total = folders.reduce((n, f) => n + f.store.status().total_memories, 0);
+    const total = folders.reduce((n, f) => n + f.store.memoryCount(), 0);
     const down = folders.filter((f) => !f.server);
     this.item.text = `$(${down.length > 0 ? 'warning' : 'database'}) ${total} memor${total === 1 ? 'y' : 'ies'}`;
     const lines = folders.map((f) =>
       f.server
-        ? `${f.name}: ${f.store.status().total_memories} memories, server on 127.0.0.1:${f.server.port}${f.server.own ? '' : ` (another window's, pid ${f.server.pid})`}`
+        ? `${f.name}: ${f.store.memoryCount()} memories, server on 127.0.0.1:${f.server.port}${f.server.own ? '' : ` (another window's, pid ${f.server.pid})`}`
         : `${f.name}: server not running${f.serverProblem ? ` (${f.serverProblem})` : ''}`,
     );
     this.item.tooltip = `LTM\n${lines.join('\n')}\nClick for status.`;

@@ -2,32 +2,9 @@ import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { DEFAULT_INJECTION_BUDGET_TOKENS, MAX_HOOK_CONTEXT_CHARS, buildInjection, estimateTokens, type InjectionOptions } from '../../src/core/injection';
 import type { Phase } from '../../src/core/model';
-import type { MemoryView } from '../../src/core/store';
-import { NO_USAGE } from '../../src/core/usage';
+import { memoryView } from './storeTestKit';
 
-function mem(over: Partial<MemoryView> & Pick<MemoryView, 'id'>): MemoryView {
-  return {
-    topic: 'Topic',
-    tags: [],
-    phase: 0,
-    difficulty: 0.5,
-    created_at: '2026-01-01T00:00:00.000Z',
-    created_session: 1,
-    phase_history: [],
-    keywords: [],
-    anchors: [],
-    summary: 'Summary.',
-    content: 'Content.',
-    hasSections: true,
-    priority: 0.5,
-    access_count: 0,
-    accessed_at: '',
-    last_session: 1,
-    usage: { ...NO_USAGE },
-    demotion_candidate: false,
-    ...over,
-  };
-}
+const mem = memoryView;
 
 const OPTIONS: InjectionOptions = { limit: 10, budgetTokens: DEFAULT_INJECTION_BUDGET_TOKENS };
 const INTRO =

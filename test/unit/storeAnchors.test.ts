@@ -65,6 +65,9 @@ describe('storeAnchors: memories anchored to code', () => {
     assert.deepEqual(store.staleness(id)!.reasons, ['src/db/pool.ts#L10-12: the lines changed']);
     assert.deepEqual(store.staleMemories(), [{ id, topic: 'Pool size is 50', reasons: ['src/db/pool.ts#L10-12: the lines changed'] }]);
     assert.equal(store.status().stale_memories, 1);
+    // What the views show: the same total, without checking any anchor.
+    assert.equal(store.memoryCount(), store.status().total_memories);
+    assert.equal(store.memoryCount(), 1);
   });
 
   it('follows lines that only moved, and writes where they are now', async () => {

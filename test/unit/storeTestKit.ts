@@ -12,7 +12,8 @@ import { renderNewMemoryFile, type NewMemoryFields } from '../../src/core/memory
 import { MemoryRecordCache } from '../../src/core/memoryRecords';
 import { MemoryStore, initStoreFiles } from '../../src/core/store';
 import { storePaths, type StorePaths } from '../../src/core/storeFiles';
-import type { OpenOptions } from '../../src/core/storeTypes';
+import type { MemoryView, OpenOptions } from '../../src/core/storeTypes';
+import { NO_USAGE } from '../../src/core/usage';
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const FIXTURE_DIR = path.join(REPO_ROOT, 'test', 'fixtures', 'claude-ltm-0.2.5');
@@ -258,4 +259,29 @@ export function makeMirror(project: string, options: OpenOptions & { init?: bool
 /** Takes what was logged since the last call. */
 export function drain(log: string[]): string[] {
   return log.splice(0, log.length);
+}
+
+/** A MemoryView built by hand for pure functions' tests: defaults for every field, `over` on top. */
+export function memoryView(over: Partial<MemoryView> & Pick<MemoryView, 'id'>): MemoryView {
+  return {
+    topic: 'Topic',
+    tags: [],
+    phase: 0,
+    difficulty: 0.5,
+    created_at: '2026-01-01T00:00:00.000Z',
+    created_session: 1,
+    phase_history: [],
+    keywords: [],
+    anchors: [],
+    summary: 'Summary.',
+    content: 'Content.',
+    hasSections: true,
+    priority: 0.5,
+    access_count: 0,
+    accessed_at: '',
+    last_session: 1,
+    usage: { ...NO_USAGE },
+    demotion_candidate: false,
+    ...over,
+  };
 }
