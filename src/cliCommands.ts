@@ -8,6 +8,7 @@ import type { ParseArgsConfig } from 'node:util';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LtmError } from './core/errors';
+import { countOf } from './shared/wording';
 import { MemoryStore, initStoreFiles, type SearchScope } from './core/store';
 import * as responses from './core/responses';
 import { initProject, uninitProject, type Change } from './servers/claudeSetup';
@@ -61,6 +62,12 @@ interface CommandHead {
   positionals: readonly string[];
   /** The words after the command are one argument (a query needs no quotes). */
   joinPositionals?: boolean;
+  /**
+   * Text options that may also come from a file (`--<name>-file F`, declared
+   * in `options` too) or from standard input (`--<name> -`); src/cli.ts reads
+   * them before the command runs.
+   */
+  textInputs?: readonly string[];
 }
 
 /**
@@ -177,16 +184,17 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'store',
-    usage: '--topic T --content C [--summary S] [--tags a,b] [--keywords a,b] [--files a.ts,b.ts#L10-24] [--difficulty X] [--auto-tag]',
-    description: 'store a new memory (--files: the code it is about)',
-    options: { topic: text, content: text, summary: text, tags: text, keywords: text, files: text, difficulty: text, 'auto-tag': flag },
+    usage: '--topic T --content C|- [--summary S|-] [--tags a,b] [--keywords a,b] [--files a.ts,b.ts#L10-24] [--difficulty X] [--auto-tag]',
+    description: 'store a new memory (--files: the code it is about; "-": read standard input; --content-file F: read a file)',
+    options: { topic: text, content: text, 'content-file': text, summary: text, 'summary-file': text, tags: text, keywords: text, files: text, difficulty: text, 'auto-tag': flag },
     positionals: [],
+    textInputs: ['content', 'summary'],
     store: true,
     run: async (store, { values }) => {
       const topic = str(values, 'topic');
       const content = str(values, 'content');
       if (topic === undefined) throw new UsageError('store needs --topic');
-      if (content === undefined) throw new UsageError('store needs --content');
+      if (content === undefined) throw new UsageError('store needs --content (or --content-file F, or --content - to read standard input)');
       const difficultyText = str(values, 'difficulty');
       let difficulty: number | undefined;
       if (difficultyText !== undefined) {
@@ -220,7 +228,7 @@ export const COMMANDS: readonly Command[] = [
       const followed = await store.followAnchors();
       const stale = store.staleMemories();
       const lines = stale.length === 0 ? ['No memory is stale: every anchored memory matches its code.'] : stale.flatMap((m) => [`${m.id}  ${m.topic}`, ...m.reasons.map((r) => `  ${r}`)]);
-      if (followed.length > 0) lines.push('', `Followed moved or renamed code in ${followed.length} ${followed.length === 1 ? 'memory' : 'memories'}: ${followed.join(', ')}`);
+      if (followed.length > 0) lines.push('', `Followed moved or renamed code in ${countOf(followed.length, 'memory', 'memories')}: ${followed.join(', ')}`);
       return { json: { stale, followed }, text: lines.join('\n') };
     },
   },
@@ -285,10 +293,11 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'update',
-    usage: '<id> [--topic T] [--summary S] [--content C] [--tags a,b]',
-    description: 'change the given fields of a memory (the previous text is archived)',
-    options: { topic: text, summary: text, content: text, tags: text },
+    usage: '<id> [--topic T] [--summary S|-] [--content C|-] [--tags a,b]',
+    description: 'change the given fields of a memory (the previous text is archived; --content-file F: read a file)',
+    options: { topic: text, summary: text, 'summary-file': text, content: text, 'content-file': text, tags: text },
     positionals: ['id'],
+    textInputs: ['content', 'summary'],
     store: true,
     run: async (store, { values, positionals: [id] }) => {
       const tags = str(values, 'tags');

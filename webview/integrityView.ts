@@ -4,6 +4,7 @@
  * page as text only.
  */
 import type { FixView, IntegrityView } from '../src/shared/protocol';
+import { countOf } from '../src/shared/wording';
 import { button, h, icon } from './dom';
 import type { PostMessage } from './page';
 
@@ -18,7 +19,7 @@ export function integrityView(app: HTMLElement, post: PostMessage) {
       'p',
       { id: 'integrity-status', className: report.healthy ? 'healthy' : 'unhealthy' },
       icon(report.healthy ? 'pass-filled' : 'warning'),
-      report.healthy ? ' Healthy: no integrity issues found.' : ` ${report.problems.length} issue(s) found.`,
+      report.healthy ? ' Healthy: no integrity issues found.' : ` ${countOf(report.problems.length, 'issue')} found.`,
     );
     const counts = h('dl', { className: 'facts' }, ...Object.entries(report.counts).flatMap(([k, v]) => [h('dt', {}, k.replace(/_/g, ' ')), h('dd', {}, String(v))]));
     const groups = new Map<string, string[]>();

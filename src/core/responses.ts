@@ -4,6 +4,7 @@
  * (`{success, id, message}`, `{memories, total, has_more}`, …) and readable
  * Markdown for people and for Claude.
  */
+import { countOf } from '../shared/wording';
 import { describeAnchor } from './anchors';
 import type { StaleReport } from './staleness';
 import type { EvictionResult, FixResult, ForgetResult, ListResult, MemoryView, MergeResult, ReviewResult, SearchResultItem, SimilarMemory, StatusResult, StoreResult, UpdateResult } from './store';
@@ -176,7 +177,7 @@ function usageJson(u: MemoryUsage) {
 
 export function listText(result: ListResult, offset = 0): string {
   if (result.total === 0) return 'No memories found.';
-  const lines = [`Showing ${result.memories.length} of ${result.total} memories:`, ''];
+  const lines = [`Showing ${result.memories.length} of ${countOf(result.total, 'memory', 'memories')}:`, ''];
   for (const m of result.memories) {
     lines.push(`- **${oneLine(m.topic)}** (ID: \`${m.id}\`)${m.demotion_candidate ? ' ⚠ demotion candidate' : ''}`);
     const used = m.phase === 3 ? '' : ` | Used: ${usageLine(m.usage)}`;
@@ -355,7 +356,7 @@ export function statusText(s: StatusResult): string {
     ...(s.awaiting_review > 0 ? [`**Awaiting review:** ${s.awaiting_review} (not used until a person approves them: ltm review)`] : []),
     `**Config:** max ${s.config.max_memories} memories, load ${s.config.memories_to_load} per session, evict ${s.config.eviction_batch_size} per cycle, review new memories ${s.config.review_new_memories ? 'on' : 'off'}`,
     ...(s.stale_memories > 0 ? [`**Possibly outdated:** ${s.stale_memories} ${s.stale_memories === 1 ? 'memory whose' : 'memories whose'} anchored code changed (ltm stale lists them).`] : []),
-    ...(s.invalid_files > 0 ? [`**Warning:** ${s.invalid_files} unreadable file(s) in memories/; run check.`] : []),
+    ...(s.invalid_files > 0 ? [`**Warning:** ${countOf(s.invalid_files, 'unreadable file')} in memories/; run check.`] : []),
     ...(s.demotion_candidates > 0
       ? [`**Demotion candidates:** ${s.demotion_candidates} (injected at many session starts, never read nor recalled; see list --sort used)`]
       : []),
@@ -380,7 +381,7 @@ export function checkText(report: IntegrityReport): string {
   const lines = [
     '# LTM Integrity Check',
     '',
-    report.healthy ? '**Status: Healthy**: no integrity issues found.' : `**Status: ${report.problems.length} issue(s) found**`,
+    report.healthy ? '**Status: Healthy**: no integrity issues found.' : `**Status: ${countOf(report.problems.length, 'issue')} found**`,
     '',
     `Indexed memories: ${c.indexed_memories} | Memory files: ${c.memory_files} | Stats entries: ${c.stats_entries} | Archive files: ${c.archive_files} | Archived memories: ${c.archived_memories}`,
   ];
@@ -401,7 +402,7 @@ export function fixText(result: FixResult): string {
   const lines = ['# LTM Integrity Fix', ''];
   if (result.actions.length === 0) lines.push('Nothing to repair.');
   else lines.push(...result.actions.map((a) => `- ${a}`));
-  lines.push('', result.report.healthy ? '**The store is healthy.**' : `**${result.report.problems.length} issue(s) remain.**`);
+  lines.push('', result.report.healthy ? '**The store is healthy.**' : `**${countOf(result.report.problems.length, 'issue')} ${result.report.problems.length === 1 ? 'remains' : 'remain'}.**`);
   return lines.join('\n');
 }
 

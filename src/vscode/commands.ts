@@ -3,6 +3,7 @@
  * selection, or a question to the person), does its work with progress where
  * it can take time, and reports errors as a clear message and in the log.
  */
+import { countOf } from '../shared/wording';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { describeError, LtmError } from '../core/errors';
@@ -227,11 +228,11 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       () => store.fix({}),
     );
     folder.refresh();
-    log.info(`${folder.name}: fix: ${result.actions.length} action(s)${result.actions.map((a) => `\n  ${a}`).join('')}`);
+    log.info(`${folder.name}: fix: ${countOf(result.actions.length, 'action')}${result.actions.map((a) => `\n  ${a}`).join('')}`);
     const summary =
       result.actions.length === 0
         ? `LTM: ${folder.name} had nothing to repair.`
-        : `LTM: repaired ${result.actions.length} problem(s) in ${folder.name}; ${result.report.healthy ? 'the store is healthy' : `${result.report.problems.length} remain`}.`;
+        : `LTM: repaired ${countOf(result.actions.length, 'problem')} in ${folder.name}; ${result.report.healthy ? 'the store is healthy' : `${result.report.problems.length} remain`}.`;
     void vscode.window.showInformationMessage(summary, 'Show Details').then((more) => {
       if (more) panels.showIntegrity(folder);
     });
@@ -261,7 +262,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       void vscode.window.showInformationMessage(
         changed.length === 0
           ? `LTM: Claude Code was already set up in ${folder.name}.`
-          : `LTM: Claude Code set up in ${folder.name} (${changed.length} file(s)). Start claude in a new terminal to use its memory.`,
+          : `LTM: Claude Code set up in ${folder.name} (${countOf(changed.length, 'file')}). Start claude in a new terminal to use its memory.`,
         'Open Terminal',
       ).then((open) => {
         if (open) vscode.window.createTerminal({ name: 'Claude Code', cwd: folder.folder.uri }).show();
@@ -279,7 +280,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       if (confirmed !== 'Remove') return;
       const changes = uninitProject(folder.folder.uri.fsPath).filter((c) => c.action !== 'unchanged');
       log.info(`${folder.name}: removed Claude Code setup${changes.map((c) => `\n  ${c.action} ${path.relative(folder.folder.uri.fsPath, c.file)}`).join('')}`);
-      void vscode.window.showInformationMessage(`LTM: removed the Claude Code setup from ${folder.name} (${changes.length} file(s)); memories were kept.`);
+      void vscode.window.showInformationMessage(`LTM: removed the Claude Code setup from ${folder.name} (${countOf(changes.length, 'file')}); memories were kept.`);
     }),
     // In a file, the memory is anchored to the selected lines (anchorCommands.ts); elsewhere the selection is the content.
     command(CommandId.Remember, () => {

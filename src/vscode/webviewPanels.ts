@@ -4,6 +4,7 @@
  * protocol in src/shared/protocol.ts. Every piece of memory text reaches the
  * page as data and is rendered as text there.
  */
+import { countOf } from '../shared/wording';
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { describeError, LtmError } from '../core/errors';
@@ -197,7 +198,7 @@ export class IntegrityPanel extends LtmPanel {
     this.post({ type: 'busy', busy: true });
     try {
       const result = await store.fix({ cleanArchives });
-      this.log.info(`${this.folder.name}: fix: ${result.actions.length} action(s)${result.actions.map((a) => `\n  ${a}`).join('')}`);
+      this.log.info(`${this.folder.name}: fix: ${countOf(result.actions.length, 'action')}${result.actions.map((a) => `\n  ${a}`).join('')}`);
       this.post({ type: 'integrity', report: integrityView(result.report, this.folder.name), fix: fixView(result) });
       this.folder.refresh();
     } finally {

@@ -149,7 +149,7 @@ describe('the packaged extension in a real VS Code (UI)', function () {
     assert.deepEqual(broken.problems.map((p) => p.kind).sort(), ['missing_file', 'not_indexed']);
 
     await runCommand('LTM: Check integrity');
-    await webview().locator('#integrity-status', { hasText: '2 issue(s) found' }).waitFor({ timeout: 30_000 });
+    await webview().locator('#integrity-status', { hasText: '2 issues found' }).waitFor({ timeout: 30_000 });
     await shot('integrity-panel');
 
     await runCommand('LTM: Fix integrity');

@@ -152,7 +152,7 @@ describe('MCP Inspector CLI 0.15.0 as a second client', function () {
     assert.match(recall.text, /^Found 1 memory matching "inspector schema":/);
     assert.equal(list.structured.total, 1);
     assert.equal(list.structured.has_more, false);
-    assert.match(list.text, /^Showing 1 of 1 memories:/);
+    assert.match(list.text, /^Showing 1 of 1 memory:/);
     assert.equal(get.structured.id, id);
     assert.equal(get.structured.content, 'Stored by the MCP Inspector CLI. It converts tool arguments by their JSON schema.');
     assert.match(get.text, /^# Inspector interop\n/);

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { USAGE, runCli, type CliOutput } from '../../src/cli';
+import { USAGE, commandHelp, runCli, type CliOutput } from '../../src/cli';
 import { COMMANDS, COMMON_OPTIONS } from '../../src/cliCommands';
 import { MemoryStore } from '../../src/core/store';
 import { DEMOTION_MIN_INJECTED_SESSIONS } from '../../src/core/usage';
@@ -103,10 +103,12 @@ describe('cli', function () {
       assert.match(t, /\*\*Memories:\*\* 3 \(Full 2, Hint 1, Abstract 0\)/);
       assert.match(t, /\*\*Archived:\*\* 1/);
       assert.match(t, /\*\*Sessions:\*\* 4/);
-      const nowhere = await runCli(['status', '--project', path.join(project, 'nowhere')]);
-      assert.equal(nowhere.exitCode, 0);
-      assert.match(nowhere.stdout, /^No memory store yet at /);
-      assert.ok(!fs.existsSync(path.join(project, 'nowhere')), 'status creates nothing');
+      const bare = path.join(project, 'no-store-yet');
+      fs.mkdirSync(bare);
+      const noStore = await runCli(['status', '--project', bare]);
+      assert.equal(noStore.exitCode, 0);
+      assert.match(noStore.stdout, /^No memory store yet at /);
+      assert.deepEqual(fs.readdirSync(bare), [], 'status creates nothing');
     });
 
     it('list: {memories[{id,topic,phase,priority,tags,created_at,accessed_at,usage,demotion_candidate}], total, has_more}', async () => {
@@ -333,6 +335,18 @@ describe('cli', function () {
       ['--difficulty with no value', () => ['store', '--topic', 't', '--content', 'c', '--difficulty'], 2],
       ['--limit 0', () => ['list', '--limit', '0'], 2],
       ['--limit 1.5', () => ['recall', 'x', '--limit', '1.5'], 2],
+      ['--limit -5', () => ['list', '--limit', '-5'], 2],
+      ['--limit=-5', () => ['list', '--limit=-5'], 2],
+      ['--offset -1', () => ['list', '--offset', '-1'], 2],
+      ['--phase -1', () => ['list', '--phase', '-1'], 2],
+      ['--limit -0x10', () => ['recall', 'x', '--limit', '-0x10'], 2],
+      ['--limit 1e3', () => ['list', '--limit', '1e3'], 2],
+      ['--difficulty -0.5', () => ['store', '--topic', 't', '--content', 'c', '--difficulty', '-0.5'], 2],
+      ['--topic with its value forgotten before --content', () => ['store', '--topic', '--content', 'c'], 2],
+      ['--content and --content-file both', () => ['store', '--topic', 't', '--content', 'c', '--content-file', 'x.md'], 2],
+      ['a --content-file that does not exist', () => ['store', '--topic', 't', '--content-file', 'no-such-file.md'], 2],
+      ['--content - and --summary - both', () => ['store', '--topic', 't', '--content', '-', '--summary', '-'], 2],
+      ['help for an unknown command', () => ['help', 'frobnicate'], 2],
       ['--offset x', () => ['list', '--offset', 'x'], 2],
       ['--phase 4', () => ['list', '--phase', '4'], 2],
       ['--sort usage', () => ['list', '--sort', 'usage'], 2],
@@ -365,6 +379,25 @@ describe('cli', function () {
       });
     }
 
+    it('a negative number gets the message of the option, not parseArgs\' "ambiguous"', async () => {
+      for (const argv of [['list', '--limit', '-5'], ['list', '--limit=-5'], ['list', '--offset', '-1']]) {
+        const out = await cli(...argv);
+        assert.match(out.stderr, /^ltm: --(limit|offset) must be a whole number ≥ [01] \(got "-[0-9]+"\)\n$/, `ltm ${argv.join(' ')}`);
+      }
+    });
+
+    it('a project folder that does not exist is refused with exit 2, and nothing is created', async () => {
+      const missing = path.join(project, 'no-such-folder');
+      for (const command of ['status', 'list', 'recall x', 'init', 'check']) {
+        const out = await runCli([...command.split(' '), '--project', missing]);
+        assert.deepEqual(out, { stdout: '', stderr: `ltm: no such folder: ${missing}\n`, exitCode: 2 }, command);
+      }
+      const aFile = path.join(project, 'a-file.txt');
+      fs.writeFileSync(aFile, 'not a folder');
+      assert.equal((await runCli(['status', '--project', aFile])).exitCode, 2);
+      assert.equal(fs.existsSync(missing), false);
+    });
+
     it('a bad value with a newline in it still gives one line on stderr', async () => {
       await setup();
       const before = snapshotFiles(root);
@@ -390,6 +423,60 @@ describe('cli', function () {
       assert.equal((await runCli(['--help'])).exitCode, 0);
       assert.match((await runCli(['--version'])).stdout, /^\d+\.\d+\.\d+\n$/);
       assert.equal((await runCli(['list', '--help'])).exitCode, 0);
+    });
+  });
+
+  describe('text from a file or standard input', () => {
+    const noStdin = { readStdin: () => assert.fail('standard input was read') };
+
+    it('store --content-file stores text too large for a command line, byte for byte', async () => {
+      // ~300 KB, over Linux's 128 KB limit for one argument; with characters a shell would mangle.
+      const content = `# Notes \`$HOME\` "quoted" 'single' ü 日本\n\n${'A line of a long memory, with \\ and $(not run).\n'.repeat(6_000)}`;
+      const file = path.join(project, 'notes.md');
+      fs.writeFileSync(file, content);
+      const out = await runCli(['store', '--topic', 'From a file', '--content-file', 'notes.md', '--project', project, '--json'], project, noStdin);
+      assert.equal(out.exitCode, 0, out.stderr);
+      const id = (JSON.parse(out.stdout) as { id: string }).id;
+      const got = await json<{ content: string }>('get', id);
+      // As typed on a command line: the file's last line ending is not part of the memory.
+      assert.equal(got.content, content.replace(/\n$/, ''));
+    });
+
+    it('store --content - and update --summary - read standard input once', async () => {
+      let reads = 0;
+      const stdin = (text: string) => ({ readStdin: () => (reads++, text) });
+      const out = await runCli(['store', '--topic', 'Piped', '--content', '-', '--project', project, '--json'], project, stdin('Piped content.\nSecond line.'));
+      assert.equal(out.exitCode, 0, out.stderr);
+      const id = (JSON.parse(out.stdout) as { id: string }).id;
+      const updated = await runCli(['update', id, '--summary', '-', '--project', project], project, stdin('A summary from a pipe.'));
+      assert.equal(updated.exitCode, 0, updated.stderr);
+      assert.equal(reads, 2);
+      const got = await json<{ content: string; summary: string }>('get', id);
+      assert.equal(got.content, 'Piped content.\nSecond line.');
+      assert.equal(got.summary, 'A summary from a pipe.');
+    });
+
+    it('the real binary reads --content - from a pipe', function () {
+      this.timeout(60_000);
+      ensureCliBuilt();
+      const r = spawnSync(process.execPath, [CLI, 'store', '--topic', 'Through a pipe', '--content', '-', '--json'], { cwd: project, input: 'Text that came through a pipe.\n', encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      const id = (JSON.parse(r.stdout) as { id: string }).id;
+      const got = spawnSync(process.execPath, [CLI, 'get', id, '--json'], { cwd: project, encoding: 'utf8' });
+      assert.equal((JSON.parse(got.stdout) as { content: string }).content, 'Text that came through a pipe.');
+    });
+  });
+
+  describe('help', () => {
+    it('`ltm help store` and `ltm store --help` print the command\'s own help', async () => {
+      const store = COMMANDS.find((c) => c.name === 'store')!;
+      const viaHelp = await runCli(['help', 'store']);
+      assert.equal(viaHelp.exitCode, 0);
+      assert.equal(viaHelp.stdout, commandHelp(store));
+      assert.deepEqual(await runCli(['store', '--help']), viaHelp);
+      assert.match(viaHelp.stdout, /^Usage: ltm store --topic T /);
+      assert.match(viaHelp.stdout, /--content-file F, --summary-file F\) or from standard input \(--content -\)/);
+      assert.match((await runCli(['help', 'list'])).stdout, /\n\nMemories by priority, last use or creation/);
     });
   });
 
@@ -553,7 +640,7 @@ describe('cli: the command table', () => {
         if (name === 'help') continue;
         const argv = [command.name, ...positionals(command), `--${name}`, ...(option.type === 'string' ? ['value'] : []), '--help'];
         const out = await runCli(argv);
-        if (out.exitCode !== 0 || out.stdout !== USAGE) refused.push(`ltm ${argv.join(' ')} → ${out.exitCode} ${out.stderr}`);
+        if (out.exitCode !== 0 || out.stdout !== commandHelp(command)) refused.push(`ltm ${argv.join(' ')} → ${out.exitCode} ${out.stderr}`);
       }
     }
     assert.deepEqual(refused, []);

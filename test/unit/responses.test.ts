@@ -362,7 +362,7 @@ describe('responses', () => {
     it('statusText: "never" without an eviction, a warning for unreadable files, and no store yet', () => {
       const text = statusText({ ...STATUS, last_eviction: null, invalid_files: 2 });
       assert.ok(text.includes('\n**Last eviction:** never\n'));
-      assert.ok(text.includes('\n**Warning:** 2 unreadable file(s) in memories/; run check.\n**Store:** '));
+      assert.ok(text.includes('\n**Warning:** 2 unreadable files in memories/; run check.\n**Store:** '));
       assert.equal(statusText({ ...STATUS, exists: false }), 'No memory store yet at /work/project/.claude/ltm.');
     });
 
@@ -400,7 +400,7 @@ describe('responses', () => {
         [
           '# LTM Integrity Check',
           '',
-          '**Status: 3 issue(s) found**',
+          '**Status: 3 issues found**',
           '',
           'Indexed memories: 1 | Memory files: 2 | Stats entries: 3 | Archive files: 4 | Archived memories: 5',
           '',
@@ -425,7 +425,7 @@ describe('responses', () => {
     it('fixText: each action, then whether issues remain', () => {
       assert.equal(
         fixText({ actions: ['Indexed mem_00000001', 'Quarantined bad.md'], report: { healthy: false, problems: [problem('temp_file', 't')], counts: COUNTS } }),
-        '# LTM Integrity Fix\n\n- Indexed mem_00000001\n- Quarantined bad.md\n\n**1 issue(s) remain.**',
+        '# LTM Integrity Fix\n\n- Indexed mem_00000001\n- Quarantined bad.md\n\n**1 issue remains.**',
       );
       assert.equal(fixText({ actions: ['Indexed mem_00000001'], report: { healthy: true, problems: [], counts: COUNTS } }), '# LTM Integrity Fix\n\n- Indexed mem_00000001\n\n**The store is healthy.**');
     });
