@@ -8,6 +8,7 @@ import { AnchoredFiles } from './vscode/anchoredFiles';
 import { AnchorLensProvider } from './vscode/anchorLenses';
 import { ContextKey } from './vscode/commandIds';
 import { registerCommands } from './vscode/commands';
+import { registerCliInstall } from './vscode/cliInstall';
 import { ContextPreviewDocuments } from './vscode/contextPreviewDocuments';
 import { LtmMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
 import { MemoryTreeProvider, type MemoryTreeNode } from './vscode/memoryTree';
@@ -70,6 +71,7 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
     statusBar.update();
   };
   context.subscriptions.push(...registerCommands({ context, log, memories, tree, panels, previews, serversChanged }));
+  context.subscriptions.push(registerCliInstall(context, log));
 
   const updateContext = () => {
     void vscode.commands.executeCommand('setContext', ContextKey.NoStore, memories.withStores().length === 0);

@@ -29,6 +29,7 @@ export const enum CommandId {
   SortByLastUsed = 'ltm.sortByLastUsed',
   SortByCreated = 'ltm.sortByCreated',
   Reanchor = 'ltm.reanchor',
+  InstallCli = 'ltm.installCli',
   /** A CodeLens's command (not in the palette): the memories anchored at its line. */
   OpenAnchoredMemories = 'ltm.openAnchoredMemories',
 }
