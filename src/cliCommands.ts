@@ -483,7 +483,9 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
   const stopRequested = new Promise<void>((resolve) => (onSignal = resolve));
   process.once('SIGINT', onSignal);
   process.once('SIGTERM', onSignal);
-  const store = MemoryStore.open(projectDir, { watch: true, renames: gitRenameLookup(projectDir) });
+  // Prepared, not opened: the server claims the project and listens first, then the memories are
+  // read (openInSteps below). A request that needs them before that opens the store itself.
+  const store = MemoryStore.prepare(projectDir, { watch: true, renames: gitRenameLookup(projectDir) });
   const log = (message: string) => process.stderr.write(`ltm: ${message}\n`);
   let server: LtmServer;
   try {
@@ -496,17 +498,22 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
     store.dispose();
     throw error;
   }
-  // The first recall should not wait for the search index: load it (or build and save it) once listening.
-  const warm = setImmediate(() => {
-    store.warmSearchIndex();
-    store.flushCaches();
-  });
+  // Opened once listening, in steps between which requests are answered; then the search index is
+  // loaded (or built and saved) so that the first recall need not wait for it.
+  let stopping = false;
+  const opening = store
+    .openInSteps()
+    .then(() => {
+      if (!stopping) store.flushCaches();
+    })
+    .catch((error: unknown) => log(`could not open the store in the background: ${(error as Error).message}`));
   process.stdout.write(
     `LTM ${version} serving ${projectDir}\n  MCP:   ${server.mcpUrl}\n  hooks: ${server.url}/hook/<event>\n` +
       `For Claude Code outside VS Code: eval "$(ltm env --project ${JSON.stringify(projectDir)})"\n`,
   );
   await stopRequested;
-  clearImmediate(warm);
+  stopping = true;
+  await opening;
   await server.stop();
   store.flushCaches();
   store.dispose();

@@ -122,6 +122,10 @@ export class MemoryStore {
   private readonly statsWriter: StatsWriter;
   private readonly queries: StoreQueries;
   private readonly anchoring: StoreAnchors;
+  /** Set by the first refresh(), which loads the record cache before it reads the files (see prepare). */
+  private opened = false;
+  /** The record cache is read once, before the first look at the files; openInSteps reads it a step ahead. */
+  private recordsLoaded = false;
 
   private constructor(projectDir: string, options: OpenOptions) {
     this.paths = storePaths(projectDir);
@@ -151,9 +155,48 @@ export class MemoryStore {
   /** Opens a project's store. Reads everything and writes nothing (see flushCaches). */
   static open(projectDir: string, options: OpenOptions = {}): MemoryStore {
     const store = new MemoryStore(projectDir, options);
-    store.records.load();
     store.refresh();
     return store;
+  }
+
+  /**
+   * A project's store that reads nothing yet: it opens (as open() does) on
+   * first use, as every read and write refreshes first, or in the background
+   * through openInSteps(). A server claims the project and listens with it,
+   * so its port and server.json are there before the memories are read.
+   */
+  static prepare(projectDir: string, options: OpenOptions = {}): MemoryStore {
+    return new MemoryStore(projectDir, options);
+  }
+
+  /** Whether the store has read its files (see prepare). */
+  get isOpen(): boolean {
+    return this.opened;
+  }
+
+  /**
+   * Opens a prepared store, then loads its search index, giving way to the
+   * event loop between the steps (each tens of milliseconds at 10,000
+   * memories): a server answers what needs no memories (health, the MCP
+   * handshake) meanwhile. A request that needs them opens the store itself,
+   * at once and completely, so no answer is ever given from a half-read store.
+   */
+  async openInSteps(): Promise<void> {
+    const step = () => new Promise<void>((resolve) => setImmediate(resolve));
+    if (!this.recordsLoaded) {
+      this.records.load();
+      this.recordsLoaded = true;
+      await step();
+    }
+    if (!this.opened) {
+      this.refresh();
+      await step();
+    }
+    this.warmSearchIndex();
+  }
+
+  private ensureOpen(): void {
+    if (!this.opened) this.refresh();
   }
 
   /** True once `.claude/ltm/` exists. */
@@ -169,11 +212,13 @@ export class MemoryStore {
   // Reading
 
   get config(): StoreConfig {
+    this.ensureOpen();
     const { max_memories, memories_to_load, eviction_batch_size, review_new_memories } = this.mirror.state.config;
     return { max_memories, memories_to_load, eviction_batch_size, review_new_memories };
   }
 
   get sessionCount(): number {
+    this.ensureOpen();
     return this.mirror.state.session_count;
   }
 
@@ -187,6 +232,7 @@ export class MemoryStore {
   }
 
   priorityOf(id: string): PriorityBreakdown {
+    this.ensureOpen();
     const file = this.mirror.files.get(id);
     if (!file) throw notFound(`no memory with ID ${id}`);
     return this.queries.priorityOf(id, file.memory);
@@ -227,6 +273,7 @@ export class MemoryStore {
 
   /** IDs of memories that live only in archives/. */
   archivedIds(): string[] {
+    this.ensureOpen();
     return this.queries.archivedIds();
   }
 
@@ -940,6 +987,16 @@ export class MemoryStore {
     return this.mutate(work);
   }
 
+  /**
+   * Runs `work` under the cross-process lock without reading the memories:
+   * for work on files that are not memories (a server claiming the project
+   * writes server.json), which need not wait for a large store to open.
+   */
+  async runLocked<T>(work: () => T | Promise<T>): Promise<T> {
+    if (!this.exists()) this.init();
+    return this.lock.run(work);
+  }
+
   /** Resolves when every write this process queued so far has finished. */
   settled(): Promise<void> {
     return this.lock.settled();
@@ -1054,7 +1111,12 @@ export class MemoryStore {
    * place when no watcher reports them.
    */
   refresh(options: { full?: boolean } = {}): void {
+    if (!this.recordsLoaded) {
+      this.records.load();
+      this.recordsLoaded = true;
+    }
     this.mirror.refresh(options);
+    this.opened = true;
   }
 
   /** A single memory's file is always checked, so a read sees a hand edit at once. */
@@ -1064,7 +1126,8 @@ export class MemoryStore {
 
   /** Saves what was parsed and indexed since opening, so the next process opens and searches fast. */
   flushCaches(): void {
-    if (!this.exists()) return;
+    // A store never opened has nothing new to save (and a server stopped at once need not read it).
+    if (!this.opened || !this.exists()) return;
     // What another process removed since (a purge above all) must not be saved back.
     this.refresh();
     this.saveRecords();

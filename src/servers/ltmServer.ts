@@ -130,7 +130,8 @@ export class LtmServer {
       legacyAnswered = await serverAnswers(legacy);
       if (legacyAnswered) throw new ServerRunningError(legacy);
     }
-    return store.runExclusive(async () => {
+    // Under the lock, but without reading the memories: a prepared store (MemoryStore.prepare) stays unopened.
+    return store.runLocked(async () => {
       const current = readServerInfo(store.paths);
       if (current && (await holderRuns(current, sameServer(current, legacy) ? legacyAnswered : null))) {
         throw new ServerRunningError(current);

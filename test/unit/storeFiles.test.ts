@@ -15,6 +15,7 @@ import {
   readIndexIds,
   readState,
   readStats,
+  readStatsBySchema,
   stateJson,
   statsEntryJson,
   storePaths,
@@ -183,6 +184,35 @@ describe('storeFiles', () => {
       assert.deepEqual(result.value.get('__proto__'), { access_count: 1, accessed_at: 't', last_session: 1, priority: 0.5 });
       assert.equal(result.value.get('valueOf')!.access_count, 5);
       assert.deepEqual(prototypeSnapshot(), before);
+    });
+
+    it('reads any file as the schema alone does: the fast path for well-formed entries changes nothing', () => {
+      // Values the schema keeps, corrects or rejects, mixed in every field, counters present or absent.
+      const anyValue = fc.oneof(fc.nat(), fc.integer({ min: -3, max: 3 }), fc.double(), fc.constant(2 ** 60), fc.string(), fc.constant(null), fc.boolean(), fc.constant([]));
+      const field = (good: fc.Arbitrary<unknown>) => fc.option(fc.oneof({ weight: 4, arbitrary: good }, { weight: 1, arbitrary: anyValue }), { nil: undefined, freq: 3 });
+      const entry = fc.record({
+        access_count: field(fc.nat()),
+        accessed_at: field(fc.string()),
+        last_session: field(fc.nat()),
+        priority: field(fc.double({ noNaN: true, noDefaultInfinity: true })),
+        offer_count: field(fc.nat()),
+        recall_count: field(fc.nat()),
+        last_used_session: field(fc.nat()),
+        last_used_at: field(fc.string()),
+        extra: field(fc.nat()),
+      });
+      const key = fc.oneof(fc.constantFrom(...PROTO_KEYS), fc.string());
+      fc.assert(
+        fc.property(fc.dictionary(key, fc.oneof({ weight: 8, arbitrary: entry }, { weight: 1, arbitrary: anyValue })), (memories) => {
+          const text = JSON.stringify({ memories });
+          const fast = readStats(text);
+          const schema = readStatsBySchema(text);
+          assert.deepStrictEqual(fast.status, schema.status);
+          assert.deepStrictEqual([...fast.value], [...schema.value]);
+          assert.equal(JSON.stringify([...fast.value]), JSON.stringify([...schema.value]));
+        }),
+        { numRuns: 300 },
+      );
     });
 
     it('statsEntryJson writes exactly the four fields, in order', () => {

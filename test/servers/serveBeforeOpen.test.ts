@@ -1,0 +1,138 @@
+/**
+ * A server listens before its store is read (MemoryStore.prepare, as `ltm
+ * serve` runs it): the port and server.json are there at once, health and the
+ * MCP handshake are answered without the memories, and the first request that
+ * needs them opens the store completely, so it sees every file as it is on
+ * disk, hand edits made while no process ran included.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { MemoryStore } from '../../src/core/store';
+import { LtmServer } from '../../src/servers/ltmServer';
+import { ltmRoot, makeTempProject, removeDir } from '../unit/storeTestKit';
+import { mcpClient, postHook, rawRequest, serverJsonPath, sessionStartPayload, type Json } from './serverKit';
+
+const MEMORIES = 60;
+
+/** A store of MEMORIES memories whose caches (parse-cache.json, search-index.bin) are saved, as a server that stopped leaves them. */
+async function storeWithCaches(project: string): Promise<string[]> {
+  const store = MemoryStore.open(project);
+  store.init();
+  const ids: string[] = [];
+  for (let i = 0; i < MEMORIES; i++) {
+    const stored = await store.store({ topic: `Build step ${i}`, content: `Run the build step number ${i} with the cache warmed.`, tags: ['build'] });
+    ids.push(stored.memory.id);
+  }
+  store.flushCaches();
+  store.dispose();
+  return ids;
+}
+
+function recallText(result: unknown): string {
+  const content = (result as { content: { type: string; text: string }[] }).content;
+  return content.map((c) => c.text).join('\n');
+}
+
+describe('a server that listens before its store is read', function () {
+  this.timeout(30_000);
+  let project: string;
+  let ids: string[];
+  let store: MemoryStore;
+  let server: LtmServer | undefined;
+
+  beforeEach(async () => {
+    project = makeTempProject('ltm-prepared-');
+    ids = await storeWithCaches(project);
+    store = MemoryStore.prepare(project);
+  });
+  afterEach(async () => {
+    await server?.stop();
+    server = undefined;
+    store.dispose();
+    removeDir(project);
+  });
+
+  it('claims the project and answers health without reading a memory; the first recall opens the store and sees a hand edit made before', async () => {
+    // Edited in place while no process ran: its parse-cache.json record and search-index.bin document are of the old text.
+    const edited = path.join(ltmRoot(project), 'memories', `${ids[7]}.md`);
+    fs.writeFileSync(edited, fs.readFileSync(edited, 'utf8').replace('Run the build step number 7', 'Rotate the zeppelin credentials, step number 7'));
+
+    server = await LtmServer.start({ store, version: 'test' });
+    assert.equal(store.isOpen, false, 'starting the server read the store');
+    const info = JSON.parse(fs.readFileSync(serverJsonPath(project), 'utf8')) as { port: number; pid: number };
+    assert.equal(info.port, server.port);
+    assert.equal(info.pid, process.pid);
+    const health = await rawRequest(server.port, { path: '/health', headers: { Authorization: `Bearer ${server.token}` } });
+    assert.equal(health.status, 200);
+    assert.equal(health.json().project, store.paths.project);
+    assert.equal(store.isOpen, false, 'health read the store');
+
+    const client = await mcpClient(server.port, server.token);
+    try {
+      const recalled = recallText(await client.callTool({ name: 'recall', arguments: { query: 'zeppelin credentials' } }));
+      assert.ok(store.isOpen);
+      assert.match(recalled, new RegExp(ids[7]!), `the edited memory was not found: ${recalled}`);
+      assert.doesNotMatch(recalled, new RegExp(ids[8]!));
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('the first session_start opens the store and injects every memory it holds', async () => {
+    server = await LtmServer.start({ store, version: 'test' });
+    assert.equal(store.isOpen, false);
+    const answer = await postHook(server.port, server.token, 'session_start', sessionStartPayload('s-prepared'));
+    assert.equal(answer.status, 200, answer.text);
+    const context = ((answer.json().hookSpecificOutput as Json).additionalContext as string) ?? '';
+    const injected = ids.filter((id) => context.includes(id));
+    assert.ok(injected.length >= 10, `only ${injected.length} memories injected:\n${context}`);
+  });
+
+  it('openInSteps opens the store and loads its search index; a request between the steps is answered', async () => {
+    server = await LtmServer.start({ store, version: 'test' });
+    const opening = store.openInSteps();
+    const health = await rawRequest(server.port, { path: '/health', headers: { Authorization: `Bearer ${server.token}` } });
+    assert.equal(health.status, 200);
+    await opening;
+    assert.ok(store.isOpen);
+    assert.equal(store.memoryCount(), MEMORIES);
+  });
+});
+
+describe('MemoryStore.prepare', () => {
+  let project: string;
+  beforeEach(() => (project = makeTempProject('ltm-prepare-')));
+  afterEach(() => removeDir(project));
+
+  it('opens on first use, getters included: config and session count are read from state.json, not defaults', async () => {
+    const writer = MemoryStore.open(project);
+    writer.init();
+    await writer.updateState((s) => {
+      s.session_count = 41;
+      s.config.max_memories = 1234;
+    });
+    writer.dispose();
+    const store = MemoryStore.prepare(project);
+    try {
+      assert.equal(store.isOpen, false);
+      assert.equal(store.config.max_memories, 1234);
+      assert.ok(store.isOpen);
+      assert.equal(store.sessionCount, 41);
+    } finally {
+      store.dispose();
+    }
+  });
+
+  it('a store stopped before it opened saves no cache and writes nothing', () => {
+    const writer = MemoryStore.open(project);
+    writer.init();
+    writer.dispose();
+    const before = fs.readdirSync(ltmRoot(project)).sort();
+    const store = MemoryStore.prepare(project);
+    store.flushCaches();
+    store.dispose();
+    assert.equal(store.isOpen, false);
+    assert.deepEqual(fs.readdirSync(ltmRoot(project)).sort(), before);
+  });
+});
