@@ -1,7 +1,8 @@
 /**
  * Creates a sample project whose `.claude/ltm/` holds memories in every phase
- * (full, hint, abstract, archived), with tags and importance marks, made by
- * the engine itself: the demo opens it in VS Code and the UI test drives it.
+ * (full, hint, abstract, archived), with tags and importance marks, and a
+ * source file (src/db/pool.ts) that one of them is anchored to, made by the
+ * engine itself: the demo opens it in VS Code and the UI test drives it.
  *
  *   node --import tsx scripts/sample-project.ts <dir>
  */
@@ -16,7 +17,35 @@ interface Sample {
   content: string;
   tags: string[];
   difficulty: number;
+  /** Lines of SAMPLE_SOURCES the memory is about (`path#Lstart-end`). */
+  anchors?: string[];
 }
+
+/** The project's own code, which some memories are anchored to. */
+export const SAMPLE_SOURCES: Readonly<Record<string, string>> = {
+  'src/db/pool.ts': [
+    "import { Pool, type PoolClient } from 'pg';",
+    '',
+    'export const pool = new Pool({',
+    '  max: 50,',
+    '  connectionTimeoutMillis: 60_000,',
+    '});',
+    '',
+    '/** Runs `work` with a client that is always released, even when it throws. */',
+    'export async function withClient<T>(work: (client: PoolClient) => Promise<T>): Promise<T> {',
+    '  const client = await pool.connect();',
+    '  try {',
+    '    return await work(client);',
+    '  } finally {',
+    '    client.release();',
+    '  }',
+    '}',
+    '',
+  ].join('\n'),
+};
+
+/** The lines of src/db/pool.ts that the Postgres memory is anchored to: the pool's settings. */
+export const SAMPLE_POOL_ANCHOR = { file: 'src/db/pool.ts', lines: [3, 6] as const };
 
 export const SAMPLE_MEMORIES: readonly Sample[] = [
   {
@@ -29,11 +58,12 @@ export const SAMPLE_MEMORIES: readonly Sample[] = [
   },
   {
     topic: 'Postgres pool exhaustion under batch jobs',
-    summary: 'A pool of 10 ran dry when batch jobs held connections; raised to 50 with a 60 s timeout and closed cursors in finally blocks.',
+    summary: 'A pool of 10 ran dry when batch jobs held connections; raised to 50 with a 60 s timeout and released clients in finally blocks.',
     content:
-      '### Problem\nBatch jobs opened connections faster than they returned them; requests queued, then timed out.\n\n### Solution\nPool size 50, acquire timeout 60 s, and every cursor closed in a `finally` block (see db/pool.py).\n\n### How we found it\n`SELECT count(*) FROM pg_stat_activity` during a batch run showed 10 idle-in-transaction connections.',
+      '### Problem\nBatch jobs opened connections faster than they returned them; requests queued, then timed out.\n\n### Solution\nPool size 50, acquire timeout 60 s, and every client released in a `finally` block (see src/db/pool.ts).\n\n### How we found it\n`SELECT count(*) FROM pg_stat_activity` during a batch run showed 10 idle-in-transaction connections.',
     tags: ['database', 'postgres', 'debugging'],
     difficulty: 0.7,
+    anchors: [`${SAMPLE_POOL_ANCHOR.file}#L${SAMPLE_POOL_ANCHOR.lines[0]}-${SAMPLE_POOL_ANCHOR.lines[1]}`],
   },
   {
     topic: 'Run mocha with TypeScript through tsx',
@@ -83,6 +113,11 @@ export const SAMPLE_MEMORIES: readonly Sample[] = [
 export async function createSampleProject(dir: string): Promise<string[]> {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(path.join(dir, 'README.md'), '# Sample project\n\nA project whose Claude Code sessions left some memories in .claude/ltm/.\n');
+  // Written before the memories: an anchor hashes the lines it names.
+  for (const [file, text] of Object.entries(SAMPLE_SOURCES)) {
+    fs.mkdirSync(path.dirname(path.join(dir, file)), { recursive: true });
+    fs.writeFileSync(path.join(dir, file), text);
+  }
   initProject(dir);
   const store = MemoryStore.open(dir);
   store.init();

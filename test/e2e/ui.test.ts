@@ -8,8 +8,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { Browser, FrameLocator, Page } from 'playwright-core';
-import { createSampleProject, SAMPLE_MEMORIES } from '../../scripts/sample-project';
+import type { Browser, FrameLocator, Locator, Page } from 'playwright-core';
+import { createSampleProject, SAMPLE_MEMORIES, SAMPLE_POOL_ANCHOR } from '../../scripts/sample-project';
 import { splitFrontmatter } from '../../src/core/memoryFile';
 import { REPO_ROOT, ltm, ltmJson } from '../support/ltmProcess';
 import { CodeServer, launchBrowser, openWorkbench, requireVsCodeTools } from '../vscode/codeServer';
@@ -32,6 +32,32 @@ function memoryFile(project: string, id: string): string {
 
 interface ListJson {
   memories: { id: string; topic: string; phase: number; tags: string[] }[];
+}
+
+interface ReviewJson {
+  review_new_memories: boolean;
+  memories: { id: string; topic: string }[];
+}
+
+interface ArchiveIndexJson {
+  memories: Record<string, { reason: string; merged_into?: string; version_of?: string }>;
+}
+
+function archiveIndex(project: string): ArchiveIndexJson {
+  return JSON.parse(fs.readFileSync(path.join(project, '.claude', 'ltm', 'archive_index.json'), 'utf8')) as ArchiveIndexJson;
+}
+
+/** Calls a tool of the extension's MCP endpoint as Claude Code would (the port and token from server.json). */
+async function callMcpTool(project: string, name: string, args: Record<string, unknown>): Promise<void> {
+  const info = JSON.parse(fs.readFileSync(path.join(project, '.claude', 'ltm', 'server.json'), 'utf8')) as { port: number; token: string };
+  const response = await fetch(`http://127.0.0.1:${info.port}/mcp`, {
+    method: 'POST',
+    headers: { Authorization: `Bearer ${info.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name, arguments: args } }),
+  });
+  const body = await response.text();
+  assert.equal(response.status, 200, body);
+  assert.doesNotMatch(body, /"isError":\s*true/, body);
 }
 
 describe('the packaged extension in a real VS Code (UI)', function () {
@@ -66,9 +92,18 @@ describe('the packaged extension in a real VS Code (UI)', function () {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'ltm-ui-'));
     project = path.join(root, 'sample-project');
     await createSampleProject(project);
-    server = await CodeServer.start({ vsix, userSettings: { 'workbench.secondarySideBar.defaultVisibility': 'hidden' } });
+    server = await CodeServer.start({
+      vsix,
+      // VS Code in a browser saves a second after each edit by default; the desktop does not, and the tests save with Ctrl+S.
+      userSettings: { 'workbench.secondarySideBar.defaultVisibility': 'hidden', 'files.autoSave': 'off' },
+    });
     browser = await launchBrowser();
     page = await openWorkbench(browser, server, project);
+  });
+
+  afterEach(async function () {
+    // What the window showed when a test failed, next to the screenshots.
+    if (this.currentTest?.state === 'failed' && page) await shot(`failed-${this.currentTest.title.replace(/[^\w]+/g, '-').slice(0, 60)}`).catch(() => undefined);
   });
 
   after(async () => {
@@ -106,7 +141,7 @@ describe('the packaged extension in a real VS Code (UI)', function () {
     for (const part of ['Difficulty', 'Recency', 'Frequency', 'Importance']) await frame.locator('table.priority th', { hasText: part }).waitFor();
     await shot('memory-panel');
 
-    const edited = 'Pool of 10 ran dry under batch jobs: raised to 50, 60 s timeout, cursors closed in finally.';
+    const edited = 'Pool of 10 ran dry under batch jobs: raised to 50, 60 s timeout, clients released in finally.';
     await frame.locator('#summary textarea').fill(edited);
     await frame.locator('#save-summary').click();
     await frame.locator('#notice', { hasText: 'Summary saved' }).waitFor();
@@ -177,25 +212,202 @@ describe('the packaged extension in a real VS Code (UI)', function () {
   });
 
   it('shows a memory stored through MCP in the tree without a manual refresh', async () => {
-    const info = JSON.parse(fs.readFileSync(path.join(project, '.claude', 'ltm', 'server.json'), 'utf8')) as { port: number; token: string };
     const topic = 'Stored by Claude Code through MCP just now';
     const started = Date.now();
-    const response = await fetch(`http://127.0.0.1:${info.port}/mcp`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${info.token}`, 'Content-Type': 'application/json', Accept: 'application/json, text/event-stream' },
-      body: JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'tools/call',
-        params: { name: 'store_memory', arguments: { topic, content: 'It appears in the Memories view by itself.', tags: ['mcp'] } },
-      }),
-    });
-    assert.equal(response.status, 200);
+    await callMcpTool(project, 'store_memory', { topic, content: 'It appears in the Memories view by itself.', tags: ['mcp'] });
     await row(topic).waitFor({ timeout: 5_000 });
     const elapsed = Date.now() - started;
     assert.ok(elapsed < 2_000, `the tree showed it after ${elapsed} ms`);
     await shot('tree-after-mcp-store');
   });
+
+  describe('memories people can trust', () => {
+    const pool = SAMPLE_MEMORIES[1]!;
+    const poolId = () => ltmJson<ListJson>(['list', '--project', project]).memories.find((m) => m.topic === pool.topic)!.id;
+    const editor = () => page.locator('.part.editor .monaco-editor').first();
+    const lens = (title: string) => editor().locator('.codelens-decoration a', { hasText: new RegExp(`^${title}$`) });
+    const lineNumber = (n: number) => editor().locator('.margin-view-overlays .line-numbers', { hasText: new RegExp(`^${n}$`) });
+    const tab = (name: string) => page.locator('.part.editor .tabs-container .tab', { hasText: name });
+    const contextMenuItem = (label: string) => page.locator('.context-view .monaco-menu .action-item', { hasText: label });
+    /** Quick Open: the palette without its ">" searches files. */
+    const openFile = async (relative: string) => {
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor();
+      await input.fill(relative);
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: path.basename(relative) }).first().waitFor();
+      await page.keyboard.press('Enter');
+      await tab(path.basename(relative)).waitFor();
+    };
+    /** Clicks the line of the editor that shows `text`, types at its end as a person would, and saves with Ctrl+S. */
+    const typeAtEndOfLineAndSave = async (text: string, typed: string) => {
+      await editor().locator('.view-line', { hasText: text }).click();
+      await page.keyboard.press('End');
+      await page.keyboard.type(typed);
+      await page.locator('.part.editor .tab.dirty').first().waitFor();
+      await page.keyboard.press('Control+s');
+      await page.locator('.part.editor .tab.dirty').waitFor({ state: 'detached' });
+      assert.ok(fs.readFileSync(path.join(project, SAMPLE_POOL_ANCHOR.file), 'utf8').includes(typed), 'saved');
+    };
+    /**
+     * Runs an action of a tree row (its inline button or an item of its context menu) until `done`.
+     * VS Code gives the command the row's memory only while the extension host still holds that
+     * item: clicked while the view refreshes (file events arrive a moment after each change), the
+     * command runs without it and LTM asks which memory ("Memory to …"). Then that question is
+     * closed and the action tried again, as a person would.
+     */
+    const rowAction = async (target: Locator, how: { inline: string } | { menu: string }, done: () => Promise<boolean>) => {
+      const askedWhich = page.locator('.quick-input-widget input[placeholder^="Memory "]');
+      for (let attempt = 1; ; attempt++) {
+        if ('inline' in how) {
+          await target.hover();
+          await target.locator(`.action-label[aria-label="${how.inline}"]`).click();
+        } else {
+          await target.click({ button: 'right' });
+          // Chosen with the keyboard: a menu ignores mouse clicks in its first 100 ms, which a test is quick enough to hit.
+          const item = contextMenuItem(how.menu);
+          await item.hover();
+          await page.locator('.context-view .monaco-menu .action-item.focused', { hasText: how.menu }).waitFor();
+          await page.keyboard.press('Enter');
+        }
+        const deadline = Date.now() + 5_000;
+        while (Date.now() < deadline && !(await askedWhich.isVisible()) && !(await done().catch(() => false))) await page.waitForTimeout(50);
+        if (await done().catch(() => false)) return;
+        if (attempt === 3) throw new Error(`${JSON.stringify(how)} on "${await target.innerText()}" did not take effect`);
+        await page.keyboard.press('Escape');
+        await askedWhich.waitFor({ state: 'hidden' });
+      }
+    };
+    const hasText = (target: Locator, text: string) => async () => (await target.innerText({ timeout: 1_000 })).includes(text);
+    const staleOnDisk = () => ltmJson<{ stale: { id: string }[] }>(['stale', '--project', project]).stale.map((m) => m.id);
+
+    before(async () => {
+      // Open already when the tests above ran; opened here when only these run (--grep).
+      if (!(await group('Full').isVisible())) await page.locator('.activitybar [aria-label^="LTM"]').first().click();
+      await group('Full').waitFor({ timeout: 30_000 });
+    });
+
+    it('shows "LTM: 1 memory" over the anchored lines of src/db/pool.ts; clicking it opens the memory', async () => {
+      await runCommand('View: Close All Editors');
+      await runCommand('Notifications: Clear All Notifications');
+      await openFile(SAMPLE_POOL_ANCHOR.file);
+      await lens('LTM: 1 memory').waitFor({ timeout: 30_000 });
+      // The lens sits above the first anchored line: below the line before it, above that line.
+      const [first] = SAMPLE_POOL_ANCHOR.lines;
+      const lensBox = (await lens('LTM: 1 memory').boundingBox())!;
+      const before = (await lineNumber(first - 1).boundingBox())!;
+      const at = (await lineNumber(first).boundingBox())!;
+      assert.ok(lensBox.y >= before.y + before.height - 1 && lensBox.y + lensBox.height <= at.y + 1, `the lens (y ${lensBox.y}) is between lines ${first - 1} (y ${before.y}) and ${first} (y ${at.y})`);
+      assert.equal(await editor().locator('.codelens-decoration a').count(), 1, 'one lens in the file');
+      await shot('codelens');
+
+      await lens('LTM: 1 memory').click();
+      await webview().locator('#topic', { hasText: pool.topic }).waitFor({ timeout: 30_000 });
+      await webview().locator(`#anchors li.anchor[data-state="fresh"]`, { hasText: `${SAMPLE_POOL_ANCHOR.file}#L${first}-${SAMPLE_POOL_ANCHOR.lines[1]}` }).waitFor();
+    });
+
+    it('marks the memory possibly outdated after an edit inside the anchored lines; "Still true — re-anchor" in its panel clears it', async () => {
+      const id = poolId();
+      await tab('pool.ts').click();
+      await typeAtEndOfLineAndSave('max:', ' // the nightly import holds a client per chunk');
+      await lens('LTM: 1 memory · possibly outdated').waitFor({ timeout: 10_000 });
+      await row(pool.topic).filter({ hasText: 'possibly outdated' }).waitFor({ timeout: 10_000 });
+      assert.deepEqual(staleOnDisk(), [id], 'the store on disk says so too');
+
+      await lens('LTM: 1 memory · possibly outdated').click();
+      const frame = webview();
+      await frame.locator('#anchors.stale #stale-badge', { hasText: 'possibly outdated' }).waitFor({ timeout: 30_000 });
+      const changed = frame.locator('#anchors li.anchor[data-state="changed"]');
+      await changed.waitFor();
+      assert.match(await changed.innerText(), /changed since the memory was written/);
+      assert.match(await changed.locator('pre').innerText(), /max: 50, \/\/ the nightly import holds a client per chunk/, 'the text at the lines now');
+      await frame.locator('#reanchor', { hasText: 'Still true — re-anchor' }).waitFor();
+      await shot('memory-panel-outdated');
+
+      await frame.locator('#reanchor').click();
+      await frame.locator('#anchors:not(.stale) li.anchor[data-state="fresh"]').waitFor({ timeout: 10_000 });
+      assert.equal(await frame.locator('#stale-badge').count(), 0);
+      await row(pool.topic).filter({ hasNotText: 'possibly outdated' }).waitFor({ timeout: 10_000 });
+      assert.deepEqual(staleOnDisk(), [], 'the store on disk agrees');
+      await tab('pool.ts').click();
+      await lens('LTM: 1 memory').waitFor({ timeout: 10_000 });
+    });
+
+    it('offers "Still true — re-anchor memory" in the tree’s context menu of a possibly outdated memory', async () => {
+      await typeAtEndOfLineAndSave('connectionTimeoutMillis:', ' // waits a minute for a client');
+      const stale = row(pool.topic).filter({ hasText: 'possibly outdated' });
+      await stale.waitFor({ timeout: 10_000 });
+      await rowAction(stale, { menu: 'Still true — re-anchor memory' }, async () => !(await hasText(row(pool.topic), 'possibly outdated')()));
+      await lens('LTM: 1 memory').waitFor({ timeout: 10_000 });
+      assert.deepEqual(staleOnDisk(), []);
+      // A memory that holds is not offered it.
+      await row(pool.topic).click({ button: 'right' });
+      await contextMenuItem('Merge into…').waitFor();
+      assert.equal(await contextMenuItem('Still true — re-anchor memory').count(), 0);
+      await page.keyboard.press('Escape');
+    });
+
+    const duplicate = { topic: 'Nightly import holds pool connections for minutes', content: 'The nightly Postgres import keeps a pool client per chunk: release it between chunks, or the pool of 50 runs dry under batch jobs again.', tags: ['postgres', 'batch'] };
+    const mistake = { topic: 'Temporary: debug print left in withClient', content: 'A console.log in withClient, to be removed before merging.', tags: ['debugging'] };
+
+    it('holds what Claude stores for review in the Inbox: Approve makes it a memory, Reject archives it', async () => {
+      await runCommand('Notifications: Clear All Notifications');
+      ltmJson(['review', '--on', '--project', project]);
+      await callMcpTool(project, 'store_memory', duplicate);
+      await callMcpTool(project, 'store_memory', mistake);
+      const inbox = view().locator('.monaco-list-row[aria-level="1"]', { hasText: /^Inbox\s*2 awaiting review$/ });
+      await inbox.waitFor({ timeout: 10_000 });
+      const waiting = ltmJson<ReviewJson>(['review', '--project', project]).memories;
+      const approvedId = waiting.find((m) => m.topic === duplicate.topic)!.id;
+      const rejectedId = waiting.find((m) => m.topic === mistake.topic)!.id;
+      for (const m of [duplicate, mistake]) assert.match(await row(m.topic).innerText(), /awaiting review/);
+      await row(duplicate.topic).hover();
+      await shot('inbox');
+
+      await rowAction(row(duplicate.topic), { inline: 'Approve' }, hasText(view().locator('.monaco-list-row[aria-level="1"]', { hasText: /^Inbox/ }), '1 awaiting review'));
+      assert.doesNotMatch(await row(duplicate.topic).innerText(), /awaiting review/);
+      const inboxGone = async () => (await view().locator('.monaco-list-row[aria-level="1"]', { hasText: /^Inbox/ }).count()) === 0;
+      await rowAction(row(mistake.topic), { inline: 'Reject (archive)' }, inboxGone);
+
+      assert.deepEqual(ltmJson<ReviewJson>(['review', '--project', project]).memories, [], 'nothing awaits review');
+      assert.doesNotMatch(splitFrontmatter(fs.readFileSync(memoryFile(project, approvedId), 'utf8')).frontmatter, /^status:/m, 'approved: no status line');
+      const ltmDir = path.join(project, '.claude', 'ltm');
+      assert.ok(!fs.existsSync(memoryFile(project, rejectedId)), 'the rejected memory left memories/');
+      assert.match(fs.readFileSync(path.join(ltmDir, 'archives', `${rejectedId}.md`), 'utf8'), /A console\.log in withClient/);
+      assert.equal(archiveIndex(project).memories[rejectedId]?.reason, 'rejected');
+      ltmJson(['review', '--off', '--project', project]);
+    });
+
+    it('merges a memory into another with "Merge into…": the view shows one, both originals are archived', async () => {
+      const source = ltmJson<ListJson>(['list', '--project', project]).memories.find((m) => m.topic === duplicate.topic)!;
+      const targetId = poolId();
+      await runCommand('Notifications: Clear All Notifications');
+      const choice = page.locator('.quick-input-list .monaco-list-row', { hasText: pool.topic });
+      await rowAction(row(duplicate.topic), { menu: 'Merge into…' }, () => choice.isVisible());
+      // The most similar memory first.
+      assert.match(await page.locator('.quick-input-list .monaco-list-row').first().innerText(), new RegExp(`${pool.topic}[\\s\\S]*similar`));
+      // The quick pick fades in: the picture is taken once it is drawn in full.
+      type Animated = { getAnimations(options: { subtree: boolean }): { finished: Promise<unknown> }[] };
+      await page.locator('.quick-input-widget').evaluate((el) => Promise.all((el as unknown as Animated).getAnimations({ subtree: true }).map((a) => a.finished)));
+      await shot('merge');
+      await choice.click();
+      await page.locator('.monaco-dialog-box .monaco-button', { hasText: /^Merge$/ }).click();
+
+      await row(duplicate.topic).waitFor({ state: 'detached', timeout: 10_000 });
+      assert.equal(await row(pool.topic).count(), 1, 'one memory holds both');
+      const target = fs.readFileSync(memoryFile(project, targetId), 'utf8');
+      assert.ok(target.includes(pool.content.split('\n')[1]!) && target.includes(duplicate.content), 'the target holds both texts');
+      assert.ok(!fs.existsSync(memoryFile(project, source.id)));
+      const ltmDir = path.join(project, '.claude', 'ltm');
+      const index = archiveIndex(project).memories;
+      assert.deepEqual([index[source.id]?.reason, index[source.id]?.merged_into], ['merged', targetId]);
+      assert.match(fs.readFileSync(path.join(ltmDir, 'archives', `${source.id}.md`), 'utf8'), /release it between chunks/);
+      const [versionId] = Object.entries(index).find(([, e]) => e.version_of === targetId && e.reason === 'merged') ?? [];
+      assert.ok(versionId, 'the target’s text before the merge is archived');
+      assert.ok(!fs.readFileSync(path.join(ltmDir, 'archives', `${versionId}.md`), 'utf8').includes(duplicate.content));
+    });
+  });
+
 });
 
 async function waitForFile(file: string, timeoutMs = 10_000): Promise<void> {

@@ -35,6 +35,22 @@ async function waitFor<T>(probe: () => T | undefined | null | false | Promise<T 
   }
 }
 
+/**
+ * The commands the tree's context menu offers on an item with this
+ * contextValue, by the manifest's `when` clauses (`viewItem == x` or
+ * `viewItem =~ /re/`, as package.json writes them).
+ */
+function contextMenuCommands(contextValue: string): string[] {
+  const manifest = vscode.extensions.getExtension(EXTENSION_ID)!.packageJSON as { contributes: { menus: Record<string, { command: string; when?: string; group?: string }[]> } };
+  return manifest.contributes.menus['view/item/context']!.filter((entry) => {
+    if (entry.group?.startsWith('inline')) return false;
+    const when = entry.when ?? '';
+    const equal = /viewItem == ([\w.]+)/.exec(when);
+    const regex = /viewItem =~ \/(.+)\/$/.exec(when);
+    return equal ? equal[1] === contextValue : regex ? new RegExp(regex[1]!).test(contextValue) : false;
+  }).map((entry) => entry.command);
+}
+
 /** Reads the store as another process would: a fresh instance on the files. */
 function onDisk<T>(project: string, read: (store: MemoryStore) => T): T {
   const store = MemoryStore.open(project);
@@ -161,6 +177,12 @@ describe('Anchored memories: CodeLens, staleness, re-anchor, Remember selection'
     assert.equal((stale.iconPath as vscode.ThemeIcon).id, 'warning');
     const fresh = await treeItem(timeoutId);
     assert.doesNotMatch(String(fresh.description), /possibly outdated/);
+    // Its context menu offers "Still true — re-anchor", and still everything a memory's menu has; a fresh one's does not.
+    assert.equal(stale.contextValue, 'memory.full.outdated');
+    assert.equal(fresh.contextValue, 'memory.full');
+    assert.deepEqual(contextMenuCommands('memory.full.outdated').sort(), [...contextMenuCommands('memory.full'), 'ltm.reanchor'].sort());
+    assert.ok(!contextMenuCommands('memory.reduced').includes('ltm.reanchor'));
+    assert.deepEqual(contextMenuCommands('memory.reduced.outdated').sort(), [...contextMenuCommands('memory.reduced'), 'ltm.reanchor'].sort());
 
     // The memory panel's view: the anchor, its state, and the text at its lines now (the old text is only a hash).
     const details = onDisk(project, (s) => memoryDetails(s, sizeId, 'anchors'));
@@ -177,6 +199,7 @@ describe('Anchored memories: CodeLens, staleness, re-anchor, Remember selection'
     assert.equal(onDisk(project, (s) => s.staleness(sizeId)?.stale), false);
     await waitFor(async () => (await lensTitles()).join() === '13: LTM: 2 memories', 'the lens to drop "possibly outdated"');
     await waitFor(async () => !String((await treeItem(sizeId)).description).includes('possibly outdated'), 'the tree to drop the mark');
+    assert.equal((await treeItem(sizeId)).contextValue, 'memory.full', 'no re-anchor in its menu any more');
   });
 
   it('"Remember selection" stores a memory anchored to the selected lines, with the code in its content', async () => {
