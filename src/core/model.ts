@@ -126,12 +126,27 @@ export interface MemoryStats {
   last_used_at?: string;
 }
 
+/**
+ * What session start and the offers (with a prompt, a failure, a file, a
+ * subagent's task) do with a stale memory, one whose anchored code changed or
+ * is gone: `label` gives it marked "possibly outdated", `skip` leaves it out
+ * and gives the next one instead. recall and get return it either way, marked.
+ */
+export const STALE_MEMORY_MODES = ['label', 'skip'] as const;
+export type StaleMemoriesMode = (typeof STALE_MEMORY_MODES)[number];
+
+export function isStaleMemoriesMode(value: unknown): value is StaleMemoriesMode {
+  return STALE_MEMORY_MODES.includes(value as StaleMemoriesMode);
+}
+
 export interface StoreConfig {
   max_memories: number;
   memories_to_load: number;
   eviction_batch_size: number;
   /** Memories Claude stores are `proposed` until a person approves them (VS Code `ltm.reviewNewMemories`). */
   review_new_memories: boolean;
+  /** Stale memories at session start and in offers: labelled or left out (VS Code `ltm.staleMemories`, `ltm stale --label|--skip`). */
+  stale_memories: StaleMemoriesMode;
 }
 
 /** The limits of a store without its own (package.json's `ltm.*` setting defaults must match; a unit test checks). */
@@ -140,6 +155,7 @@ export const DEFAULT_CONFIG: StoreConfig = {
   memories_to_load: 10,
   eviction_batch_size: 10,
   review_new_memories: false,
+  stale_memories: 'label',
 };
 
 /** How many memories a list (`list_memories`, `ltm list`) returns when not told. */

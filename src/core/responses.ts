@@ -353,7 +353,7 @@ export function statusText(s: StatusResult): string {
     `**Last eviction:** ${s.last_eviction ?? 'never'}`,
     `**Storage:** ${formatBytes(s.storage_size_bytes)}`,
     ...(s.awaiting_review > 0 ? [`**Awaiting review:** ${s.awaiting_review} (not used until a person approves them: ltm review)`] : []),
-    `**Config:** max ${s.config.max_memories} memories, load ${s.config.memories_to_load} per session, evict ${s.config.eviction_batch_size} per cycle, review new memories ${s.config.review_new_memories ? 'on' : 'off'}`,
+    `**Config:** max ${s.config.max_memories} memories, load ${s.config.memories_to_load} per session, evict ${s.config.eviction_batch_size} per cycle, review new memories ${s.config.review_new_memories ? 'on' : 'off'}, stale memories ${s.config.stale_memories === 'skip' ? 'skipped' : 'labelled'}`,
     ...(s.stale_memories > 0 ? [`**Possibly outdated:** ${s.stale_memories} ${s.stale_memories === 1 ? 'memory whose' : 'memories whose'} anchored code changed (ltm stale lists them).`] : []),
     ...(s.invalid_files > 0 ? [`**Warning:** ${s.invalid_files} unreadable file(s) in memories/; run check.`] : []),
     ...(s.demotion_candidates > 0

@@ -74,7 +74,7 @@ const STATUS: StatusResult = {
   session_count: 31,
   last_eviction: '2026-11-20T10:00:00.000Z',
   storage_size_bytes: 1536,
-  config: { max_memories: 100, memories_to_load: 10, eviction_batch_size: 5, review_new_memories: false },
+  config: { max_memories: 100, memories_to_load: 10, eviction_batch_size: 5, review_new_memories: false, stale_memories: 'label' },
   store_path: '/work/project/.claude/ltm',
   exists: true,
   invalid_files: 0,
@@ -336,7 +336,7 @@ describe('responses', () => {
     it('statusResponse: the design’s fields and config, not the text-only ones (exists, invalid_files)', () => {
       const r = statusResponse(STATUS);
       assert.deepEqual(Object.keys(r), ['total_memories', 'by_phase', 'total_archived', 'session_count', 'last_eviction', 'storage_size_bytes', 'config', 'store_path', 'stale_memories', 'awaiting_review', 'demotion_candidates']);
-      assert.deepEqual(r.config, { max_memories: 100, memories_to_load: 10, eviction_batch_size: 5, review_new_memories: false });
+      assert.deepEqual(r.config, { max_memories: 100, memories_to_load: 10, eviction_batch_size: 5, review_new_memories: false, stale_memories: 'label' });
       assert.equal(r.store_path, '/work/project/.claude/ltm');
     });
 
@@ -351,12 +351,14 @@ describe('responses', () => {
           '**Sessions:** 31',
           '**Last eviction:** 2026-11-20T10:00:00.000Z',
           '**Storage:** 1.5 KB',
-          '**Config:** max 100 memories, load 10 per session, evict 5 per cycle, review new memories off',
+          '**Config:** max 100 memories, load 10 per session, evict 5 per cycle, review new memories off, stale memories labelled',
           '**Store:** `/work/project/.claude/ltm`',
         ].join('\n'),
       );
       const reviewing = statusText({ ...STATUS, awaiting_review: 2, config: { ...STATUS.config, review_new_memories: true } });
-      assert.match(reviewing, /\n\*\*Awaiting review:\*\* 2 \(not used until a person approves them: ltm review\)\n\*\*Config:\*\* .*, review new memories on\n/);
+      assert.match(reviewing, /\n\*\*Awaiting review:\*\* 2 \(not used until a person approves them: ltm review\)\n\*\*Config:\*\* .*, review new memories on, stale memories labelled\n/);
+      // What session start and offers do with stale memories: the project's choice, said.
+      assert.match(statusText({ ...STATUS, config: { ...STATUS.config, stale_memories: 'skip' } }), /\n\*\*Config:\*\* .*, stale memories skipped\n/);
     });
 
     it('statusText: "never" without an eviction, a warning for unreadable files, and no store yet', () => {
