@@ -7,7 +7,7 @@
  */
 import YAML, { isMap, isScalar, isSeq } from 'yaml';
 import { z } from 'zod';
-import { MAX_ANCHORS, anchorsFromFrontmatter, anchorsToFrontmatter, type Anchor } from './anchors';
+import { InvalidAnchor, MAX_ANCHORS, anchorFromFrontmatterEntry, anchorsToFrontmatter, type Anchor } from './anchors';
 import { FRONTMATTER_KEYS, MEMORY_ID_PATTERN, type ActivePhase, type Memory, type MemoryMeta, type MemoryStatus } from './model';
 
 /** A file that cannot be read as a memory, and why. */
@@ -74,16 +74,65 @@ const phaseChangeSchema = z.object({
   event: z.enum(['evicted', 'restored', 'forgotten', 'orphaned', 'recovered', 'legacy', 'rejected', 'updated', 'merged']),
 });
 
+/**
+ * A hand-edited `anchors` entry that could not be read. The memory loads
+ * without it and its file keeps the text (a person's, to correct): `ltm
+ * check` names it, since nothing else would.
+ */
+export interface UnreadableAnchor {
+  /** Which: `anchors[2]`, or `anchors` when the field is not a list. */
+  entry: string;
+  /** The path it names, when it names one. */
+  path?: string;
+  reason: string;
+}
+
+/** A frontmatter `anchors` value read entry by entry: the anchors that can be used, and what was left out and why. */
+function readAnchorEntries(value: unknown): { anchors: Anchor[]; unreadable: UnreadableAnchor[] } {
+  const anchors: Anchor[] = [];
+  const unreadable: UnreadableAnchor[] = [];
+  // An empty `anchors:` is none, as absent.
+  if (value === undefined || value === null) return { anchors, unreadable };
+  if (!Array.isArray(value)) return { anchors, unreadable: [{ entry: 'anchors', reason: 'anchors must be a list' }] };
+  value.forEach((entry: unknown, i) => {
+    const named = entry && typeof entry === 'object' && !Array.isArray(entry) ? (entry as { path?: unknown }).path : undefined;
+    const where = { entry: `anchors[${i}]`, ...(typeof named === 'string' && named ? { path: named } : {}) };
+    try {
+      const anchor = anchorFromFrontmatterEntry(entry, i);
+      if (anchors.length < MAX_ANCHORS) anchors.push(anchor);
+      else unreadable.push({ ...where, reason: `beyond the ${MAX_ANCHORS} anchors a memory may have` });
+    } catch (error) {
+      if (!(error instanceof InvalidAnchor)) throw error;
+      unreadable.push({ ...where, reason: error.message });
+    }
+  });
+  return { anchors, unreadable };
+}
+
 /** The anchors of a frontmatter `anchors` value that can be read, each checked on its own. */
 function readableAnchors(value: unknown): Anchor[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((entry) => {
-    try {
-      return anchorsFromFrontmatter([entry]);
-    } catch {
-      return [];
-    }
-  }).slice(0, MAX_ANCHORS);
+  return readAnchorEntries(value).anchors;
+}
+
+/** Frontmatter that may have an `anchors` key: the test that spares the YAML parse of every other file. */
+const ANCHORS_KEY = /^["']?anchors["']?[ \t]*:/m;
+
+/**
+ * The `anchors` entries of a memory's frontmatter that loading leaves out
+ * (readableAnchors), each with why; none for frontmatter that is not valid
+ * YAML (the file is then not a memory at all, and reported as such).
+ */
+export function unreadableAnchors(frontmatter: string): UnreadableAnchor[] {
+  if (!ANCHORS_KEY.test(frontmatter)) return [];
+  let data: unknown;
+  try {
+    data = parseYamlDocument(frontmatter).toJS();
+  } catch (error) {
+    if (error instanceof InvalidMemoryFile) return [];
+    throw error;
+  }
+  if (data === null || typeof data !== 'object' || Array.isArray(data)) return [];
+  return readAnchorEntries(new Map(Object.entries(data)).get('anchors')).unreadable;
 }
 
 /** At most this many keywords, each at most this long: other words for a search, not a second Content. */

@@ -14,7 +14,7 @@ import type { DiskMirror, LoadedFile } from './diskMirror';
 import { readTextIfExists } from './files';
 import type { IndexWriter } from './indexWriter';
 import type { IntegrityReport, IntegritySnapshot } from './integrity';
-import { updateFrontmatter } from './memoryFile';
+import { splitFrontmatter, unreadableAnchors, updateFrontmatter, type UnreadableAnchor } from './memoryFile';
 import type { ArchiveIndex, StorePaths } from './storeFiles';
 import type { ArchivedMemory } from './storeTypes';
 
@@ -50,7 +50,41 @@ export function integritySnapshot(mirror: DiskMirror, index: IndexWriter): Integ
     archiveIndexStatus: mirror.archiveIndexStatus,
     archiveFiles: mirror.archiveFiles,
     tempFiles: mirror.tempFiles(),
+    unreadableAnchors: unreadableAnchorsOf(mirror.paths, mirror.files),
   };
+}
+
+/**
+ * What each loaded version of a memory file left out of its anchors. A file
+ * read again is a new LoadedFile, so an entry never outlives its version, and
+ * the next check (the one fix makes after repairing, "Check again") reads nothing.
+ */
+const leftOutAnchors = new WeakMap<LoadedFile, readonly UnreadableAnchor[]>();
+
+/**
+ * The anchors entries each memory's loading left out. Parsed fields do not
+ * keep them, so each file's frontmatter is read again, once per version: the
+ * text this process holds, else the file (read, not kept: a check must not
+ * leave every memory's text in memory).
+ */
+function unreadableAnchorsOf(paths: StorePaths, files: ReadonlyMap<string, LoadedFile>): Map<string, readonly UnreadableAnchor[]> {
+  const found = new Map<string, readonly UnreadableAnchor[]>();
+  for (const [id, file] of files) {
+    let entries = leftOutAnchors.get(file);
+    if (entries === undefined) {
+      const text = file.knownText ?? readTextIfExists(path.join(paths.memories, `${id}.md`));
+      if (text === null) continue;
+      try {
+        entries = unreadableAnchors(splitFrontmatter(text).frontmatter);
+      } catch {
+        // Changed since it was loaded into something that is not a memory: the next check reports that.
+        continue;
+      }
+      leftOutAnchors.set(file, entries);
+    }
+    if (entries.length > 0) found.set(id, entries);
+  }
+  return found;
 }
 
 /** Repairs each problem of the report; returns what was done, one sentence each. */
@@ -144,6 +178,9 @@ export function repairProblems(report: IntegrityReport, target: RepairTarget, op
         actions.push(`Moved unreadable state.json to ${path.relative(paths.root, moved)} and wrote a new one`);
         break;
       }
+      // A person's text: neither deleted nor rewritten. The memory works without the entry meanwhile.
+      case 'unreadable_anchor':
+        break;
     }
   }
   return actions;

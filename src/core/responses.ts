@@ -7,7 +7,7 @@
 import { describeAnchor } from './anchors';
 import type { StaleReport } from './staleness';
 import type { EvictionResult, FixResult, ForgetResult, ListResult, MemoryView, MergeResult, ReviewResult, SearchResultItem, SimilarMemory, StatusResult, StoreResult, UpdateResult } from './store';
-import { PROBLEM_TITLES, type IntegrityReport, type ProblemKind } from './integrity';
+import { PROBLEM_LEVELS, PROBLEM_TITLES, problemCounts, type IntegrityReport, type ProblemKind } from './integrity';
 import { PHASE_NAMES, type Phase } from './model';
 import { describeRedactions } from './secrets';
 import { oneLine, truncate } from './memoryFile';
@@ -375,21 +375,32 @@ export function checkResponse(report: IntegrityReport) {
   return { healthy: report.healthy, problems: report.problems, counts: report.counts };
 }
 
+/** ", with 1 warning" when there are warnings. */
+function warningsNote(warnings: number): string {
+  return warnings > 0 ? `, with ${warnings} warning(s)` : '';
+}
+
 export function checkText(report: IntegrityReport): string {
   const c = report.counts;
+  const { error: errors, warning: warnings } = problemCounts(report.problems);
   const lines = [
     '# LTM Integrity Check',
     '',
-    report.healthy ? '**Status: Healthy**: no integrity issues found.' : `**Status: ${report.problems.length} issue(s) found**`,
+    report.healthy
+      ? warnings > 0
+        ? `**Status: Healthy**${warningsNote(warnings)}`
+        : '**Status: Healthy**: no integrity issues found.'
+      : `**Status: ${errors} issue(s) found**${warningsNote(warnings)}`,
     '',
     `Indexed memories: ${c.indexed_memories} | Memory files: ${c.memory_files} | Stats entries: ${c.stats_entries} | Archive files: ${c.archive_files} | Archived memories: ${c.archived_memories}`,
   ];
   const byKind = new Map<ProblemKind, string[]>();
   for (const p of report.problems) byKind.set(p.kind, [...(byKind.get(p.kind) ?? []), p.detail]);
   for (const [kind, details] of byKind) {
-    lines.push('', `## ${PROBLEM_TITLES[kind]}`, ...details.map((d) => `- ${d}`));
+    lines.push('', `## ${PROBLEM_LEVELS[kind] === 'warning' ? 'Warning: ' : ''}${PROBLEM_TITLES[kind]}`, ...details.map((d) => `- ${d}`));
   }
   if (!report.healthy) lines.push('', 'Run fix to repair these issues (nothing is deleted: memories are indexed, invalid files quarantined, removed text archived first).');
+  if (warnings > 0) lines.push('', 'Warnings are yours to correct in the memory files: fix leaves them as they are.');
   return lines.join('\n');
 }
 
@@ -401,7 +412,8 @@ export function fixText(result: FixResult): string {
   const lines = ['# LTM Integrity Fix', ''];
   if (result.actions.length === 0) lines.push('Nothing to repair.');
   else lines.push(...result.actions.map((a) => `- ${a}`));
-  lines.push('', result.report.healthy ? '**The store is healthy.**' : `**${result.report.problems.length} issue(s) remain.**`);
+  const { error: errors, warning: warnings } = problemCounts(result.report.problems);
+  lines.push('', `${result.report.healthy ? '**The store is healthy.**' : `**${errors} issue(s) remain.**`}${warnings > 0 ? ` ${warnings} warning(s) are left for you to correct (check lists them).` : ''}`);
   return lines.join('\n');
 }
 

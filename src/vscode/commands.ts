@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { describeError, LtmError } from '../core/errors';
+import { problemCounts } from '../core/integrity';
 import { PHASE_NAMES, type Phase } from '../core/model';
 import { importanceTag } from '../core/priority';
 import type { MemoryView, MergeResult } from '../core/store';
@@ -228,10 +229,13 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     );
     folder.refresh();
     log.info(`${folder.name}: fix: ${result.actions.length} action(s)${result.actions.map((a) => `\n  ${a}`).join('')}`);
+    const { error: errors, warning: warnings } = problemCounts(result.report.problems);
+    // Warnings (hand-edited text LTM cannot read) are the person's to correct: fix leaves them.
+    const left = warnings > 0 ? `; ${warnings} warning(s) are yours to correct` : '';
     const summary =
       result.actions.length === 0
-        ? `LTM: ${folder.name} had nothing to repair.`
-        : `LTM: repaired ${result.actions.length} problem(s) in ${folder.name}; ${result.report.healthy ? 'the store is healthy' : `${result.report.problems.length} remain`}.`;
+        ? `LTM: ${folder.name} had nothing to repair${left}.`
+        : `LTM: repaired ${result.actions.length} problem(s) in ${folder.name}; ${result.report.healthy ? 'the store is healthy' : `${errors} remain`}${left}.`;
     void vscode.window.showInformationMessage(summary, 'Show Details').then((more) => {
       if (more) panels.showIntegrity(folder);
     });

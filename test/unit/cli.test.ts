@@ -501,6 +501,28 @@ describe('cli', function () {
       assert.deepEqual(context().session_start.memories, [id]);
     });
 
+    it('`check` names a hand-edited anchors entry it cannot read as a warning and exits 0; `fix` leaves the text as it is', () => {
+      const stored = bin('store', '--topic', 'Pool size', '--content', 'The pool size is 50.', '--json');
+      assert.equal(stored.status, 0, stored.stderr);
+      const id = (JSON.parse(stored.stdout) as { id: string }).id;
+      const file = path.join(root, 'memories', `${id}.md`);
+      const edited = fs.readFileSync(file, 'utf8').replace(/\n---\n/, '\nanchors:\n  - path: "src/pool.ts"\n    hash: "sha1:abc"\n---\n');
+      fs.writeFileSync(file, edited);
+      const text = bin('check');
+      assert.equal(text.status, 0, `a warning alone leaves the store healthy: ${text.stdout}${text.stderr}`);
+      assert.match(text.stdout, /\*\*Status: Healthy\*\*, with 1 warning\(s\)\n/);
+      assert.ok(text.stdout.includes(`\n## Warning: Anchors entries that could not be read (left out; the text is kept for you to correct)\n- ${id}: anchors[0] (src/pool.ts) is left out: anchors[0].hash must be poly64: and 16 hex digits\n`), text.stdout);
+      const json = bin('check', '--json');
+      assert.equal(json.status, 0);
+      const report = JSON.parse(json.stdout) as { healthy: boolean; problems: { kind: string; level: string; id: string }[] };
+      assert.equal(report.healthy, true);
+      assert.deepEqual(report.problems.map((p) => [p.kind, p.level, p.id]), [['unreadable_anchor', 'warning', id]]);
+      const fix = bin('fix');
+      assert.equal(fix.status, 0, fix.stderr);
+      assert.match(fix.stdout, /Nothing to repair\.\n\n\*\*The store is healthy\.\*\* 1 warning\(s\) are left for you to correct/);
+      assert.equal(fs.readFileSync(file, 'utf8'), edited, 'the entry is neither deleted nor rewritten');
+    });
+
     it('list --sort used|priority|created, the demotion flag in list and the count in status; get --json carries the counters', async () => {
       const store = (topic: string, difficulty: string) => {
         const r = bin('store', '--topic', topic, '--content', `About ${topic}.`, '--difficulty', difficulty, '--json');

@@ -14,6 +14,7 @@ import {
   replaceSummary,
   splitFrontmatter,
   summaryProblem,
+  unreadableAnchors,
   updateFrontmatter,
   type NewMemoryFields,
 } from '../../src/core/memoryFile';
@@ -585,6 +586,38 @@ describe('memoryFile', () => {
         }),
         RUNS,
       );
+    });
+  });
+
+  describe('anchors entries that cannot be read', () => {
+    const HASH = 'poly64:0123456789abcdef';
+    const front = (anchors: string) => `id: mem_00000001\ntopic: "T"\n${anchors}`;
+
+    it('are left out of the memory, and unreadableAnchors names each (entry, path, why); the readable ones are kept', () => {
+      const text = front(`anchors:\n  - path: "src/a.ts"\n    hash: "${HASH}"\n  - path: "/etc/passwd"\n    hash: "${HASH}"\n  - path: "src/b.ts"\n    lines: "x"\n    hash: "${HASH}"\n  - 42\n`);
+      assert.deepEqual(parseFrontmatter(text).anchors, [{ path: 'src/a.ts', hash: HASH }]);
+      assert.deepEqual(unreadableAnchors(text), [
+        { entry: 'anchors[1]', path: '/etc/passwd', reason: 'anchors[1].path must be a path inside the project' },
+        { entry: 'anchors[2]', path: 'src/b.ts', reason: 'anchors[2].lines must be written 10-24' },
+        { entry: 'anchors[3]', reason: 'anchors[3] must have path and hash' },
+      ]);
+    });
+
+    it('a field that is not a list is one entry; past 20 readable anchors, the rest are named too', () => {
+      assert.deepEqual(parseFrontmatter(front('anchors: src/a.ts\n')).anchors, []);
+      assert.deepEqual(unreadableAnchors(front('anchors: src/a.ts\n')), [{ entry: 'anchors', reason: 'anchors must be a list' }]);
+      const many = Array.from({ length: 22 }, (_, i) => `  - path: "src/f${i}.ts"\n    hash: "${HASH}"\n`).join('');
+      assert.equal(parseFrontmatter(front(`anchors:\n${many}`)).anchors.length, 20);
+      assert.deepEqual(
+        unreadableAnchors(front(`anchors:\n${many}`)).map((u) => [u.entry, u.path, u.reason]),
+        [20, 21].map((i) => [`anchors[${i}]`, `src/f${i}.ts`, 'beyond the 20 anchors a memory may have']),
+      );
+    });
+
+    it('names nothing without anchors, with an empty field, with readable ones, or for frontmatter that is not YAML', () => {
+      for (const text of [front(''), front('anchors:\n'), front('anchors: []\n'), front(`anchors:\n  - path: "a.ts"\n    hash: "${HASH}"\n`), 'id: [unclosed\nanchors: x\n', 'topic: "mentions anchors: in a string"\n']) {
+        assert.deepEqual(unreadableAnchors(text), [], JSON.stringify(text));
+      }
     });
   });
 

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import type { IntegrityProblem, IntegrityReport } from '../../src/core/integrity';
+import { PROBLEM_LEVELS, type IntegrityProblem, type IntegrityReport } from '../../src/core/integrity';
 import {
   checkResponse,
   checkText,
@@ -83,7 +83,7 @@ const STATUS: StatusResult = {
 };
 
 const COUNTS = { indexed_memories: 1, memory_files: 2, stats_entries: 3, archive_files: 4, archived_memories: 5 };
-const problem = (kind: IntegrityProblem['kind'], detail: string): IntegrityProblem => ({ kind, detail });
+const problem = (kind: IntegrityProblem['kind'], detail: string): IntegrityProblem => ({ kind, level: PROBLEM_LEVELS[kind], detail });
 
 describe('responses', () => {
   describe('store', () => {
@@ -379,7 +379,7 @@ describe('responses', () => {
 
   describe('check / fix', () => {
     it('checkResponse: {healthy, problems, counts}', () => {
-      const report: IntegrityReport = { healthy: false, problems: [{ kind: 'orphaned_stats', id: 'mem_00000009', detail: 'd' }], counts: COUNTS };
+      const report: IntegrityReport = { healthy: false, problems: [{ kind: 'orphaned_stats', level: 'error', id: 'mem_00000009', detail: 'd' }], counts: COUNTS };
       assert.deepEqual(checkResponse(report), { healthy: false, problems: report.problems, counts: COUNTS });
       assert.deepEqual(Object.keys(checkResponse(report)), ['healthy', 'problems', 'counts']);
     });
@@ -416,6 +416,34 @@ describe('responses', () => {
           'Run fix to repair these issues (nothing is deleted: memories are indexed, invalid files quarantined, removed text archived first).',
         ].join('\n'),
       );
+    });
+
+    it('checkText: warnings are counted apart, titled as warnings, and left for a person; alone they leave the store healthy', () => {
+      const warning = problem('unreadable_anchor', 'mem_00000001: anchors[0] is left out: anchors[0] must have path and hash');
+      const healthy = checkText({ healthy: true, problems: [warning], counts: COUNTS });
+      assert.equal(
+        healthy,
+        [
+          '# LTM Integrity Check',
+          '',
+          '**Status: Healthy**, with 1 warning(s)',
+          '',
+          'Indexed memories: 1 | Memory files: 2 | Stats entries: 3 | Archive files: 4 | Archived memories: 5',
+          '',
+          '## Warning: Anchors entries that could not be read (left out; the text is kept for you to correct)',
+          '- mem_00000001: anchors[0] is left out: anchors[0] must have path and hash',
+          '',
+          'Warnings are yours to correct in the memory files: fix leaves them as they are.',
+        ].join('\n'),
+      );
+      const both = checkText({ healthy: false, problems: [problem('temp_file', 't'), warning], counts: COUNTS });
+      assert.match(both, /\*\*Status: 1 issue\(s\) found\*\*, with 1 warning\(s\)\n/);
+      assert.match(both, /\nRun fix to repair these issues .*\n\nWarnings are yours to correct/);
+      assert.equal(
+        fixText({ actions: [], report: { healthy: true, problems: [warning], counts: COUNTS } }),
+        '# LTM Integrity Fix\n\nNothing to repair.\n\n**The store is healthy.** 1 warning(s) are left for you to correct (check lists them).',
+      );
+      assert.match(fixText({ actions: ['a'], report: { healthy: false, problems: [problem('temp_file', 't'), warning], counts: COUNTS } }), /\*\*1 issue\(s\) remain\.\*\* 1 warning\(s\)/);
     });
 
     it('fixResponse: {success, actions, healthy, problems}, success only when the store is healthy afterwards', () => {

@@ -160,6 +160,7 @@ describe('storeAnchors: memories anchored to code', () => {
       await store.setStaleMemories('skip');
       const injection = sessionStartContext(store, { session: 1, situation: null, budgetTokens: 2000 });
       assert.deepEqual(injection.injectedIds, [fresh]);
+      assert.ok(!injection.text.includes(stale));
       assert.doesNotMatch(injection.text, /possibly outdated/);
       // Still a memory that recall reaches: counted among those "more" stored.
       assert.equal(injection.omitted, 1);
