@@ -14,7 +14,7 @@ import type { DiskMirror, LoadedFile } from './diskMirror';
 import { readTextIfExists } from './files';
 import type { IndexWriter } from './indexWriter';
 import type { IntegrityReport, IntegritySnapshot } from './integrity';
-import { splitFrontmatter, unreadableAnchors, updateFrontmatter, type UnreadableAnchor } from './memoryFile';
+import { InvalidMemoryFile, splitFrontmatter, unreadableAnchors, updateFrontmatter, type UnreadableAnchor } from './memoryFile';
 import type { ArchiveIndex, StorePaths } from './storeFiles';
 import type { ArchivedMemory } from './storeTypes';
 
@@ -76,9 +76,10 @@ function unreadableAnchorsOf(paths: StorePaths, files: ReadonlyMap<string, Loade
       if (text === null) continue;
       try {
         entries = unreadableAnchors(splitFrontmatter(text).frontmatter);
-      } catch {
+      } catch (error) {
         // Changed since it was loaded into something that is not a memory: the next check reports that.
-        continue;
+        if (error instanceof InvalidMemoryFile) continue;
+        throw error;
       }
       leftOutAnchors.set(file, entries);
     }
