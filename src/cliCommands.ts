@@ -218,18 +218,33 @@ export const COMMANDS: readonly Command[] = [
   },
   {
     name: 'stale',
-    usage: '',
-    description: 'memories whose anchored code changed or is gone, and why; moved lines and renamed files are followed and written',
-    options: {},
+    usage: '[--label | --skip]',
+    description:
+      'memories whose anchored code changed or is gone, and why; moved lines and renamed files are followed and written; ' +
+      '--skip/--label: leave them out of session start and offers, or give them marked "possibly outdated"',
+    options: { label: flag, skip: flag },
     positionals: [],
     store: true,
-    run: async (store) => {
+    run: async (store, { values }) => {
+      if (values.label && values.skip) throw new UsageError('use either --label or --skip, not both');
+      if (values.label || values.skip) {
+        // A project without a store gets one, as with review --on: the setting must hold for the first session.
+        store.init();
+        await store.setStaleMemories(values.skip ? 'skip' : 'label');
+      }
       // What only moved is followed first, so that what is listed has really changed.
       const followed = await store.followAnchors();
       const stale = store.staleMemories();
+      const mode = store.config.stale_memories;
       const lines = stale.length === 0 ? ['No memory is stale: every anchored memory matches its code.'] : stale.flatMap((m) => [`${m.id}  ${m.topic}`, ...m.reasons.map((r) => `  ${r}`)]);
       if (followed.length > 0) lines.push('', `Followed moved or renamed code in ${countOf(followed.length, 'memory', 'memories')}: ${followed.join(', ')}`);
-      return { json: { stale, followed }, text: lines.join('\n') };
+      lines.push(
+        '',
+        mode === 'skip'
+          ? 'Session start and offers leave stale memories out; recall and get still return them, marked (ltm stale --label gives them marked instead).'
+          : 'Session start and offers give stale memories marked "possibly outdated" (ltm stale --skip leaves them out).',
+      );
+      return { json: { stale, followed, stale_memories: mode }, text: lines.join('\n') };
     },
   },
   {

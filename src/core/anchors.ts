@@ -214,22 +214,25 @@ export function anchorsFromFrontmatter(value: unknown): Anchor[] {
   if (value === undefined || value === null) return [];
   if (!Array.isArray(value)) throw new InvalidAnchor('anchors must be a list');
   if (value.length > MAX_ANCHORS) throw new InvalidAnchor(`at most ${MAX_ANCHORS} anchors`);
-  return value.map((entry: unknown, i) => {
-    const where = `anchors[${i}]`;
-    if (!entry || typeof entry !== 'object' || Array.isArray(entry)) throw new InvalidAnchor(`${where} must have path and hash`);
-    const fields = new Map(Object.entries(entry as object));
-    const file = fields.get('path');
-    const hash = fields.get('hash');
-    const lines = fields.get('lines');
-    if (typeof file !== 'string' || !file || file.length > MAX_PATH_LENGTH || file.startsWith('/') || file.split('/').includes('..')) {
-      throw new InvalidAnchor(`${where}.path must be a path inside the project`);
-    }
-    if (typeof hash !== 'string' || !new RegExp(`^${HASH_PREFIX}[0-9a-f]{${HASH_HEX_DIGITS}}$`).test(hash)) {
-      throw new InvalidAnchor(`${where}.hash must be ${HASH_PREFIX} and ${HASH_HEX_DIGITS} hex digits`);
-    }
-    if (lines === undefined || lines === null) return { path: file, hash };
-    const match = /^(\d{1,7})(?:-(\d{1,7}))?$/.exec(String(lines));
-    if (!match) throw new InvalidAnchor(`${where}.lines must be written 10-24`);
-    return { path: file, lines: checkedRange(Number(match[1]), Number(match[2] ?? match[1]), `${where}.lines`), hash };
-  });
+  return value.map((entry: unknown, i) => anchorFromFrontmatterEntry(entry, i));
+}
+
+/** One entry of the `anchors` frontmatter field (the `index`th, named so in the error), checked field by field. */
+export function anchorFromFrontmatterEntry(entry: unknown, index: number): Anchor {
+  const where = `anchors[${index}]`;
+  if (!entry || typeof entry !== 'object' || Array.isArray(entry)) throw new InvalidAnchor(`${where} must have path and hash`);
+  const fields = new Map(Object.entries(entry as object));
+  const file = fields.get('path');
+  const hash = fields.get('hash');
+  const lines = fields.get('lines');
+  if (typeof file !== 'string' || !file || file.length > MAX_PATH_LENGTH || file.startsWith('/') || file.split('/').includes('..')) {
+    throw new InvalidAnchor(`${where}.path must be a path inside the project`);
+  }
+  if (typeof hash !== 'string' || !new RegExp(`^${HASH_PREFIX}[0-9a-f]{${HASH_HEX_DIGITS}}$`).test(hash)) {
+    throw new InvalidAnchor(`${where}.hash must be ${HASH_PREFIX} and ${HASH_HEX_DIGITS} hex digits`);
+  }
+  if (lines === undefined || lines === null) return { path: file, hash };
+  const match = /^(\d{1,7})(?:-(\d{1,7}))?$/.exec(String(lines));
+  if (!match) throw new InvalidAnchor(`${where}.lines must be written 10-24`);
+  return { path: file, lines: checkedRange(Number(match[1]), Number(match[2] ?? match[1]), `${where}.lines`), hash };
 }

@@ -4,7 +4,7 @@
  */
 import * as fs from 'node:fs';
 import { TEMP_SUFFIX } from './files';
-import type { Memory } from './model';
+import type { Memory, UnreadableAnchor } from './model';
 import { indexEntryOf, type ArchiveIndex, type JsonFileStatus, type StorePaths } from './storeFiles';
 import type { InvalidFile } from './storeTypes';
 
@@ -33,6 +33,8 @@ export interface IntegritySnapshot {
   archiveFiles: ReadonlySet<string>;
   /** Paths of leftover temporary files. */
   tempFiles: readonly string[];
+  /** Hand-edited `anchors` entries that loading left out, by memory ID (only memories with some). */
+  unreadableAnchors: ReadonlyMap<string, readonly UnreadableAnchor[]>;
 }
 
 export type ProblemKind =
@@ -53,10 +55,42 @@ export type ProblemKind =
   | 'archive_index_unreadable'
   | 'stats_unreadable'
   | 'state_unreadable'
-  | 'temp_file';
+  | 'temp_file'
+  | 'unreadable_anchor';
+
+/**
+ * `error`: the store's files disagree, and fix repairs it; the store is not
+ * healthy until then (`ltm check` exits 1). `warning`: something a person
+ * wrote that LTM cannot use but works around; the store is consistent, fix
+ * leaves the text alone for the person to correct, and the store stays healthy.
+ */
+export type ProblemLevel = 'error' | 'warning';
+
+export const PROBLEM_LEVELS: Record<ProblemKind, ProblemLevel> = {
+  not_indexed: 'error',
+  missing_file: 'error',
+  orphaned_stats: 'error',
+  orphaned_archive: 'error',
+  archive_entry_without_file: 'error',
+  archive_entry_active: 'error',
+  missing_full_text: 'error',
+  invalid_file: 'error',
+  duplicate_id: 'error',
+  id_mismatch: 'error',
+  index_stale: 'error',
+  index_conflicted: 'error',
+  index_unreadable: 'error',
+  index_missing: 'error',
+  archive_index_unreadable: 'error',
+  stats_unreadable: 'error',
+  state_unreadable: 'error',
+  temp_file: 'error',
+  unreadable_anchor: 'warning',
+};
 
 export interface IntegrityProblem {
   kind: ProblemKind;
+  level: ProblemLevel;
   /** The memory concerned, when there is one. */
   id?: string;
   /** The file concerned: a name in memories/, or a path for temporary files. */
@@ -73,7 +107,9 @@ export interface IntegrityCounts {
 }
 
 export interface IntegrityReport {
+  /** No error-level problem: warnings alone leave a store healthy. */
   healthy: boolean;
+  /** Errors and warnings, each with its level. */
   problems: IntegrityProblem[];
   counts: IntegrityCounts;
 }
@@ -97,7 +133,15 @@ export const PROBLEM_TITLES: Record<ProblemKind, string> = {
   stats_unreadable: 'Unreadable stats.json',
   state_unreadable: 'Unreadable state.json',
   temp_file: 'Leftover temporary files',
+  unreadable_anchor: 'Anchors entries that could not be read (left out; the text is kept for you to correct)',
 };
+
+/** How many of the problems are errors and how many warnings. */
+export function problemCounts(problems: readonly IntegrityProblem[]): Record<ProblemLevel, number> {
+  const counts = { error: 0, warning: 0 };
+  for (const p of problems) counts[p.level]++;
+  return counts;
+}
 
 /** Temporary files younger than this may belong to a write in progress. */
 const TEMP_FILE_REPORT_AGE_MS = 60_000;
@@ -106,7 +150,7 @@ const INDEX_FIELDS = ['topic', 'tags', 'phase', 'difficulty', 'created_at'] as c
 
 export function checkIntegrity(s: IntegritySnapshot): IntegrityReport {
   const problems: IntegrityProblem[] = [];
-  const add = (p: IntegrityProblem) => problems.push(p);
+  const add = (p: Omit<IntegrityProblem, 'level'>) => problems.push({ ...p, level: PROBLEM_LEVELS[p.kind] });
 
   // memories/ and index.json
   switch (s.indexStatus.kind) {
@@ -168,6 +212,13 @@ export function checkIntegrity(s: IntegritySnapshot): IntegrityReport {
     }
   }
 
+  // Hand-edited anchors that loading left out: nothing else would tell the person the memory is not anchored where they wrote.
+  for (const [id, entries] of [...s.unreadableAnchors].sort(([a], [b]) => (a < b ? -1 : 1))) {
+    for (const u of entries) {
+      add({ kind: 'unreadable_anchor', id, file: `${id}.md`, detail: `${id}: ${u.entry}${u.path ? ` (${u.path})` : ''} is left out: ${u.reason}` });
+    }
+  }
+
   // stats.json
   if (s.statsStatus.kind === 'conflicted' || s.statsStatus.kind === 'unreadable') {
     add({ kind: 'stats_unreadable', detail: s.statsStatus.kind === 'conflicted' ? 'stats.json has conflict markers' : `stats.json: ${s.statsStatus.reason}` });
@@ -213,7 +264,7 @@ export function checkIntegrity(s: IntegritySnapshot): IntegrityReport {
   }
 
   return {
-    healthy: problems.length === 0,
+    healthy: problems.every((p) => p.level === 'warning'),
     problems,
     counts: {
       indexed_memories: s.indexIds.size,

@@ -85,6 +85,8 @@ class LazyContentMemory implements Memory {
   readonly phase_history: Memory['phase_history'];
   readonly keywords: Memory['keywords'];
   readonly anchors: Memory['anchors'];
+  // Declared, not defined: an own property only when there are some, as memoryOf makes it.
+  declare readonly unreadable_anchors?: Memory['unreadable_anchors'];
   readonly status: Memory['status'];
   readonly summary: string;
   readonly hasSections: boolean;
@@ -102,6 +104,7 @@ class LazyContentMemory implements Memory {
     this.phase_history = meta.phase_history;
     this.keywords = meta.keywords;
     this.anchors = meta.anchors;
+    if (meta.unreadable_anchors) (this as { unreadable_anchors?: Memory['unreadable_anchors'] }).unreadable_anchors = meta.unreadable_anchors;
     this.status = meta.status;
     this.summary = summary;
     this.hasSections = hasSections;

@@ -7,8 +7,8 @@
  */
 import YAML, { isMap, isScalar, isSeq } from 'yaml';
 import { z } from 'zod';
-import { MAX_ANCHORS, anchorsFromFrontmatter, anchorsToFrontmatter, type Anchor } from './anchors';
-import { FRONTMATTER_KEYS, MEMORY_ID_PATTERN, type ActivePhase, type Memory, type MemoryMeta, type MemoryStatus } from './model';
+import { InvalidAnchor, MAX_ANCHORS, anchorFromFrontmatterEntry, anchorsToFrontmatter } from './anchors';
+import { FRONTMATTER_KEYS, MEMORY_ID_PATTERN, type ActivePhase, type Anchor, type Memory, type MemoryMeta, type MemoryStatus, type UnreadableAnchor } from './model';
 
 /** A file that cannot be read as a memory, and why. */
 export class InvalidMemoryFile extends Error {
@@ -74,16 +74,32 @@ const phaseChangeSchema = z.object({
   event: z.enum(['evicted', 'restored', 'forgotten', 'orphaned', 'recovered', 'legacy', 'rejected', 'updated', 'merged']),
 });
 
-/** The anchors of a frontmatter `anchors` value that can be read, each checked on its own. */
-function readableAnchors(value: unknown): Anchor[] {
-  if (!Array.isArray(value)) return [];
-  return value.flatMap((entry) => {
+/**
+ * A frontmatter `anchors` value read entry by entry: the anchors that can be
+ * used, and what was left out and why. A hand-edited entry that cannot be read
+ * never makes the memory invalid; the file keeps its text (a person's, to
+ * correct), and the parsed memory names it (`unreadable_anchors`) so that
+ * `ltm check` can say so without reading any file again.
+ */
+function readAnchorEntries(value: unknown): { anchors: Anchor[]; unreadable: UnreadableAnchor[] } {
+  const anchors: Anchor[] = [];
+  const unreadable: UnreadableAnchor[] = [];
+  // An empty `anchors:` is none, as absent.
+  if (value === undefined || value === null) return { anchors, unreadable };
+  if (!Array.isArray(value)) return { anchors, unreadable: [{ entry: 'anchors', reason: 'anchors must be a list' }] };
+  value.forEach((entry: unknown, i) => {
+    const named = entry && typeof entry === 'object' && !Array.isArray(entry) ? (entry as { path?: unknown }).path : undefined;
+    const where = { entry: `anchors[${i}]`, ...(typeof named === 'string' && named ? { path: named } : {}) };
     try {
-      return anchorsFromFrontmatter([entry]);
-    } catch {
-      return [];
+      const anchor = anchorFromFrontmatterEntry(entry, i);
+      if (anchors.length < MAX_ANCHORS) anchors.push(anchor);
+      else unreadable.push({ ...where, reason: `beyond the ${MAX_ANCHORS} anchors a memory may have` });
+    } catch (error) {
+      if (!(error instanceof InvalidAnchor)) throw error;
+      unreadable.push({ ...where, reason: error.message });
     }
-  }).slice(0, MAX_ANCHORS);
+  });
+  return { anchors, unreadable };
 }
 
 /** At most this many keywords, each at most this long: other words for a search, not a second Content. */
@@ -133,7 +149,7 @@ const metaSchema = z.object({
   keywords: z.unknown().optional().transform(readableKeywords),
   // Anchors are edited by hand too: one that is not understood is left out (the file keeps its text),
   // never a reason to reject the memory.
-  anchors: z.unknown().optional().transform(readableAnchors),
+  anchors: z.unknown().optional().transform(readAnchorEntries),
   // Only `proposed` holds a memory back; anything else (absent, `approved`, a value a person made up) is approved.
   status: z
     .unknown()
@@ -176,8 +192,14 @@ export function parseFrontmatter(frontmatter: string): MemoryMeta {
     const missing = issue.path.length === 1 && (fields[field] === undefined || fields[field] === null) && field !== '';
     throw new InvalidMemoryFile(`invalid frontmatter: ${missing ? `"${field}" is missing` : describeIssue(issue)}`);
   }
-  const { status, ...meta } = parsed.data;
-  return { ...meta, tags: normaliseTags(meta.tags), ...(status ? { status } : {}) };
+  const { status, anchors, ...meta } = parsed.data;
+  return {
+    ...meta,
+    tags: normaliseTags(meta.tags),
+    anchors: anchors.anchors,
+    ...(anchors.unreadable.length > 0 ? { unreadable_anchors: anchors.unreadable } : {}),
+    ...(status ? { status } : {}),
+  };
 }
 
 /** Tags are trimmed, lower-case and unique; their order is kept. */
@@ -444,6 +466,7 @@ export function memoryOf(meta: MemoryMeta, body: MemoryBody): Memory {
     phase_history: meta.phase_history,
     keywords: meta.keywords,
     anchors: meta.anchors,
+    ...(meta.unreadable_anchors ? { unreadable_anchors: meta.unreadable_anchors } : {}),
     status: meta.status,
     summary: body.summary,
     content: body.content,
@@ -464,6 +487,7 @@ export function copyMeta(meta: MemoryMeta): MemoryMeta {
     phase_history: meta.phase_history,
     keywords: [...meta.keywords],
     anchors: meta.anchors.map((a) => ({ ...a })),
+    ...(meta.unreadable_anchors ? { unreadable_anchors: meta.unreadable_anchors } : {}),
     status: meta.status,
   };
 }

@@ -19,14 +19,15 @@ import { createHash } from 'node:crypto';
 import { readTextIfExists, writeFileAtomic, type FileSignature } from './files';
 import type { FileRecord } from './loadedFile';
 import { copyMeta, parseFrontmatter } from './memoryFile';
-import type { MemoryMeta } from './model';
+import type { MemoryMeta, UnreadableAnchor } from './model';
 
 /**
- * 'ltm-records-3' had no `keywords`. 'ltm-records-1' had no `status` or `anchors`: its records of files that say `status: proposed`
+ * 'ltm-records-4' did not keep the `anchors` entries loading left out (`unreadable_anchors`), which `check`
+ * names: its records would hide them. 'ltm-records-3' had no `keywords`. 'ltm-records-1' had no `status` or `anchors`: its records of files that say `status: proposed`
  * would make them approved, and of anchored files would lose their anchors. The format before
  * it ('ltm-frontmatter-1') was keyed by frontmatter text.
  */
-const RECORDS_VERSION = 'ltm-records-4';
+const RECORDS_VERSION = 'ltm-records-5';
 
 /** One record as saved: [name, size, mtimeMs, ino, frontmatterDigest, meta, summary, hasSections]. */
 type SavedRecord = [string, number, number, number, string, MemoryMeta, string, boolean];
@@ -131,6 +132,12 @@ function isSavedAnchor(a: unknown): boolean {
   return isString(path) && isString(hash) && (lines === undefined || (Array.isArray(lines) && lines.length === 2 && lines.every(isNumber)));
 }
 
+function isSavedUnreadableAnchor(u: unknown): boolean {
+  if (!u || typeof u !== 'object') return false;
+  const { entry, path, reason } = u as { entry?: unknown; path?: unknown; reason?: unknown };
+  return isString(entry) && isString(reason) && (path === undefined || isString(path));
+}
+
 /**
  * A saved record checked field by field (cheaply: this runs 10,000 times per
  * open), or null. The cache is ours and git-ignored, but a damaged or
@@ -157,6 +164,7 @@ function recordFrom(saved: unknown): [string, FileRecord] | null {
     !m.keywords.every(isString) ||
     !Array.isArray(m.anchors) ||
     !m.anchors.every(isSavedAnchor) ||
+    !(m.unreadable_anchors === undefined || (Array.isArray(m.unreadable_anchors) && m.unreadable_anchors.every(isSavedUnreadableAnchor))) ||
     !(m.status === undefined || m.status === 'proposed')
   ) {
     return null;
@@ -177,6 +185,7 @@ function recordFrom(saved: unknown): [string, FileRecord] | null {
         phase_history: m.phase_history as MemoryMeta['phase_history'],
         keywords: m.keywords as string[],
         anchors: m.anchors as MemoryMeta['anchors'],
+        ...(m.unreadable_anchors ? { unreadable_anchors: m.unreadable_anchors as UnreadableAnchor[] } : {}),
         status: m.status as MemoryMeta['status'],
       },
       summary,

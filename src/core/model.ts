@@ -42,6 +42,19 @@ export interface Anchor {
   hash: string;
 }
 
+/**
+ * A hand-edited `anchors` entry that could not be read. The memory loads
+ * without it and its file keeps the text (a person's, to correct): `ltm
+ * check` names it, since nothing else would.
+ */
+export interface UnreadableAnchor {
+  /** Which: `anchors[2]`, or `anchors` when the field is not a list. */
+  entry: string;
+  /** The path it names, when it names one. */
+  path?: string;
+  reason: string;
+}
+
 /** The frontmatter fields LTM knows, in the order they are written. */
 export const FRONTMATTER_KEYS = [
   'id',
@@ -77,6 +90,8 @@ export interface MemoryMeta {
   keywords: string[];
   /** The code the memory is about (frontmatter `anchors`; see anchors.ts). Empty for most memories. */
   anchors: Anchor[];
+  /** Hand-edited `anchors` entries that could not be read, left out of `anchors` (absent when none): `check` names them. */
+  unreadable_anchors?: UnreadableAnchor[];
   /** Frontmatter `status`; absent (or any other value) means approved. */
   status?: MemoryStatus;
 }
@@ -126,12 +141,27 @@ export interface MemoryStats {
   last_used_at?: string;
 }
 
+/**
+ * What session start and the offers (with a prompt, a failure, a file, a
+ * subagent's task) do with a stale memory, one whose anchored code changed or
+ * is gone: `label` gives it marked "possibly outdated", `skip` leaves it out
+ * and gives the next one instead. recall and get return it either way, marked.
+ */
+export const STALE_MEMORY_MODES = ['label', 'skip'] as const;
+export type StaleMemoriesMode = (typeof STALE_MEMORY_MODES)[number];
+
+export function isStaleMemoriesMode(value: unknown): value is StaleMemoriesMode {
+  return STALE_MEMORY_MODES.includes(value as StaleMemoriesMode);
+}
+
 export interface StoreConfig {
   max_memories: number;
   memories_to_load: number;
   eviction_batch_size: number;
   /** Memories Claude stores are `proposed` until a person approves them (VS Code `ltm.reviewNewMemories`). */
   review_new_memories: boolean;
+  /** Stale memories at session start and in offers: labelled or left out (VS Code `ltm.staleMemories`, `ltm stale --label|--skip`). */
+  stale_memories: StaleMemoriesMode;
 }
 
 /** The limits of a store without its own (package.json's `ltm.*` setting defaults must match; a unit test checks). */
@@ -140,6 +170,7 @@ export const DEFAULT_CONFIG: StoreConfig = {
   memories_to_load: 10,
   eviction_batch_size: 10,
   review_new_memories: false,
+  stale_memories: 'label',
 };
 
 /** How many memories a list (`list_memories`, `ltm list`) returns when not told. */

@@ -15,6 +15,7 @@ import { readTextIfExists } from './files';
 import type { IndexWriter } from './indexWriter';
 import type { IntegrityReport, IntegritySnapshot } from './integrity';
 import { updateFrontmatter } from './memoryFile';
+import type { UnreadableAnchor } from './model';
 import type { ArchiveIndex, StorePaths } from './storeFiles';
 import type { ArchivedMemory } from './storeTypes';
 
@@ -50,7 +51,18 @@ export function integritySnapshot(mirror: DiskMirror, index: IndexWriter): Integ
     archiveIndexStatus: mirror.archiveIndexStatus,
     archiveFiles: mirror.archiveFiles,
     tempFiles: mirror.tempFiles(),
+    unreadableAnchors: unreadableAnchorsOf(mirror.files),
   };
+}
+
+/** The anchors entries each memory's loading left out, as parsed with it (records keep them too): no file is read. */
+function unreadableAnchorsOf(files: ReadonlyMap<string, LoadedFile>): Map<string, readonly UnreadableAnchor[]> {
+  const found = new Map<string, readonly UnreadableAnchor[]>();
+  for (const [id, file] of files) {
+    const entries = file.memory.unreadable_anchors;
+    if (entries && entries.length > 0) found.set(id, entries);
+  }
+  return found;
 }
 
 /** Repairs each problem of the report; returns what was done, one sentence each. */
@@ -144,6 +156,9 @@ export function repairProblems(report: IntegrityReport, target: RepairTarget, op
         actions.push(`Moved unreadable state.json to ${path.relative(paths.root, moved)} and wrote a new one`);
         break;
       }
+      // A person's text: neither deleted nor rewritten. The memory works without the entry meanwhile.
+      case 'unreadable_anchor':
+        break;
     }
   }
   return actions;

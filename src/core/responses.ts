@@ -8,7 +8,7 @@ import { countOf } from '../shared/wording';
 import { describeAnchor } from './anchors';
 import type { StaleReport } from './staleness';
 import type { EvictionResult, FixResult, ForgetResult, ListResult, MemoryView, MergeResult, ReviewResult, SearchResultItem, SimilarMemory, StatusResult, StoreResult, UpdateResult } from './store';
-import { PROBLEM_TITLES, type IntegrityReport, type ProblemKind } from './integrity';
+import { PROBLEM_LEVELS, PROBLEM_TITLES, problemCounts, type IntegrityReport, type ProblemKind } from './integrity';
 import { PHASE_NAMES, type Phase } from './model';
 import { describeRedactions } from './secrets';
 import { oneLine, truncate } from './memoryFile';
@@ -354,7 +354,7 @@ export function statusText(s: StatusResult): string {
     `**Last eviction:** ${s.last_eviction ?? 'never'}`,
     `**Storage:** ${formatBytes(s.storage_size_bytes)}`,
     ...(s.awaiting_review > 0 ? [`**Awaiting review:** ${s.awaiting_review} (not used until a person approves them: ltm review)`] : []),
-    `**Config:** max ${s.config.max_memories} memories, load ${s.config.memories_to_load} per session, evict ${s.config.eviction_batch_size} per cycle, review new memories ${s.config.review_new_memories ? 'on' : 'off'}`,
+    `**Config:** max ${s.config.max_memories} memories, load ${s.config.memories_to_load} per session, evict ${s.config.eviction_batch_size} per cycle, review new memories ${s.config.review_new_memories ? 'on' : 'off'}, stale memories ${s.config.stale_memories === 'skip' ? 'skipped' : 'labelled'}`,
     ...(s.stale_memories > 0 ? [`**Possibly outdated:** ${s.stale_memories} ${s.stale_memories === 1 ? 'memory whose' : 'memories whose'} anchored code changed (ltm stale lists them).`] : []),
     ...(s.invalid_files > 0 ? [`**Warning:** ${countOf(s.invalid_files, 'unreadable file')} in memories/; run check.`] : []),
     ...(s.demotion_candidates > 0
@@ -376,21 +376,32 @@ export function checkResponse(report: IntegrityReport) {
   return { healthy: report.healthy, problems: report.problems, counts: report.counts };
 }
 
+/** ", with 1 warning" when there are warnings. */
+function warningsNote(warnings: number): string {
+  return warnings > 0 ? `, with ${countOf(warnings, 'warning')}` : '';
+}
+
 export function checkText(report: IntegrityReport): string {
   const c = report.counts;
+  const { error: errors, warning: warnings } = problemCounts(report.problems);
   const lines = [
     '# LTM Integrity Check',
     '',
-    report.healthy ? '**Status: Healthy**: no integrity issues found.' : `**Status: ${countOf(report.problems.length, 'issue')} found**`,
+    report.healthy
+      ? warnings > 0
+        ? `**Status: Healthy**${warningsNote(warnings)}`
+        : '**Status: Healthy**: no integrity issues found.'
+      : `**Status: ${countOf(errors, 'issue')} found**${warningsNote(warnings)}`,
     '',
     `Indexed memories: ${c.indexed_memories} | Memory files: ${c.memory_files} | Stats entries: ${c.stats_entries} | Archive files: ${c.archive_files} | Archived memories: ${c.archived_memories}`,
   ];
   const byKind = new Map<ProblemKind, string[]>();
   for (const p of report.problems) byKind.set(p.kind, [...(byKind.get(p.kind) ?? []), p.detail]);
   for (const [kind, details] of byKind) {
-    lines.push('', `## ${PROBLEM_TITLES[kind]}`, ...details.map((d) => `- ${d}`));
+    lines.push('', `## ${PROBLEM_LEVELS[kind] === 'warning' ? 'Warning: ' : ''}${PROBLEM_TITLES[kind]}`, ...details.map((d) => `- ${d}`));
   }
   if (!report.healthy) lines.push('', 'Run fix to repair these issues (nothing is deleted: memories are indexed, invalid files quarantined, removed text archived first).');
+  if (warnings > 0) lines.push('', 'Warnings are yours to correct in the memory files: fix leaves them as they are.');
   return lines.join('\n');
 }
 
@@ -402,7 +413,8 @@ export function fixText(result: FixResult): string {
   const lines = ['# LTM Integrity Fix', ''];
   if (result.actions.length === 0) lines.push('Nothing to repair.');
   else lines.push(...result.actions.map((a) => `- ${a}`));
-  lines.push('', result.report.healthy ? '**The store is healthy.**' : `**${countOf(result.report.problems.length, 'issue')} ${result.report.problems.length === 1 ? 'remains' : 'remain'}.**`);
+  const { error: errors, warning: warnings } = problemCounts(result.report.problems);
+  lines.push('', `${result.report.healthy ? '**The store is healthy.**' : `**${countOf(errors, 'issue')} ${errors === 1 ? 'remains' : 'remain'}.**`}${warnings > 0 ? ` ${countOf(warnings, 'warning')} ${warnings === 1 ? 'is' : 'are'} left for you to correct (check lists them).` : ''}`);
   return lines.join('\n');
 }
 

@@ -47,10 +47,13 @@ import {
   MEMORY_ID_FORMAT,
   MEMORY_ID_HEX_DIGITS,
   MEMORY_ID_PREFIX,
+  STALE_MEMORY_MODES,
   isMemoryId,
+  isStaleMemoriesMode,
   type ArchiveEntry,
   type ArchiveReason,
   type MemoryMeta,
+  type StaleMemoriesMode,
   type StoreConfig,
 } from './model';
 import { MemoryRecordCache } from './memoryRecords';
@@ -213,8 +216,8 @@ export class MemoryStore {
 
   get config(): StoreConfig {
     this.ensureOpen();
-    const { max_memories, memories_to_load, eviction_batch_size, review_new_memories } = this.mirror.state.config;
-    return { max_memories, memories_to_load, eviction_batch_size, review_new_memories };
+    const { max_memories, memories_to_load, eviction_batch_size, review_new_memories, stale_memories } = this.mirror.state.config;
+    return { max_memories, memories_to_load, eviction_batch_size, review_new_memories, stale_memories };
   }
 
   get sessionCount(): number {
@@ -271,6 +274,14 @@ export class MemoryStore {
     });
   }
 
+  /** Whether session start and offers label stale memories or leave them out (state.json `stale_memories`). */
+  async setStaleMemories(mode: StaleMemoriesMode): Promise<void> {
+    if (!isStaleMemoriesMode(mode)) throw invalidInput(`stale_memories must be ${STALE_MEMORY_MODES.join(' or ')}`);
+    await this.updateState((state) => {
+      state.config = { ...state.config, stale_memories: mode };
+    });
+  }
+
   /** IDs of memories that live only in archives/. */
   archivedIds(): string[] {
     this.ensureOpen();
@@ -306,6 +317,16 @@ export class MemoryStore {
   /** Why a memory (as listed or offered) may be outdated: its anchored code changed; [] when it holds. */
   outdated(memory: Pick<MemoryView, 'anchors'>): string[] {
     return this.anchoring.report(memory.anchors)?.reasons ?? [];
+  }
+
+  /**
+   * What session start and the offers leave out: nothing when the project
+   * labels stale memories (the default; then no anchored file is even
+   * stat()ed for it), else whether a memory is stale. recall and get never ask.
+   */
+  private staleSkip(): ((memory: Pick<MemoryView, 'anchors'>) => boolean) | null {
+    if (this.mirror.state.config.stale_memories !== 'skip') return null;
+    return (memory) => this.anchoring.report(memory.anchors)?.stale === true;
   }
 
   /** The active memories whose anchored code changed or is gone, by ID. */
@@ -345,7 +366,18 @@ export class MemoryStore {
   topForSession(session: number, limit: number): ListResult {
     this.refresh();
     if (!Number.isInteger(limit) || limit < 1) throw invalidInput('limit must be a whole number ≥ 1');
-    return this.queries.rankedPage(0, limit, Math.max(session, this.mirror.state.session_count));
+    const sessionCount = Math.max(session, this.mirror.state.session_count);
+    const skip = this.staleSkip();
+    if (!skip) return this.queries.rankedPage(0, limit, sessionCount);
+    // Stale memories are left out and the next ones take their places: looked for deeper until `limit`
+    // hold or none are left. `total` stays every memory in use: recall still finds the stale ones.
+    return this.anchoring.pass(() => {
+      for (let depth = limit * 2; ; depth *= 2) {
+        const page = this.queries.rankedPage(0, depth, sessionCount);
+        const kept = page.memories.filter((m) => !skip(m));
+        if (kept.length >= limit || !page.has_more) return { memories: kept.slice(0, limit), total: page.total, has_more: kept.length > limit || page.has_more };
+      }
+    });
   }
 
   /**
@@ -362,7 +394,9 @@ export class MemoryStore {
       if (!query.trim()) continue;
       for (const hit of this.queries.search(query, perQuery, 'active', undefined)) ids.add(hit.id);
     }
-    return [...ids].map((id) => this.queries.view(id, sessionCount));
+    const skip = this.staleSkip();
+    const views = [...ids].map((id) => this.queries.view(id, sessionCount));
+    return skip ? this.anchoring.pass(() => views.filter((v) => !skip(v))) : views;
   }
 
   /** Ranked search: relevance blended with priority. */
@@ -402,7 +436,11 @@ export class MemoryStore {
   relevantTo(text: string, options: { limit?: number; exclude?: ReadonlySet<string>; gate?: RelevanceGate } = {}): OfferedMemory[] {
     this.refresh();
     if (!hasEnoughWords(text)) return [];
-    const ids = this.queries.relevantTo(text, options.limit ?? DEFAULT_PROMPT_MEMORIES, options.exclude ?? new Set(), options.gate ?? DEFAULT_RELEVANCE_GATE);
+    const skip = this.staleSkip();
+    // A stale memory left out is passed over there, so that the next relevant one fills its place.
+    const leaveOut = skip && ((id: string) => skip(this.mirror.files.get(id)!.memory));
+    const limit = options.limit ?? DEFAULT_PROMPT_MEMORIES;
+    const ids = this.anchoring.pass(() => this.queries.relevantTo(text, limit, options.exclude ?? new Set(), options.gate ?? DEFAULT_RELEVANCE_GATE, leaveOut ?? undefined));
     return ids.map((id) => {
       const view = this.queries.view(id);
       return { view, matched: matchedWords(text, view), outdated: this.outdated(view) };
@@ -420,11 +458,13 @@ export class MemoryStore {
     const fileName = path.basename(file);
     // Candidates from the index (the file name's words), then the exact mention checked in their text.
     const candidates = this.queries.search(fileName, FILE_CANDIDATES, 'active', undefined, false);
+    const skip = this.staleSkip();
     const offers: OfferedMemory[] = [];
     for (const c of candidates) {
       if (options.exclude?.has(c.id)) continue;
       const view = this.queries.view(c.id);
       if (!mentionsFile(view, relative.startsWith('..') ? '' : relative, fileName)) continue;
+      if (skip?.(view)) continue;
       offers.push({ view, matched: [relative.startsWith('..') ? fileName : relative], outdated: this.outdated(view) });
       if (offers.length >= (options.limit ?? DEFAULT_PROMPT_MEMORIES)) break;
     }

@@ -8,6 +8,7 @@ import { hasConflictMarkers } from './files';
 import {
   DEFAULT_CONFIG,
   MEMORY_ID_PATTERN,
+  STALE_MEMORY_MODES,
   type ArchiveEntry,
   type ArchiveReason,
   type MemoryMeta,
@@ -324,6 +325,8 @@ const configSchema = z.object({
   memories_to_load: z.number().int().min(0).catch(DEFAULT_CONFIG.memories_to_load),
   eviction_batch_size: positiveInt.catch(DEFAULT_CONFIG.eviction_batch_size),
   review_new_memories: z.boolean().catch(DEFAULT_CONFIG.review_new_memories),
+  // Anything but "skip" (a typo, a value of a later version) labels: nothing is hidden that was not asked to be.
+  stale_memories: z.enum(STALE_MEMORY_MODES).catch(DEFAULT_CONFIG.stale_memories),
 });
 
 const sessionSchema = z.object({

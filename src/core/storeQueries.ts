@@ -248,8 +248,9 @@ export class StoreQueries {
    * Active memories relevant enough to offer unasked (see promptContext.ts),
    * most relevant first, leaving out `exclude`. Relevance alone ranks here:
    * what matters is what the text is about, not which memory matters most.
+   * `leaveOut`: hits passed over however relevant (stale memories when the project skips them).
    */
-  relevantTo(text: string, limit: number, exclude: ReadonlySet<string>, gate: RelevanceGate): string[] {
+  relevantTo(text: string, limit: number, exclude: ReadonlySet<string>, gate: RelevanceGate, leaveOut?: (id: string) => boolean): string[] {
     const textWords = new Set(queryWords(text)).size;
     const index = this.activeSearchIndex();
     const idfScale = index.idfScale();
@@ -260,6 +261,8 @@ export class StoreQueries {
       // Hits come by score; the gate also weighs how many words matched, so a few more are looked at.
       if (++looked > RELEVANCE_LOOKAHEAD) break;
       if (!passesGate(hit, textWords, gate, idfScale)) continue;
+      // Asked only of the hits that pass the gate: staleness reads anchored files.
+      if (leaveOut?.(hit.id)) continue;
       ids.push(hit.id);
       if (ids.length >= limit) break;
     }

@@ -100,6 +100,8 @@ export interface AnchorsView {
 
 export interface ProblemView {
   kind: string;
+  /** `warning`: a person's text LTM works around; it leaves the store healthy and fix leaves it alone. */
+  level: 'error' | 'warning';
   title: string;
   detail: string;
 }

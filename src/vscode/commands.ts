@@ -7,6 +7,7 @@ import { countOf } from '../shared/wording';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { describeError, LtmError } from '../core/errors';
+import { problemCounts } from '../core/integrity';
 import { PHASE_NAMES, type Phase } from '../core/model';
 import { importanceTag } from '../core/priority';
 import type { MemoryView, MergeResult } from '../core/store';
@@ -229,10 +230,13 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     );
     folder.refresh();
     log.info(`${folder.name}: fix: ${countOf(result.actions.length, 'action')}${result.actions.map((a) => `\n  ${a}`).join('')}`);
+    const { error: errors, warning: warnings } = problemCounts(result.report.problems);
+    // Warnings (hand-edited text LTM cannot read) are the person's to correct: fix leaves them.
+    const left = warnings > 0 ? `; ${countOf(warnings, 'warning')} ${warnings === 1 ? 'is' : 'are'} yours to correct` : '';
     const summary =
       result.actions.length === 0
-        ? `LTM: ${folder.name} had nothing to repair.`
-        : `LTM: repaired ${countOf(result.actions.length, 'problem')} in ${folder.name}; ${result.report.healthy ? 'the store is healthy' : `${result.report.problems.length} remain`}.`;
+        ? `LTM: ${folder.name} had nothing to repair${left}.`
+        : `LTM: repaired ${countOf(result.actions.length, 'problem')} in ${folder.name}; ${result.report.healthy ? 'the store is healthy' : `${errors} remain`}${left}.`;
     void vscode.window.showInformationMessage(summary, 'Show Details').then((more) => {
       if (more) panels.showIntegrity(folder);
     });

@@ -114,7 +114,7 @@ export function usageView(usage: MemoryUsage, demotionCandidate: boolean, now: n
 export function integrityView(report: IntegrityReport, folder: string): IntegrityView {
   return {
     healthy: report.healthy,
-    problems: report.problems.map((p) => ({ kind: p.kind, title: PROBLEM_TITLES[p.kind], detail: p.detail })),
+    problems: report.problems.map((p) => ({ kind: p.kind, level: p.level, title: PROBLEM_TITLES[p.kind], detail: p.detail })),
     counts: { ...report.counts },
     folder,
   };

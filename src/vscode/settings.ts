@@ -6,7 +6,7 @@
 import * as vscode from 'vscode';
 import { DEFAULT_INJECTION_BUDGET_TOKENS } from '../core/injection';
 import { DEFAULT_PROMPT_BUDGET_TOKENS } from '../core/promptContext';
-import type { StoreConfig } from '../core/model';
+import { isStaleMemoriesMode, type StoreConfig } from '../core/model';
 
 export type GroupBy = 'phase' | 'tag';
 
@@ -52,8 +52,8 @@ export class LtmSettings {
   }
 
   /**
-   * Only the limits (and review of new memories) a person set (user, workspace or folder):
-   * defaults never override state.json, so `ltm review --on` holds until a setting says otherwise.
+   * Only the limits (review of new memories, what to do with stale ones) a person set (user, workspace
+   * or folder): defaults never override state.json, so `ltm review --on` holds until a setting says otherwise.
    */
   explicitStoreConfig(folder: vscode.WorkspaceFolder): Partial<StoreConfig> {
     const config = vscode.workspace.getConfiguration(SECTION, folder);
@@ -65,6 +65,9 @@ export class LtmSettings {
     const review = config.inspect<boolean>('reviewNewMemories');
     const reviewValue = review?.workspaceFolderValue ?? review?.workspaceValue ?? review?.globalValue;
     if (typeof reviewValue === 'boolean') result.review_new_memories = reviewValue;
+    const stale = config.inspect<string>('staleMemories');
+    const staleValue = stale?.workspaceFolderValue ?? stale?.workspaceValue ?? stale?.globalValue;
+    if (isStaleMemoriesMode(staleValue)) result.stale_memories = staleValue;
     const max = explicit('maxMemories');
     const load = explicit('memoriesToLoad');
     const batch = explicit('evictionBatchSize');

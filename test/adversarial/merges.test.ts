@@ -142,7 +142,7 @@ describe('adversarial: git merges and hand edits', function () {
           // other only inserts lines above base-b's (followed, and written by ltm stale), and anchors one too.
           fs.writeFileSync(path.join(repo, 'src/b.ts'), `// header\n// more\n${numbered(40, 'b')}`);
           const stale = await ltmJsonAsync<{ stale: unknown[]; followed: string[] }>(procs, ['stale', '--project', repo]);
-          assert.deepEqual(stale, { stale: [], followed: [ids.get('base-b')] });
+          assert.deepEqual(stale, { stale: [], followed: [ids.get('base-b')], stale_memories: 'label' });
           await anchored(repo, 'other-b', 'src/b.ts#L30-31');
         },
       );

@@ -193,6 +193,19 @@ describe('the packaged extension in a real VS Code (UI)', function () {
     assert.equal(fixed.healthy, true, JSON.stringify(fixed.problems));
     assert.ok(fs.existsSync(path.join(ltmDir, 'memories', 'mem_0badc0de.md')), 'the unlisted memory is kept');
     assert.ok(Object.hasOwn((JSON.parse(fs.readFileSync(path.join(ltmDir, 'index.json'), 'utf8')) as { memories: object }).memories, 'mem_0badc0de'), 'and indexed');
+
+    // A hand-edited anchors entry LTM cannot read: named in the panel as a warning, which leaves the store healthy.
+    const memoryFile = path.join(ltmDir, 'memories', 'mem_0badc0de.md');
+    const original = fs.readFileSync(memoryFile, 'utf8');
+    fs.writeFileSync(memoryFile, original.replace(/\n---\n/, '\nanchors:\n  - path: "src/gone.ts"\n    hash: "nope"\n---\n'));
+    await runCommand('LTM: Check integrity');
+    const frame = webview();
+    await frame.locator('#integrity-status', { hasText: 'Healthy, with 1 warning for you to correct.' }).waitFor({ timeout: 30_000 });
+    const warning = frame.locator('.problem.warning');
+    await warning.locator('h3', { hasText: 'Warning: Anchors entries that could not be read' }).waitFor();
+    assert.match(await warning.innerText(), /mem_0badc0de: anchors\[0\] \(src\/gone\.ts\) is left out: anchors\[0\]\.hash must be poly64: and 16 hex digits/);
+    assert.match(await warning.innerText(), /Fix leaves these as they are/);
+    fs.writeFileSync(memoryFile, original);
   });
 
   it('restores an archived memory from the archives view', async () => {

@@ -325,6 +325,68 @@ describe('hook endpoints', function () {
     });
   });
 
+  describe('stale memories (state.json stale_memories): labelled, or left out with skip', () => {
+    let t: TestServer;
+    const ids = { stale: '', fresh: '' };
+    const promptText = 'the connection pool in src/db/pool.ts ran dry under load again';
+    const ask = (session: string, event: string, payload: Json) => postHook(t.port, t.token, event, { session_id: session, ...payload });
+    const additional = (answer: HttpAnswer) => {
+      assert.equal(answer.status, 200, answer.text);
+      return ((answer.json() as { hookSpecificOutput?: { additionalContext: string } }).hookSpecificOutput?.additionalContext ?? '');
+    };
+
+    beforeEach(async () => {
+      t = await startTestServer({
+        prepare: async (store, project) => {
+          fs.mkdirSync(path.join(project, 'src', 'db'), { recursive: true });
+          fs.writeFileSync(path.join(project, 'src', 'db', 'pool.ts'), 'export const POOL_SIZE = 50;\n');
+          // The stale memory outranks the fresh one, which outranks the rest, by priority and by relevance to the prompt and the file.
+          ids.stale = (await store.store({ topic: 'Connection pool ran dry under load', content: 'The connection pool in src/db/pool.ts ran dry under load; POOL_SIZE is 50 now.', difficulty: 0.9, anchors: ['src/db/pool.ts'] })).memory.id;
+          ids.fresh = (await store.store({ topic: 'Pool under load: leaked connections', content: 'When the pool in src/db/pool.ts runs dry under load, look for leaked connections.', difficulty: 0.8 })).memory.id;
+          for (let i = 0; i < 6; i++) await store.store({ topic: `Unrelated note ${i} about CSS grid gaps`, content: `Grid gap note ${i}.` });
+          fs.writeFileSync(path.join(project, 'src', 'db', 'pool.ts'), 'export const POOL_SIZE = 10;\n');
+        },
+      });
+      setConfig(t.project, { memories_to_load: 1 });
+    });
+    afterEach(async () => t.stop());
+
+    it('label (the default): session_start and user_prompt_submit give it, marked possibly outdated', async () => {
+      const start = sessionStartContext(await postHook(t.port, t.token, 'session_start', sessionStartPayload('label-1')));
+      assert.deepEqual(injectedIds(start), [ids.stale]);
+      assert.match(start, new RegExp(`_memory · ${ids.stale} [^\n]*· possibly outdated, its code changed: src/db/pool\.ts: the file changed_`));
+      // A session that has not been given it yet (no start: another window's prompt) is offered it, marked.
+      const offer = await ask('label-2', 'user_prompt_submit', { hook_event_name: 'UserPromptSubmit', prompt: promptText });
+      assert.ok((hookInfo(offer).offered as string[]).includes(ids.stale));
+      assert.match(additional(offer), new RegExp(`_${ids.stale} · matched: [^_]*· possibly outdated, its code changed: src/db/pool\.ts: the file changed_`));
+    });
+
+    it('skip: absent from session_start and from every offer (prompt, file, failure, subagent), the next memory in its place', async () => {
+      setConfig(t.project, { stale_memories: 'skip' });
+      const startAnswer = await postHook(t.port, t.token, 'session_start', sessionStartPayload('skip-1'));
+      const start = sessionStartContext(startAnswer);
+      assert.deepEqual(injectedIds(start), [ids.fresh], 'the next memory fills the place');
+      assert.deepEqual(hookInfo(startAnswer).injected, [ids.fresh]);
+      assert.ok(!start.includes(ids.stale) && !start.includes('possibly outdated'));
+      // Each offer in a session of its own, so that nothing was given before it.
+      const prompt = await ask('skip-2', 'user_prompt_submit', { hook_event_name: 'UserPromptSubmit', prompt: promptText });
+      assert.deepEqual(hookInfo(prompt).offered, [ids.fresh]);
+      assert.ok(!additional(prompt).includes(ids.stale));
+      const file = await ask('skip-3', 'pre_tool_use', { hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: path.join(t.project, 'src/db/pool.ts') }, tool_use_id: 'toolu_skip3' });
+      assert.deepEqual(hookInfo(file).offered, [ids.fresh]);
+      const failure = await ask('skip-4', 'post_tool_use', { hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: 'npm test' }, error: 'Error: the connection pool ran dry under load (src/db/pool.ts)' });
+      assert.deepEqual(hookInfo(failure).offered, [ids.fresh]);
+      await ask('skip-5', 'pre_tool_use', { hook_event_name: 'PreToolUse', tool_name: 'Agent', tool_input: { description: 'Investigate', prompt: `Find out why ${promptText}.` }, tool_use_id: 'toolu_skip5' });
+      const subagent = await ask('skip-5', 'subagent_start', { hook_event_name: 'SubagentStart', agent_id: 'agent-1', agent_type: 'general-purpose' });
+      assert.deepEqual(hookInfo(subagent).offered, [ids.fresh]);
+      // Back to label: given again, marked (two loaded: the offers above counted as accesses of the fresh one, which may rank first now).
+      setConfig(t.project, { stale_memories: 'label', memories_to_load: 2 });
+      const again = sessionStartContext(await postHook(t.port, t.token, 'session_start', sessionStartPayload('skip-6')));
+      assert.deepEqual(injectedIds(again).sort(), [ids.fresh, ids.stale].sort());
+      assert.match(again, /possibly outdated/);
+    });
+  });
+
   describe('pre_tool_use: memories about a file', () => {
     it('offers, before a file tool runs, the memories that name the file, once per session', async () => {
       let pool = '';

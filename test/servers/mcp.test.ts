@@ -172,6 +172,9 @@ describe('MCP tools (MCP SDK client)', function () {
       assert.match(status.text, /^# LTM Status\n/);
       assert.ok(status.text.includes('**Memories:** 1 (Full 1, Hint 0, Abstract 0)'));
       assert.ok(status.text.includes('**Archived:** 1'));
+      // What session start and offers do with stale memories (state.json stale_memories): labelled by default.
+      assert.equal((status.structured.config as Json).stale_memories, 'label');
+      assert.match(status.text, /\*\*Config:\*\* .*, stale memories labelled\n/);
 
       // ltm_check
       const check = await ok(client, 'ltm_check');

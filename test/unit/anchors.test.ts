@@ -5,6 +5,7 @@ import {
   LineIndex,
   anchorLines,
   hashLines,
+  anchorFromFrontmatterEntry,
   anchorsFromFrontmatter,
   anchorsToFrontmatter,
   checkAnchor,
@@ -127,5 +128,8 @@ describe('anchors', () => {
     ] as const) {
       assert.throws(() => anchorsFromFrontmatter(value), (e: unknown) => e instanceof InvalidAnchor && reason.test(e.message), JSON.stringify(value).slice(0, 80));
     }
+    // One entry read alone (as loading does, to keep the others) is named by its place in the list.
+    assert.throws(() => anchorFromFrontmatterEntry({ path: '../x', hash: anchors[1]!.hash }, 3), /anchors\[3\]\.path must be a path inside the project/);
+    assert.deepEqual(anchorFromFrontmatterEntry(written[0], 5), anchors[0]);
   });
 });

@@ -283,13 +283,13 @@ describe('cli', function () {
       const fresh = await json<Json>('get', id);
       assert.deepEqual([fresh.anchors, fresh.stale, fresh.stale_reasons], [['src/pool.ts#L10-12', 'src/retry.ts'], false, []]);
       assert.match(await text('get', id), /\*\*Anchored to:\*\* src\/pool\.ts#L10-12, src\/retry\.ts/);
-      assert.deepEqual(await json('stale'), { stale: [], followed: [] });
+      assert.deepEqual(await json('stale'), { stale: [], followed: [], stale_memories: 'label' });
 
       writeCode('src/pool.ts', numbered(30).replace('line 11\n', 'line eleven\n'));
       const stale = await json<Json>('get', id);
       assert.deepEqual([stale.stale, stale.stale_reasons], [true, ['src/pool.ts#L10-12: the lines changed']]);
       assert.match(await text('get', id), /\*\*Possibly outdated:\*\* the code it is anchored to changed since it was written \(src\/pool\.ts#L10-12: the lines changed\)/);
-      assert.deepEqual(await json('stale'), { stale: [{ id, topic: 'Pool size is 50', reasons: ['src/pool.ts#L10-12: the lines changed'] }], followed: [] });
+      assert.deepEqual(await json('stale'), { stale: [{ id, topic: 'Pool size is 50', reasons: ['src/pool.ts#L10-12: the lines changed'] }], followed: [], stale_memories: 'label' });
       assert.match(await text('status'), /\*\*Possibly outdated:\*\* 1 memory whose anchored code changed/);
 
       const reanchored = await json<Json>('anchor', id, '--reanchor');
@@ -299,11 +299,52 @@ describe('cli', function () {
       assert.deepEqual(removed.anchors, []);
     });
 
+    it('stale --skip / --label: kept in state.json (creating the store), shown by status, and what `context` gives', async () => {
+      assert.match(USAGE, /\n  stale \[--label \| --skip\] +memories whose anchored code changed/);
+      const skip = await text('stale', '--skip');
+      assert.match(skip, /Session start and offers leave stale memories out; recall and get still return them, marked/);
+      assert.equal(readJson<{ config: { stale_memories: string } }>(path.join(root, 'state.json')).config.stale_memories, 'skip');
+      assert.match(await text('status'), /\*\*Config:\*\* .*, stale memories skipped\n/);
+      assert.equal((await json<{ config: { stale_memories: string } }>('status')).config.stale_memories, 'skip');
+      assert.equal((await json<{ stale_memories: string }>('stale')).stale_memories, 'skip', 'without a flag: listed, the setting kept');
+
+      writeCode('src/pool.ts', numbered(30));
+      const stale = await storeOne('Connection pool ran dry under load', 'The connection pool ran dry under load; it is 50 now.', '--difficulty', '0.9', '--files', 'src/pool.ts#L10-12');
+      const fresh = await storeOne('Pool under load: leaked connections', 'When the connection pool runs dry under load, look for leaked connections.', '--difficulty', '0.2');
+      const store = MemoryStore.open(project);
+      await store.updateState((state) => {
+        state.config.memories_to_load = 1;
+      });
+      store.dispose();
+      writeCode('src/pool.ts', numbered(30).replace('line 11\n', 'line eleven\n'));
+      type Preview = { session_start: { memories: string[]; text: string }; prompt: { memories: { id: string }[]; text: string } };
+      const prompt = ['--prompt', 'the connection pool ran dry under load again'];
+      const skipped = await json<Preview>('context', ...prompt);
+      assert.deepEqual(skipped.session_start.memories, [fresh]);
+      assert.deepEqual(skipped.prompt.memories.map((m) => m.id), []);
+      assert.doesNotMatch(skipped.session_start.text + skipped.prompt.text, /possibly outdated/);
+      // Asked for explicitly, it is there, marked.
+      assert.ok((await json<{ memories: { id: string }[] }>('recall', 'connection pool dry')).memories.some((m) => m.id === stale));
+      assert.equal((await json<Json>('get', stale)).stale, true);
+
+      assert.match(await text('stale', '--label'), /Session start and offers give stale memories marked "possibly outdated" \(ltm stale --skip leaves them out\)/);
+      const labelled = await json<Preview>('context', ...prompt);
+      assert.deepEqual(labelled.session_start.memories, [stale]);
+      assert.match(labelled.session_start.text, /possibly outdated, its code changed: src\/pool\.ts#L10-12: the lines changed/);
+
+      const before = snapshotFiles(root);
+      const both = await cli('stale', '--label', '--skip');
+      assertOneLineError(both, 'ltm stale --label --skip');
+      assert.equal(both.stderr, 'ltm: use either --label or --skip, not both\n');
+      assert.equal(both.exitCode, 2);
+      assert.deepEqual(snapshotDiff(before, snapshotFiles(root)), [], 'nothing changed');
+    });
+
     it('follows lines that moved when listing stale memories, and refuses files it cannot anchor', async () => {
       writeCode('src/pool.ts', numbered(30));
       const id = await storeOne('Pool size is 50', 'The pool ran dry.', '--files', 'src/pool.ts#L10-12');
       writeCode('src/pool.ts', `// added\n${numbered(30)}`);
-      assert.deepEqual(await json('stale'), { stale: [], followed: [id] });
+      assert.deepEqual(await json('stale'), { stale: [], followed: [id], stale_memories: 'label' });
       assert.deepEqual((await json<Json>('get', id)).anchors, ['src/pool.ts#L11-13']);
       const before = snapshotFiles(root);
       const out = await cli('store', '--topic', 'T', '--content', 'C', '--files', 'src/none.ts');
@@ -527,6 +568,46 @@ describe('cli', function () {
 
       assert.equal(bin('fix').status, 0);
       assert.equal(bin('check').status, 0, 'healthy again after fix');
+    });
+
+    it('`stale --skip` through the binary: `context` leaves the stale memory out, `stale --label` gives it back marked', () => {
+      fs.mkdirSync(path.join(project, 'src'));
+      fs.writeFileSync(path.join(project, 'src', 'pool.ts'), 'export const size = 10;\n');
+      const stored = bin('store', '--topic', 'Pool size', '--content', 'The pool size is 10.', '--files', 'src/pool.ts', '--json');
+      assert.equal(stored.status, 0, stored.stderr);
+      const id = (JSON.parse(stored.stdout) as { id: string }).id;
+      fs.writeFileSync(path.join(project, 'src', 'pool.ts'), 'export const size = 50;\n');
+      const context = () => JSON.parse(bin('context', '--json').stdout) as { session_start: { memories: string[]; text: string } };
+      assert.deepEqual(context().session_start.memories, [id]);
+      assert.match(context().session_start.text, /possibly outdated/);
+      const skip = bin('stale', '--skip');
+      assert.equal(skip.status, 0, skip.stderr);
+      assert.match(skip.stdout, new RegExp(`^${id}  Pool size\n  src/pool\.ts: the file changed\n`));
+      assert.deepEqual(context().session_start.memories, []);
+      assert.equal(bin('stale', '--label').status, 0);
+      assert.deepEqual(context().session_start.memories, [id]);
+    });
+
+    it('`check` names a hand-edited anchors entry it cannot read as a warning and exits 0; `fix` leaves the text as it is', () => {
+      const stored = bin('store', '--topic', 'Pool size', '--content', 'The pool size is 50.', '--json');
+      assert.equal(stored.status, 0, stored.stderr);
+      const id = (JSON.parse(stored.stdout) as { id: string }).id;
+      const file = path.join(root, 'memories', `${id}.md`);
+      const edited = fs.readFileSync(file, 'utf8').replace(/\n---\n/, '\nanchors:\n  - path: "src/pool.ts"\n    hash: "sha1:abc"\n---\n');
+      fs.writeFileSync(file, edited);
+      const text = bin('check');
+      assert.equal(text.status, 0, `a warning alone leaves the store healthy: ${text.stdout}${text.stderr}`);
+      assert.match(text.stdout, /\*\*Status: Healthy\*\*, with 1 warning\(s\)\n/);
+      assert.ok(text.stdout.includes(`\n## Warning: Anchors entries that could not be read (left out; the text is kept for you to correct)\n- ${id}: anchors[0] (src/pool.ts) is left out: anchors[0].hash must be poly64: and 16 hex digits\n`), text.stdout);
+      const json = bin('check', '--json');
+      assert.equal(json.status, 0);
+      const report = JSON.parse(json.stdout) as { healthy: boolean; problems: { kind: string; level: string; id: string }[] };
+      assert.equal(report.healthy, true);
+      assert.deepEqual(report.problems.map((p) => [p.kind, p.level, p.id]), [['unreadable_anchor', 'warning', id]]);
+      const fix = bin('fix');
+      assert.equal(fix.status, 0, fix.stderr);
+      assert.match(fix.stdout, /Nothing to repair\.\n\n\*\*The store is healthy\.\*\* 1 warning\(s\) are left for you to correct/);
+      assert.equal(fs.readFileSync(file, 'utf8'), edited, 'the entry is neither deleted nor rewritten');
     });
 
     it('list --sort used|priority|created, the demotion flag in list and the count in status; get --json carries the counters', async () => {

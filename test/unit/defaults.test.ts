@@ -7,11 +7,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_INJECTION_BUDGET_TOKENS, MIN_INJECTION_BUDGET_TOKENS } from '../../src/core/injection';
 import { DEFAULT_PROMPT_BUDGET_TOKENS, MIN_PROMPT_BUDGET_TOKENS } from '../../src/core/promptContext';
-import { DEFAULT_CONFIG, MEMORY_ID_FORMAT, MEMORY_ID_HEX_DIGITS, MEMORY_ID_PATTERN, MEMORY_ID_PREFIX, isMemoryId } from '../../src/core/model';
+import { DEFAULT_CONFIG, STALE_MEMORY_MODES, MEMORY_ID_FORMAT, MEMORY_ID_HEX_DIGITS, MEMORY_ID_PATTERN, MEMORY_ID_PREFIX, isMemoryId } from '../../src/core/model';
 
 interface SettingSchema {
   default?: unknown;
   minimum?: number;
+  enum?: unknown[];
 }
 
 const manifest = JSON.parse(fs.readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
@@ -29,6 +30,9 @@ describe('shared defaults', () => {
     assert.equal(setting('ltm.memoriesToLoad').default, DEFAULT_CONFIG.memories_to_load);
     assert.equal(setting('ltm.evictionBatchSize').default, DEFAULT_CONFIG.eviction_batch_size);
     assert.equal(setting('ltm.reviewNewMemories').default, DEFAULT_CONFIG.review_new_memories);
+    assert.equal(setting('ltm.staleMemories').default, DEFAULT_CONFIG.stale_memories);
+    // The setting offers exactly the modes state.json accepts.
+    assert.deepEqual(setting('ltm.staleMemories').enum, [...STALE_MEMORY_MODES]);
   });
 
   it("package.json's injection budget has the engine's default and minimum", () => {

@@ -358,6 +358,69 @@ describe('integrity: every other kind of problem', () => {
     assert.equal(index.memories[ids[1]!]!.topic, 'Memory one, edited by hand');
   });
 
+  it('hand-edited anchors entries it cannot read are named (memory, entry, why) as warnings: the store stays healthy, fix leaves the text alone', async () => {
+    fs.mkdirSync(path.join(ctx.project, 'src'), { recursive: true });
+    fs.writeFileSync(path.join(ctx.project, 'src', 'pool.ts'), 'export const size = 50;\n');
+    const writer = ctx.open();
+    const id = (await writer.store({ topic: 'Pool size', content: 'The pool size is 50.', anchors: ['src/pool.ts'] })).memory.id;
+    const plain = (await writer.store({ topic: 'No anchors', content: 'Nothing anchored.' })).memory.id;
+    writer.dispose();
+    const file = memPath(ctx, id);
+    const edited = fs
+      .readFileSync(file, 'utf8')
+      .replace('anchors:\n', 'anchors:\n  - path: "../../etc/passwd"\n    hash: "poly64:0000000000000000"\n  - path: "src/pool.ts"\n    lines: "nonsense"\n    hash: "poly64:0000000000000000"\n  - just a string\n');
+    fs.writeFileSync(file, edited);
+    // Not a list at all: one problem for the field.
+    fs.writeFileSync(memPath(ctx, plain), fs.readFileSync(memPath(ctx, plain), 'utf8').replace(/\n---\n/, '\nanchors: src/pool.ts\n---\n'));
+    const store = ctx.open();
+    // The memory loads without them: its one readable anchor is used.
+    assert.deepEqual(store.peek(id).anchors.map((a) => a.path), ['src/pool.ts']);
+    const report = store.check();
+    assert.equal(report.healthy, true, describeProblems(report));
+    const byId = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
+    assert.deepEqual(
+      report.problems.map((p) => [p.kind, p.level, p.id, p.detail]),
+      [
+        ['unreadable_anchor', 'warning', id, `${id}: anchors[0] (../../etc/passwd) is left out: anchors[0].path must be a path inside the project`],
+        ['unreadable_anchor', 'warning', id, `${id}: anchors[1] (src/pool.ts) is left out: anchors[1].lines must be written 10-24`],
+        ['unreadable_anchor', 'warning', id, `${id}: anchors[2] is left out: anchors[2] must have path and hash`],
+        ['unreadable_anchor', 'warning', plain, `${plain}: anchors is left out: anchors must be a list`],
+      ].sort((a, b) => byId(a[2]!, b[2]!)),
+      'by memory ID, each memory\'s entries in order',
+    );
+    const bytes = memoryBytes(ctx);
+    const result = await store.fix();
+    assert.deepEqual(result.actions, [], 'nothing to repair');
+    assert.equal(result.report.healthy, true);
+    assert.deepEqual(memoryBytes(ctx), bytes, 'neither deleted nor rewritten');
+    assert.equal(fs.readFileSync(file, 'utf8'), edited);
+    assert.equal(store.check().problems.length, 4, 'still named until a person corrects them');
+    // A later process opens from the record cache (no memory file read): the entries are still named.
+    store.flushCaches();
+    const fromRecords = ctx.open();
+    assert.equal(fromRecords.check().problems.filter((p) => p.kind === 'unreadable_anchor').length, 4, 'the record cache keeps what loading left out');
+    fromRecords.dispose();
+    // Corrected by hand: gone from the report.
+    fs.writeFileSync(file, edited.replace(/  - path: "\.\.\/\.\.\/etc\/passwd"\n.*\n  - path: "src\/pool\.ts"\n    lines: "nonsense"\n.*\n  - just a string\n/, ''));
+    fs.writeFileSync(memPath(ctx, plain), fs.readFileSync(memPath(ctx, plain), 'utf8').replace('anchors: src/pool.ts\n', ''));
+    assert.deepEqual(ctx.open().check().problems, []);
+  });
+
+  it('a warning beside an error: the store is unhealthy for the error alone, and healthy once fix repairs it', async () => {
+    const { store: writer, ids } = await seed(ctx);
+    writer.dispose();
+    fs.writeFileSync(memPath(ctx, ids[0]!), fs.readFileSync(memPath(ctx, ids[0]!), 'utf8').replace(/\n---\n/, '\nanchors:\n  - path: "a.ts"\n    hash: "nope"\n---\n'));
+    fs.writeFileSync(memPath(ctx, 'mem_0e0e0e0e'), '---\nid: mem_0e0e0e0e\ntopic: "not indexed"\n---\nhello\n');
+    const store = ctx.open();
+    const report = store.check();
+    assert.equal(report.healthy, false);
+    assert.deepEqual(report.problems.map((p) => [p.kind, p.level]).sort(), [['not_indexed', 'error'], ['unreadable_anchor', 'warning']]);
+    const result = await store.fix();
+    assert.equal(result.actions.length, 1, result.actions.join('\n'));
+    assert.equal(result.report.healthy, true);
+    assert.deepEqual(result.report.problems.map((p) => p.kind), ['unreadable_anchor']);
+  });
+
   for (const clean of [false, true]) {
     it(`an orphaned archive is ${clean ? 'deleted by fix --clean-archives' : 'listed as restorable by fix'}`, async () => {
       const { store, ids } = await seed(ctx, 2);

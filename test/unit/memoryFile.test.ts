@@ -588,6 +588,41 @@ describe('memoryFile', () => {
     });
   });
 
+  describe('anchors entries that cannot be read', () => {
+    const HASH = 'poly64:0123456789abcdef';
+    const front = (anchors: string) => `id: mem_00000001\ntopic: "T"\n${anchors}`;
+
+    /** What parsing names as left out of the memory's anchors ([] when none). */
+    const unreadableAnchors = (text: string) => parseFrontmatter(text).unreadable_anchors ?? [];
+
+    it('are left out of the memory, and the parsed memory names each (entry, path, why); the readable ones are kept', () => {
+      const text = front(`anchors:\n  - path: "src/a.ts"\n    hash: "${HASH}"\n  - path: "/etc/passwd"\n    hash: "${HASH}"\n  - path: "src/b.ts"\n    lines: "x"\n    hash: "${HASH}"\n  - 42\n`);
+      assert.deepEqual(parseFrontmatter(text).anchors, [{ path: 'src/a.ts', hash: HASH }]);
+      assert.deepEqual(unreadableAnchors(text), [
+        { entry: 'anchors[1]', path: '/etc/passwd', reason: 'anchors[1].path must be a path inside the project' },
+        { entry: 'anchors[2]', path: 'src/b.ts', reason: 'anchors[2].lines must be written 10-24' },
+        { entry: 'anchors[3]', reason: 'anchors[3] must have path and hash' },
+      ]);
+    });
+
+    it('a field that is not a list is one entry; past 20 readable anchors, the rest are named too', () => {
+      assert.deepEqual(parseFrontmatter(front('anchors: src/a.ts\n')).anchors, []);
+      assert.deepEqual(unreadableAnchors(front('anchors: src/a.ts\n')), [{ entry: 'anchors', reason: 'anchors must be a list' }]);
+      const many = Array.from({ length: 22 }, (_, i) => `  - path: "src/f${i}.ts"\n    hash: "${HASH}"\n`).join('');
+      assert.equal(parseFrontmatter(front(`anchors:\n${many}`)).anchors.length, 20);
+      assert.deepEqual(
+        unreadableAnchors(front(`anchors:\n${many}`)).map((u) => [u.entry, u.path, u.reason]),
+        [20, 21].map((i) => [`anchors[${i}]`, `src/f${i}.ts`, 'beyond the 20 anchors a memory may have']),
+      );
+    });
+
+    it('names nothing without anchors, with an empty field or with readable ones (and the field is then absent)', () => {
+      for (const text of [front(''), front('anchors:\n'), front('anchors: []\n'), front(`anchors:\n  - path: "a.ts"\n    hash: "${HASH}"\n`), front('extra: "mentions anchors: in a string"\n')]) {
+        assert.equal('unreadable_anchors' in parseFrontmatter(text), false, JSON.stringify(text));
+      }
+    });
+  });
+
   describe('errors name the problem', () => {
     const reasonOf = (fn: () => unknown): string => {
       try {

@@ -114,12 +114,14 @@ describe('model', () => {
         phase_history: true,
         keywords: true,
         anchors: true,
+        unreadable_anchors: true,
         status: true,
       };
       assert.equal(FRONTMATTER_KEYS[0], 'id');
       assert.equal(new Set(FRONTMATTER_KEYS).size, FRONTMATTER_KEYS.length);
-      // phase_history is written only once the phase changes, keywords and anchors only when there are some, status only for a memory awaiting review.
-      assert.deepEqual([...FRONTMATTER_KEYS].sort(), Object.keys(meta).filter((k) => !['phase_history', 'keywords', 'anchors', 'status'].includes(k)).sort());
+      // phase_history is written only once the phase changes, keywords and anchors only when there are some, status only for a memory awaiting
+      // review; unreadable_anchors is never written (it names what loading left out of the file's own anchors).
+      assert.deepEqual([...FRONTMATTER_KEYS].sort(), Object.keys(meta).filter((k) => !['phase_history', 'keywords', 'anchors', 'unreadable_anchors', 'status'].includes(k)).sort());
     });
   });
 

@@ -1,5 +1,5 @@
 import { strict as assert } from 'node:assert';
-import type { IntegrityProblem, IntegrityReport } from '../../src/core/integrity';
+import { PROBLEM_LEVELS, type IntegrityProblem, type IntegrityReport } from '../../src/core/integrity';
 import {
   checkResponse,
   checkText,
@@ -74,7 +74,7 @@ const STATUS: StatusResult = {
   session_count: 31,
   last_eviction: '2026-11-20T10:00:00.000Z',
   storage_size_bytes: 1536,
-  config: { max_memories: 100, memories_to_load: 10, eviction_batch_size: 5, review_new_memories: false },
+  config: { max_memories: 100, memories_to_load: 10, eviction_batch_size: 5, review_new_memories: false, stale_memories: 'label' },
   store_path: '/work/project/.claude/ltm',
   exists: true,
   invalid_files: 0,
@@ -83,7 +83,7 @@ const STATUS: StatusResult = {
 };
 
 const COUNTS = { indexed_memories: 1, memory_files: 2, stats_entries: 3, archive_files: 4, archived_memories: 5 };
-const problem = (kind: IntegrityProblem['kind'], detail: string): IntegrityProblem => ({ kind, detail });
+const problem = (kind: IntegrityProblem['kind'], detail: string): IntegrityProblem => ({ kind, level: PROBLEM_LEVELS[kind], detail });
 
 describe('responses', () => {
   describe('store', () => {
@@ -336,7 +336,7 @@ describe('responses', () => {
     it('statusResponse: the design’s fields and config, not the text-only ones (exists, invalid_files)', () => {
       const r = statusResponse(STATUS);
       assert.deepEqual(Object.keys(r), ['total_memories', 'by_phase', 'total_archived', 'session_count', 'last_eviction', 'storage_size_bytes', 'config', 'store_path', 'stale_memories', 'awaiting_review', 'demotion_candidates']);
-      assert.deepEqual(r.config, { max_memories: 100, memories_to_load: 10, eviction_batch_size: 5, review_new_memories: false });
+      assert.deepEqual(r.config, { max_memories: 100, memories_to_load: 10, eviction_batch_size: 5, review_new_memories: false, stale_memories: 'label' });
       assert.equal(r.store_path, '/work/project/.claude/ltm');
     });
 
@@ -351,12 +351,14 @@ describe('responses', () => {
           '**Sessions:** 31',
           '**Last eviction:** 2026-11-20T10:00:00.000Z',
           '**Storage:** 1.5 KB',
-          '**Config:** max 100 memories, load 10 per session, evict 5 per cycle, review new memories off',
+          '**Config:** max 100 memories, load 10 per session, evict 5 per cycle, review new memories off, stale memories labelled',
           '**Store:** `/work/project/.claude/ltm`',
         ].join('\n'),
       );
       const reviewing = statusText({ ...STATUS, awaiting_review: 2, config: { ...STATUS.config, review_new_memories: true } });
-      assert.match(reviewing, /\n\*\*Awaiting review:\*\* 2 \(not used until a person approves them: ltm review\)\n\*\*Config:\*\* .*, review new memories on\n/);
+      assert.match(reviewing, /\n\*\*Awaiting review:\*\* 2 \(not used until a person approves them: ltm review\)\n\*\*Config:\*\* .*, review new memories on, stale memories labelled\n/);
+      // What session start and offers do with stale memories: the project's choice, said.
+      assert.match(statusText({ ...STATUS, config: { ...STATUS.config, stale_memories: 'skip' } }), /\n\*\*Config:\*\* .*, stale memories skipped\n/);
     });
 
     it('statusText: "never" without an eviction, a warning for unreadable files, and no store yet', () => {
@@ -377,7 +379,7 @@ describe('responses', () => {
 
   describe('check / fix', () => {
     it('checkResponse: {healthy, problems, counts}', () => {
-      const report: IntegrityReport = { healthy: false, problems: [{ kind: 'orphaned_stats', id: 'mem_00000009', detail: 'd' }], counts: COUNTS };
+      const report: IntegrityReport = { healthy: false, problems: [{ kind: 'orphaned_stats', level: 'error', id: 'mem_00000009', detail: 'd' }], counts: COUNTS };
       assert.deepEqual(checkResponse(report), { healthy: false, problems: report.problems, counts: COUNTS });
       assert.deepEqual(Object.keys(checkResponse(report)), ['healthy', 'problems', 'counts']);
     });
@@ -414,6 +416,34 @@ describe('responses', () => {
           'Run fix to repair these issues (nothing is deleted: memories are indexed, invalid files quarantined, removed text archived first).',
         ].join('\n'),
       );
+    });
+
+    it('checkText: warnings are counted apart, titled as warnings, and left for a person; alone they leave the store healthy', () => {
+      const warning = problem('unreadable_anchor', 'mem_00000001: anchors[0] is left out: anchors[0] must have path and hash');
+      const healthy = checkText({ healthy: true, problems: [warning], counts: COUNTS });
+      assert.equal(
+        healthy,
+        [
+          '# LTM Integrity Check',
+          '',
+          '**Status: Healthy**, with 1 warning',
+          '',
+          'Indexed memories: 1 | Memory files: 2 | Stats entries: 3 | Archive files: 4 | Archived memories: 5',
+          '',
+          '## Warning: Anchors entries that could not be read (left out; the text is kept for you to correct)',
+          '- mem_00000001: anchors[0] is left out: anchors[0] must have path and hash',
+          '',
+          'Warnings are yours to correct in the memory files: fix leaves them as they are.',
+        ].join('\n'),
+      );
+      const both = checkText({ healthy: false, problems: [problem('temp_file', 't'), warning], counts: COUNTS });
+      assert.match(both, /\*\*Status: 1 issue found\*\*, with 1 warning\n/);
+      assert.match(both, /\nRun fix to repair these issues .*\n\nWarnings are yours to correct/);
+      assert.equal(
+        fixText({ actions: [], report: { healthy: true, problems: [warning], counts: COUNTS } }),
+        '# LTM Integrity Fix\n\nNothing to repair.\n\n**The store is healthy.** 1 warning is left for you to correct (check lists them).',
+      );
+      assert.match(fixText({ actions: ['a'], report: { healthy: false, problems: [problem('temp_file', 't'), warning], counts: COUNTS } }), /\*\*1 issue remains\.\*\* 1 warning is/);
     });
 
     it('fixResponse: {success, actions, healthy, problems}, success only when the store is healthy afterwards', () => {

@@ -66,7 +66,7 @@ describe('review before use', () => {
     it('a state.json of an earlier version (no review_new_memories) keeps its limits, review off', () => {
       writeConfig(ctx.project, { max_memories: 7, eviction_batch_size: 2 });
       const config = ctx.open().config;
-      assert.deepEqual(config, { max_memories: 7, memories_to_load: 10, eviction_batch_size: 2, review_new_memories: false });
+      assert.deepEqual(config, { max_memories: 7, memories_to_load: 10, eviction_batch_size: 2, review_new_memories: false, stale_memories: 'label' });
     });
   });
 

@@ -670,7 +670,7 @@ describe('MemoryStore: eviction over many sessions', () => {
       s.config.max_memories = 3;
       s.config.eviction_batch_size = 2;
     });
-    assert.deepEqual(ctx.open().config, { max_memories: 3, memories_to_load: 10, eviction_batch_size: 2, review_new_memories: false });
+    assert.deepEqual(ctx.open().config, { max_memories: 3, memories_to_load: 10, eviction_batch_size: 2, review_new_memories: false, stale_memories: 'label' });
     for (let i = 0; i < 3; i++) await store.store({ topic: `m ${i}`, content: `c ${i}` });
     const before = snapshotFiles(ctx.root);
     const result = await store.evict();

@@ -131,4 +131,94 @@ describe('storeAnchors: memories anchored to code', () => {
     assert.deepEqual(offers.map((o) => o.outdated), [['src/db/pool.ts#L10-12: the lines changed']]);
     assert.match(buildPromptContext(offers).text, /possibly outdated, its code changed/);
   });
+
+  describe('stale_memories: label or skip', () => {
+    const PROMPT = 'the connection pool ran dry under load again';
+    /** A stale memory that outranks a fresh one in every way: by priority, by relevance to PROMPT and to pool.ts. */
+    async function staleAndFresh(): Promise<{ stale: string; fresh: string }> {
+      const stale = (await store.store({ topic: 'Connection pool ran dry under load', content: 'The connection pool in src/db/pool.ts ran dry under load; it is 50 now.', difficulty: 0.9, anchors: ['src/db/pool.ts#L10-12'] })).memory.id;
+      const fresh = (await store.store({ topic: 'Pool under load: leaked connections', content: 'When the pool in src/db/pool.ts runs dry under load, look for leaked connections.', difficulty: 0.2 })).memory.id;
+      await store.updateState((state) => {
+        state.config.memories_to_load = 1;
+      });
+      write('src/db/pool.ts', numbered(40).replace('line11 = 11', 'line11 = 99'));
+      assert.equal(store.staleness(stale)!.stale, true);
+      return { stale, fresh };
+    }
+    const startIds = () => sessionStartContext(store, { session: 1, situation: null, budgetTokens: 2000 }).injectedIds;
+
+    it('labels by default: the stale memory is given, marked, before the next one', async () => {
+      const { stale } = await staleAndFresh();
+      assert.equal(store.config.stale_memories, 'label');
+      assert.deepEqual(startIds(), [stale]);
+      assert.deepEqual(store.relevantTo(PROMPT, { limit: 1 }).map((o) => [o.view.id, o.outdated]), [[stale, ['src/db/pool.ts#L10-12: the lines changed']]]);
+      assert.deepEqual(store.aboutFile('src/db/pool.ts', { limit: 1 }).map((o) => o.view.id), [stale]);
+    });
+
+    it('skip: session start, prompt/failure/subagent offers and file offers leave it out, the next memory in its place', async () => {
+      const { stale, fresh } = await staleAndFresh();
+      await store.setStaleMemories('skip');
+      const injection = sessionStartContext(store, { session: 1, situation: null, budgetTokens: 2000 });
+      assert.deepEqual(injection.injectedIds, [fresh]);
+      assert.ok(!injection.text.includes(stale));
+      assert.doesNotMatch(injection.text, /possibly outdated/);
+      // Still a memory that recall reaches: counted among those "more" stored.
+      assert.equal(injection.omitted, 1);
+      assert.deepEqual(store.relevantTo(PROMPT, { limit: 1 }).map((o) => o.view.id), [fresh]);
+      assert.deepEqual(store.aboutFile('src/db/pool.ts', { limit: 1 }).map((o) => o.view.id), [fresh]);
+      // The situation's candidates too: a session on a branch about the pool is not given it either.
+      assert.deepEqual(store.candidatesFor(['connection pool dry'], 1).map((v) => v.id), [fresh]);
+      const situated = sessionStartContext(store, { session: 1, situation: { branch: 'fix/pool-dry', changedFiles: ['src/db/pool.ts'], recentFiles: [] }, budgetTokens: 2000 });
+      assert.deepEqual(situated.injectedIds, [fresh]);
+    });
+
+    it('skip: recall and get still return it, marked stale (asked for explicitly, it is shown)', async () => {
+      const { stale } = await staleAndFresh();
+      await store.setStaleMemories('skip');
+      assert.ok(store.search(PROMPT).some((hit) => hit.id === stale));
+      assert.ok(store.searchAny([PROMPT, 'pool exhausted']).some((hit) => hit.id === stale));
+      assert.equal((await store.get(stale)).id, stale);
+      assert.deepEqual(store.staleness(stale)!.reasons, ['src/db/pool.ts#L10-12: the lines changed']);
+    });
+
+    it('skip leaves out only what is stale: once re-anchored, the memory is given again', async () => {
+      const { stale } = await staleAndFresh();
+      await store.setStaleMemories('skip');
+      assert.deepEqual(startIds().includes(stale), false);
+      await store.reanchor(stale);
+      assert.deepEqual(startIds(), [stale]);
+      assert.deepEqual(store.relevantTo(PROMPT, { limit: 1 }).map((o) => o.view.id), [stale]);
+    });
+
+    it('is kept in state.json, read by every process; back to label gives it marked again; a bad mode is refused, nothing written', async () => {
+      const { stale } = await staleAndFresh();
+      await store.setStaleMemories('skip');
+      const statePath = path.join(ltmRoot(project), 'state.json');
+      assert.equal((JSON.parse(fs.readFileSync(statePath, 'utf8')) as { config: { stale_memories: string } }).config.stale_memories, 'skip');
+      const other = MemoryStore.open(project);
+      try {
+        assert.equal(other.config.stale_memories, 'skip');
+        assert.equal(other.status().config.stale_memories, 'skip');
+        assert.deepEqual(sessionStartContext(other, { session: 1, situation: null, budgetTokens: 2000 }).injectedIds.includes(stale), false);
+      } finally {
+        other.dispose();
+      }
+      const before = fs.readFileSync(statePath, 'utf8');
+      await assert.rejects(store.setStaleMemories('hide' as 'skip'), /stale_memories must be label or skip/);
+      assert.equal(fs.readFileSync(statePath, 'utf8'), before);
+      await store.setStaleMemories('label');
+      assert.deepEqual(startIds(), [stale]);
+    });
+
+    it('skip with every ranked memory stale gives none of them, and still says how many recall reaches', async () => {
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) ids.push((await store.store({ topic: `Pool note ${i}`, content: `Pool fact ${i}.`, anchors: ['src/db/pool.ts#L10-12'] })).memory.id);
+      write('src/db/pool.ts', numbered(40).replace('line11 = 11', 'line11 = 99'));
+      await store.setStaleMemories('skip');
+      const injection = sessionStartContext(store, { session: 1, situation: null, budgetTokens: 2000 });
+      assert.deepEqual(injection.injectedIds, []);
+      assert.equal(injection.omitted, 5);
+      assert.match(injection.text, /5 more memories are stored/);
+    });
+  });
 });

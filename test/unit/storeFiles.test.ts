@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { toJsonText } from '../../src/core/files';
-import { DEFAULT_CONFIG, type ArchiveEntry, type MemoryMeta, type SessionCounters } from '../../src/core/model';
+import { DEFAULT_CONFIG, STALE_MEMORY_MODES, type ArchiveEntry, type MemoryMeta, type SessionCounters } from '../../src/core/model';
 import {
   GITIGNORE_LINES,
   GITIGNORE_TEXT,
@@ -298,13 +298,13 @@ describe('storeFiles', () => {
       assert.deepEqual([...value.sessions], [['abc-123', session(5, { compacted: true })]]);
       assert.equal(value.compaction_count, 2);
       assert.equal(value.last_eviction, '2026-03-01T00:00:00.000Z');
-      // A state.json of an earlier version has no review_new_memories: review is off.
-      assert.deepEqual(value.config, { max_memories: 50, memories_to_load: 4, eviction_batch_size: 3, review_new_memories: false, future_option: 'x' });
+      // A state.json of an earlier version has no review_new_memories (review is off) nor stale_memories (labelled).
+      assert.deepEqual(value.config, { max_memories: 50, memories_to_load: 4, eviction_batch_size: 3, review_new_memories: false, stale_memories: 'label', future_option: 'x' });
       assert.equal(value.current_session, 'abc-123');
     });
 
     it('defaults missing and bad fields one by one, and the config to DEFAULT_CONFIG field by field (status ok)', () => {
-      const { value, status } = readState('{"session_count": -2, "compaction_count": "x", "last_eviction": 5, "config": {"max_memories": 0, "memories_to_load": 0, "eviction_batch_size": 2.5, "review_new_memories": "yes"}}');
+      const { value, status } = readState('{"session_count": -2, "compaction_count": "x", "last_eviction": 5, "config": {"max_memories": 0, "memories_to_load": 0, "eviction_batch_size": 2.5, "review_new_memories": "yes", "stale_memories": "hide"}}');
       assert.deepEqual(status, { kind: 'ok' });
       assert.equal(value.session_count, 0);
       assert.equal(value.compaction_count, 0);
@@ -312,7 +312,9 @@ describe('storeFiles', () => {
       assert.equal(value.sessions.size, 0);
       // memories_to_load may be 0; the other two must be positive integers.
       // review_new_memories is a boolean or off: "yes" does not turn it on.
-      assert.deepEqual(value.config, { max_memories: DEFAULT_CONFIG.max_memories, memories_to_load: 0, eviction_batch_size: DEFAULT_CONFIG.eviction_batch_size, review_new_memories: false });
+      // stale_memories is label or skip; anything else labels: nothing is left out that was not asked to be.
+      assert.deepEqual(value.config, { max_memories: DEFAULT_CONFIG.max_memories, memories_to_load: 0, eviction_batch_size: DEFAULT_CONFIG.eviction_batch_size, review_new_memories: false, stale_memories: 'label' });
+      assert.equal(readState('{"config": {"stale_memories": "skip"}}').value.config.stale_memories, 'skip');
       assert.deepEqual(readState('{}').value, defaultState());
       assert.deepEqual(readState('{"config": 7, "sessions": []}').value, defaultState());
       assert.deepEqual(readState('{"config": 7}').status, { kind: 'ok' });
@@ -388,7 +390,7 @@ describe('storeFiles', () => {
         sessions: fc.uniqueArray(fc.tuple(sessionKey, counters), { selector: ([k]) => k, maxLength: 6 }),
         compaction_count: fc.nat(),
         last_eviction: fc.option(fc.string(), { nil: null }),
-        config: fc.record({ max_memories: fc.integer({ min: 1, max: 10_000 }), memories_to_load: fc.nat(100), eviction_batch_size: fc.integer({ min: 1, max: 100 }), review_new_memories: fc.boolean() }, { noNullPrototype: true }),
+        config: fc.record({ max_memories: fc.integer({ min: 1, max: 10_000 }), memories_to_load: fc.nat(100), eviction_batch_size: fc.integer({ min: 1, max: 100 }), review_new_memories: fc.boolean(), stale_memories: fc.constantFrom(...STALE_MEMORY_MODES) }, { noNullPrototype: true }),
         extras: fc.dictionary(fc.stringMatching(/^x_[a-z]{1,6}$/), fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.parse(JSON.stringify(v)) as unknown), { maxKeys: 3 }),
       });
       fc.assert(

@@ -157,6 +157,16 @@ describe('LTM in a real VS Code', () => {
     await vscode.workspace.getConfiguration('ltm').update('maxMemories', undefined, vscode.ConfigurationTarget.Workspace);
   });
 
+  it('writes ltm.staleMemories to state.json (stale_memories), where hooks and the CLI read it', async () => {
+    const statePath = path.join(ltmDir(), 'state.json');
+    const mode = () => (JSON.parse(fs.readFileSync(statePath, 'utf8')) as { config: { stale_memories?: string } }).config.stale_memories;
+    await vscode.workspace.getConfiguration('ltm').update('staleMemories', 'skip', vscode.ConfigurationTarget.Workspace);
+    await waitFor(() => mode() === 'skip', 'state.json to carry stale_memories: skip');
+    await vscode.workspace.getConfiguration('ltm').update('staleMemories', 'label', vscode.ConfigurationTarget.Workspace);
+    await waitFor(() => mode() === 'label', 'state.json to carry stale_memories: label');
+    await vscode.workspace.getConfiguration('ltm').update('staleMemories', undefined, vscode.ConfigurationTarget.Workspace);
+  });
+
   it('"LTM: Fix integrity" repairs a damaged store in one pass', async () => {
     fs.writeFileSync(path.join(ltmDir(), 'memories', 'mem_0badc0de.md'), '---\nid: "mem_0badc0de"\ntopic: "unlisted"\n---\nunlisted body\n');
     const index = JSON.parse(fs.readFileSync(path.join(ltmDir(), 'index.json'), 'utf8')) as { memories: Record<string, unknown> };
