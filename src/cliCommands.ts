@@ -11,6 +11,7 @@ import { LtmError } from './core/errors';
 import { countOf } from './shared/wording';
 import { MemoryStore, initStoreFiles, type SearchScope } from './core/store';
 import * as responses from './core/responses';
+import { PLAIN } from './core/textStyle';
 import { initProject, uninitProject, type Change } from './servers/claudeSetup';
 import { readGitSituation } from './servers/gitSituation';
 import { gitRenameLookup } from './servers/gitRenames';
@@ -102,7 +103,7 @@ export const COMMANDS: readonly Command[] = [
     store: true,
     run: (store) => {
       const status = store.status();
-      return { json: responses.statusResponse(status), text: responses.statusText(status) };
+      return { json: responses.statusResponse(status), text: responses.statusText(status, PLAIN) };
     },
   },
   {
@@ -127,7 +128,7 @@ export const COMMANDS: readonly Command[] = [
         limit: integer('limit', str(values, 'limit'), 1) ?? DEFAULT_LIST_LIMIT,
         offset,
       });
-      return { json: responses.listResponse(result), text: responses.listText(result, offset) };
+      return { json: responses.listResponse(result), text: responses.listText(result, offset, PLAIN) };
     },
   },
   {
@@ -143,7 +144,7 @@ export const COMMANDS: readonly Command[] = [
       const scope: SearchScope = values.archives ? 'archives' : values.all ? 'all' : 'active';
       const also = Array.isArray(values.also) ? values.also.filter((v): v is string => typeof v === 'string') : [];
       const items = store.searchAny([query!, ...also], { limit: integer('limit', str(values, 'limit'), 1) ?? DEFAULT_SEARCH_LIMIT, tag: str(values, 'tag'), scope });
-      return { json: responses.recallResponse(items), text: responses.recallText(query!, items) };
+      return { json: responses.recallResponse(items), text: responses.recallText(query!, items, PLAIN) };
     },
   },
   {
@@ -179,7 +180,7 @@ export const COMMANDS: readonly Command[] = [
     run: async (store, { positionals: [id] }) => {
       const memory = await store.get(id!);
       const stale = store.staleness(id!);
-      return { json: responses.getResponse(memory, stale), text: responses.getText(memory, stale) };
+      return { json: responses.getResponse(memory, stale), text: responses.getText(memory, stale, PLAIN) };
     },
   },
   {
@@ -213,7 +214,7 @@ export const COMMANDS: readonly Command[] = [
         keywords: str(values, 'keywords')?.split(',').map((k) => k.trim()).filter(Boolean),
         anchors: fileSpecs(str(values, 'files')),
       });
-      return { json: responses.storeResponse(result), text: responses.storeText(result) };
+      return { json: responses.storeResponse(result), text: responses.storeText(result, PLAIN) };
     },
   },
   {
@@ -260,7 +261,7 @@ export const COMMANDS: readonly Command[] = [
       if (chosen !== 1) throw new UsageError('anchor takes exactly one of --files, --reanchor, --none');
       const memory = values.reanchor ? await store.reanchor(id!) : await store.setAnchors(id!, values.none ? [] : fileSpecs(files) ?? []);
       const stale = store.staleness(id!);
-      return { json: responses.getResponse(memory, stale), text: responses.getText(memory, stale) };
+      return { json: responses.getResponse(memory, stale), text: responses.getText(memory, stale, PLAIN) };
     },
   },
   {
@@ -279,7 +280,7 @@ export const COMMANDS: readonly Command[] = [
       }
       const waiting = store.awaitingReview();
       const on = store.config.review_new_memories;
-      return { json: responses.reviewResponse(waiting, on), text: responses.reviewText(waiting, on) };
+      return { json: responses.reviewResponse(waiting, on), text: responses.reviewText(waiting, on, PLAIN) };
     },
   },
   {
@@ -322,7 +323,7 @@ export const COMMANDS: readonly Command[] = [
         content: str(values, 'content'),
         tags: tags === undefined ? undefined : tags.split(',').filter((t) => t.trim()),
       });
-      return { json: responses.updateResponse(result), text: responses.updateText(result) };
+      return { json: responses.updateResponse(result), text: responses.updateText(result, PLAIN) };
     },
   },
   {
@@ -334,7 +335,7 @@ export const COMMANDS: readonly Command[] = [
     store: true,
     run: async (store, { positionals: [source, into] }) => {
       const result = await store.merge(source!, into!);
-      return { json: responses.mergeResponse(result), text: responses.mergeText(result) };
+      return { json: responses.mergeResponse(result), text: responses.mergeText(result, PLAIN) };
     },
   },
   {
@@ -362,7 +363,7 @@ export const COMMANDS: readonly Command[] = [
         throw new UsageError(`--importance must be ${IMPORTANCE_LEVELS.slice(0, -1).join(', ')} or ${IMPORTANCE_LEVELS.at(-1)} (got "${importance}")`);
       }
       const memory = await store.restore(id!, { importance });
-      return { json: responses.restoreResponse(memory), text: responses.restoreText(memory) };
+      return { json: responses.restoreResponse(memory), text: responses.restoreText(memory, PLAIN) };
     },
   },
   {
@@ -374,7 +375,7 @@ export const COMMANDS: readonly Command[] = [
     store: true,
     run: (store) => {
       const report = store.check();
-      return { json: responses.checkResponse(report), text: responses.checkText(report), exitCode: report.healthy ? 0 : 1 };
+      return { json: responses.checkResponse(report), text: responses.checkText(report, PLAIN), exitCode: report.healthy ? 0 : 1 };
     },
   },
   {
@@ -386,7 +387,7 @@ export const COMMANDS: readonly Command[] = [
     store: true,
     run: async (store, { values }) => {
       const result = await store.fix({ cleanArchives: Boolean(values['clean-archives']) });
-      return { json: responses.fixResponse(result), text: responses.fixText(result) };
+      return { json: responses.fixResponse(result), text: responses.fixText(result, PLAIN) };
     },
   },
   {
@@ -482,7 +483,7 @@ function setupText(command: 'init' | 'uninit', projectDir: string, changes: read
   if (lines.length === 0) return `Nothing to change: ${command === 'init' ? 'LTM is already set up' : 'LTM is not set up'} in ${projectDir}.`;
   const next =
     command === 'init'
-      ? '\nNext: run `ltm serve` (or open the folder in VS Code with the LTM extension), then start `claude` in a terminal\nwhere LTM_PORT and LTM_TOKEN are set (the extension sets them; elsewhere: eval "$(ltm env)").'
+      ? '\nNext: run ltm serve (or open the folder in VS Code with the LTM extension), then start claude in a terminal\nwhere LTM_PORT and LTM_TOKEN are set (the extension sets them; elsewhere: eval "$(ltm env)").'
       : '\nMemories in .claude/ltm/ were kept.';
   return `${command === 'init' ? 'Set up' : 'Removed'} LTM for Claude Code in ${projectDir}:\n${lines.join('\n')}\n${next}`;
 }

@@ -2,9 +2,10 @@
  * What the engine answers, in two forms shared by the CLI (`--json` or text)
  * and the MCP tools (structuredContent and text): the response shapes
  * (`{success, id, message}`, `{memories, total, has_more}`, …) and readable
- * Markdown for people and for Claude.
+ * text: Markdown for Claude (the default), plain for a terminal (textStyle.ts).
  */
 import { countOf } from '../shared/wording';
+import { MARKDOWN, type TextStyle } from './textStyle';
 import { describeAnchor } from './anchors';
 import type { StaleReport } from './staleness';
 import type { EvictionResult, FixResult, ForgetResult, ListResult, MemoryView, MergeResult, ReviewResult, SearchResultItem, SimilarMemory, StatusResult, StoreResult, UpdateResult } from './store';
@@ -40,14 +41,14 @@ export function storeResponse(result: StoreResult) {
   };
 }
 
-export function storeText(result: StoreResult): string {
+export function storeText(result: StoreResult, style: TextStyle = MARKDOWN): string {
   const m = result.memory;
-  const lines = [`Stored memory **${oneLine(m.topic)}** (ID: \`${m.id}\`)`, `Tags: ${m.tags.join(', ') || '(none)'} | Difficulty: ${fmt(m.difficulty)}`];
+  const lines = [`Stored memory ${style.strong(oneLine(m.topic))} (ID: ${style.code(m.id)})`, `Tags: ${m.tags.join(', ') || '(none)'} | Difficulty: ${fmt(m.difficulty)}`];
   if (m.status === 'proposed') lines.push(AWAITING_REVIEW);
   if (result.redactions.length > 0) {
     lines.push(`Secrets were removed before saving: ${describeRedactions(result.redactions)}.`);
   }
-  lines.push(...similarLines(m.id, result.similar ?? []));
+  lines.push(...similarLines(m.id, result.similar ?? [], style));
   return lines.join('\n');
 }
 
@@ -57,14 +58,14 @@ function statusOf(m: { status?: string }): 'approved' | 'proposed' {
 }
 
 /** What a store answer says about memories that say nearly the same, so that Claude updates one rather than keep both. */
-function similarLines(id: string, similar: readonly SimilarMemory[]): string[] {
+function similarLines(id: string, similar: readonly SimilarMemory[], style: TextStyle): string[] {
   if (similar.length === 0) return [];
   return [
     '',
     `Similar memor${similar.length === 1 ? 'y' : 'ies'} already stored (possible duplicate${similar.length === 1 ? '' : 's'}):`,
-    ...similar.map((s) => `- **${oneLine(s.topic)}** (ID: \`${s.id}\`, similarity ${fmt(s.score)})`),
+    ...similar.map((s) => `- ${style.strong(oneLine(s.topic))} (ID: ${style.code(s.id)}, similarity ${fmt(s.score)})`),
     `If one of them is the same lesson, keep one memory: update it with update_memory (id, and the fields to change) ` +
-      `and forget \`${id}\`, or merge the two (\`ltm merge ${id} <id>\`). Both keep their previous text in archives/.`,
+      `and forget ${style.code(id)}, or merge the two (${style.code(`ltm merge ${id} <id>`)}). Both keep their previous text in archives/.`,
   ];
 }
 
@@ -86,11 +87,11 @@ export function updateResponse(result: UpdateResult) {
   };
 }
 
-export function updateText(result: UpdateResult): string {
+export function updateText(result: UpdateResult, style: TextStyle = MARKDOWN): string {
   const m = result.memory;
-  if (result.changed.length === 0) return `**${oneLine(m.topic)}** (ID: \`${m.id}\`) already says that: nothing changed.`;
-  const lines = [`Updated **${oneLine(m.topic)}** (ID: \`${m.id}\`): ${result.changed.join(', ')}.`];
-  lines.push(`The previous text is archived as ${result.versions.map((v) => `\`${v}\``).join(' and ')} (restorable).`);
+  if (result.changed.length === 0) return `${style.strong(oneLine(m.topic))} (ID: ${style.code(m.id)}) already says that: nothing changed.`;
+  const lines = [`Updated ${style.strong(oneLine(m.topic))} (ID: ${style.code(m.id)}): ${result.changed.join(', ')}.`];
+  lines.push(`The previous text is archived as ${result.versions.map((v) => style.code(v)).join(' and ')} (restorable).`);
   if (result.redactions.length > 0) lines.push(`Secrets were removed before saving: ${describeRedactions(result.redactions)}.`);
   return lines.join('\n');
 }
@@ -107,10 +108,11 @@ export function mergeResponse(result: MergeResult) {
   };
 }
 
-export function mergeText(result: MergeResult): string {
+export function mergeText(result: MergeResult, style: TextStyle = MARKDOWN): string {
+  const { source, target } = result;
   return [
-    `Merged **${oneLine(result.source.topic)}** (\`${result.source.id}\`) into **${oneLine(result.target.topic)}** (\`${result.target.id}\`).`,
-    `\`${result.source.id}\` is archived (restorable); the previous text of \`${result.target.id}\` is archived as ${result.versions.map((v) => `\`${v}\``).join(' and ')}.`,
+    `Merged ${style.strong(oneLine(source.topic))} (${style.code(source.id)}) into ${style.strong(oneLine(target.topic))} (${style.code(target.id)}).`,
+    `${style.code(source.id)} is archived (restorable); the previous text of ${style.code(target.id)} is archived as ${result.versions.map((v) => style.code(v)).join(' and ')}.`,
   ].join('\n');
 }
 
@@ -132,11 +134,11 @@ export function recallResponse(items: readonly SearchResultItem[]) {
   };
 }
 
-export function recallText(query: string, items: readonly SearchResultItem[]): string {
+export function recallText(query: string, items: readonly SearchResultItem[], style: TextStyle = MARKDOWN): string {
   if (items.length === 0) return `No memories match "${query}".`;
   const lines = [`Found ${items.length} memor${items.length === 1 ? 'y' : 'ies'} matching "${query}":`, ''];
   for (const i of items) {
-    lines.push(`**${oneLine(i.topic)}** (ID: \`${i.id}\`)${i.archived ? ' — archived' : ''}`);
+    lines.push(`${style.strong(oneLine(i.topic))} (ID: ${style.code(i.id)})${i.archived ? ' — archived' : ''}`);
     lines.push(`Tags: ${i.tags.join(', ') || '(none)'} | Priority: ${fmt(i.priority)} | Phase: ${phaseName(i.phase)}`);
     lines.push(`Summary: ${truncate(i.summary.replace(/\s+/g, ' '), 300)}`, '');
   }
@@ -175,11 +177,11 @@ function usageJson(u: MemoryUsage) {
   };
 }
 
-export function listText(result: ListResult, offset = 0): string {
+export function listText(result: ListResult, offset = 0, style: TextStyle = MARKDOWN): string {
   if (result.total === 0) return 'No memories found.';
   const lines = [`Showing ${result.memories.length} of ${countOf(result.total, 'memory', 'memories')}:`, ''];
   for (const m of result.memories) {
-    lines.push(`- **${oneLine(m.topic)}** (ID: \`${m.id}\`)${m.demotion_candidate ? ' ⚠ demotion candidate' : ''}`);
+    lines.push(`- ${style.strong(oneLine(m.topic))} (ID: ${style.code(m.id)})${m.demotion_candidate ? ' ⚠ demotion candidate' : ''}`);
     const used = m.phase === 3 ? '' : ` | Used: ${usageLine(m.usage)}`;
     lines.push(`  Tags: ${m.tags.join(', ') || '(none)'} | Phase: ${phaseName(m.phase)} | Priority: ${fmt(m.priority)}${used}`);
   }
@@ -225,31 +227,25 @@ export function getResponse(m: MemoryView, stale: StaleReport | null = null) {
   };
 }
 
-export function getText(m: MemoryView, stale: StaleReport | null = null): string {
-  const lines = [
-    `# ${oneLine(m.topic)}`,
-    '',
-    `**ID:** ${m.id}`,
-    `**Tags:** ${m.tags.join(', ') || '(none)'}`,
-    `**Phase:** ${m.phase} (${phaseName(m.phase)})`,
-    `**Priority:** ${fmt(m.priority)} | **Difficulty:** ${fmt(m.difficulty)} | **Accesses:** ${m.access_count}`,
-    `**Created:** ${m.created_at}`,
-    ...(m.keywords.length > 0 ? [`**Keywords:** ${m.keywords.join(', ')}`] : []),
-    ...(m.anchors.length > 0 ? [`**Anchored to:** ${m.anchors.map(describeAnchor).join(', ')}`] : []),
+export function getText(m: MemoryView, stale: StaleReport | null = null, style: TextStyle = MARKDOWN): string {
+  const fields: [string, string][] = [
+    ['ID', m.id],
+    ...(m.status === 'proposed' ? [['Status', 'proposed: awaiting review by a person; until it is approved it is not injected into sessions, offered with prompts or returned by recall.'] as [string, string]] : []),
+    ['Tags', m.tags.join(', ') || '(none)'],
+    ['Phase', `${m.phase} (${phaseName(m.phase)})`],
+    ['Priority', fmt(m.priority)],
+    ['Difficulty', fmt(m.difficulty)],
+    ['Accesses', String(m.access_count)],
+    ['Created', m.created_at],
+    ...(m.keywords.length > 0 ? [['Keywords', m.keywords.join(', ')] as [string, string]] : []),
+    ...(m.anchors.length > 0 ? [['Anchored to', m.anchors.map(describeAnchor).join(', ')] as [string, string]] : []),
     // Facts, not orders: what changed, for Claude to weigh against the code it reads.
-    ...(stale?.stale ? [`**Possibly outdated:** the code it is anchored to changed since it was written (${stale.reasons.join('; ')}).`] : []),
-    `**Usage:** ${usageText(m.usage)}${m.demotion_candidate ? ` (${demotionText(m.usage)})` : ''}`,
-    '',
-    '## Summary',
-    m.summary,
-    '',
-    '## Content',
-    m.content,
+    ...(stale?.stale ? [['Possibly outdated', `the code it is anchored to changed since it was written (${stale.reasons.join('; ')}).`] as [string, string]] : []),
+    ['Usage', `${usageText(m.usage)}${m.demotion_candidate ? ` (${demotionText(m.usage)})` : ''}`],
   ];
-  if (m.phase > 0) lines.push('', `*Reduced by eviction; the full text is archived (restore with \`restore ${m.id}\`).*`);
-  if (m.status === 'proposed') {
-    lines.splice(3, 0, '**Status:** proposed: awaiting review by a person; until it is approved it is not injected into sessions, offered with prompts or returned by recall.');
-  }
+  // The Summary and the Content are the memory's own text: put in as they are, in either style.
+  const lines = [...style.heading(oneLine(m.topic), 1), '', ...style.fields(fields), '', ...style.heading('Summary', 2), m.summary, '', ...style.heading('Content', 2), m.content];
+  if (m.phase > 0) lines.push('', style.aside(`Reduced by eviction; the full text is archived (restore with ${style.code(`restore ${m.id}`)}).`));
   return lines.join('\n');
 }
 
@@ -272,12 +268,12 @@ export function reviewResponse(memories: readonly MemoryView[], reviewOn: boolea
   };
 }
 
-export function reviewText(memories: readonly MemoryView[], reviewOn: boolean): string {
+export function reviewText(memories: readonly MemoryView[], reviewOn: boolean, style: TextStyle = MARKDOWN): string {
   const setting = `Review of new memories is ${reviewOn ? 'on: memories Claude stores wait here' : 'off: memories Claude stores are used at once'}.`;
   if (memories.length === 0) return `No memories await review. ${setting}`;
   const lines = [`${memories.length} memor${memories.length === 1 ? 'y awaits' : 'ies await'} review (oldest first). ${setting}`, ''];
   for (const m of memories) {
-    lines.push(`- **${oneLine(m.topic)}** (ID: \`${m.id}\`, created ${m.created_at.slice(0, 10) || 'at an unknown time'})`);
+    lines.push(`- ${style.strong(oneLine(m.topic))} (ID: ${style.code(m.id)}, created ${m.created_at.slice(0, 10) || 'at an unknown time'})`);
     lines.push(`  ${truncate(oneLine(m.summary), 300)}`);
   }
   lines.push('', 'Approve with: ltm approve <id>; reject (archived, restorable) with: ltm reject <id>; read in full with: ltm get <id>.');
@@ -321,8 +317,8 @@ export function restoreResponse(m: MemoryView) {
   return { success: true, id: m.id, message: `Memory ${m.id} restored at phase 0`, topic: m.topic, phase: m.phase, tags: m.tags };
 }
 
-export function restoreText(m: MemoryView): string {
-  return `Restored **${oneLine(m.topic)}** (ID: \`${m.id}\`) with its full text, at phase 0.`;
+export function restoreText(m: MemoryView, style: TextStyle = MARKDOWN): string {
+  return `Restored ${style.strong(oneLine(m.topic))} (ID: ${style.code(m.id)}) with its full text, at phase 0.`;
 }
 
 // --- status ------------------------------------------------------------------
@@ -343,24 +339,29 @@ export function statusResponse(s: StatusResult) {
   };
 }
 
-export function statusText(s: StatusResult): string {
+export function statusText(s: StatusResult, style: TextStyle = MARKDOWN): string {
   if (!s.exists) return `No memory store yet at ${s.store_path}.`;
+  const c = s.config;
+  const optional = (when: boolean, label: string, value: string): [string, string][] => (when ? [[label, value]] : []);
   return [
-    '# LTM Status',
+    ...style.heading('LTM Status', 1),
     '',
-    `**Memories:** ${s.total_memories} (Full ${s.by_phase.full}, Hint ${s.by_phase.hint}, Abstract ${s.by_phase.abstract})`,
-    `**Archived:** ${s.total_archived}`,
-    `**Sessions:** ${s.session_count}`,
-    `**Last eviction:** ${s.last_eviction ?? 'never'}`,
-    `**Storage:** ${formatBytes(s.storage_size_bytes)}`,
-    ...(s.awaiting_review > 0 ? [`**Awaiting review:** ${s.awaiting_review} (not used until a person approves them: ltm review)`] : []),
-    `**Config:** max ${s.config.max_memories} memories, load ${s.config.memories_to_load} per session, evict ${s.config.eviction_batch_size} per cycle, review new memories ${s.config.review_new_memories ? 'on' : 'off'}, stale memories ${s.config.stale_memories === 'skip' ? 'skipped' : 'labelled'}`,
-    ...(s.stale_memories > 0 ? [`**Possibly outdated:** ${s.stale_memories} ${s.stale_memories === 1 ? 'memory whose' : 'memories whose'} anchored code changed (ltm stale lists them).`] : []),
-    ...(s.invalid_files > 0 ? [`**Warning:** ${countOf(s.invalid_files, 'unreadable file')} in memories/; run check.`] : []),
-    ...(s.demotion_candidates > 0
-      ? [`**Demotion candidates:** ${s.demotion_candidates} (injected at many session starts, never read nor recalled; see list --sort used)`]
-      : []),
-    `**Store:** \`${s.store_path}\``,
+    ...style.fields([
+      ['Memories', `${s.total_memories} (Full ${s.by_phase.full}, Hint ${s.by_phase.hint}, Abstract ${s.by_phase.abstract})`],
+      ['Archived', String(s.total_archived)],
+      ['Sessions', String(s.session_count)],
+      ['Last eviction', s.last_eviction ?? 'never'],
+      ['Storage', formatBytes(s.storage_size_bytes)],
+      ...optional(s.awaiting_review > 0, 'Awaiting review', `${s.awaiting_review} (not used until a person approves them: ltm review)`),
+      [
+        'Config',
+        `max ${c.max_memories} memories, load ${c.memories_to_load} per session, evict ${c.eviction_batch_size} per cycle, review new memories ${c.review_new_memories ? 'on' : 'off'}, stale memories ${c.stale_memories === 'skip' ? 'skipped' : 'labelled'}`,
+      ],
+      ...optional(s.stale_memories > 0, 'Possibly outdated', `${s.stale_memories} ${s.stale_memories === 1 ? 'memory whose' : 'memories whose'} anchored code changed (ltm stale lists them).`),
+      ...optional(s.invalid_files > 0, 'Warning', `${countOf(s.invalid_files, 'unreadable file')} in memories/; run check.`),
+      ...optional(s.demotion_candidates > 0, 'Demotion candidates', `${s.demotion_candidates} (injected at many session starts, never read nor recalled; see list --sort used)`),
+      ['Store', style.code(s.store_path)],
+    ]),
   ].join('\n');
 }
 
@@ -381,24 +382,24 @@ function warningsNote(warnings: number): string {
   return warnings > 0 ? `, with ${countOf(warnings, 'warning')}` : '';
 }
 
-export function checkText(report: IntegrityReport): string {
+export function checkText(report: IntegrityReport, style: TextStyle = MARKDOWN): string {
   const c = report.counts;
   const { error: errors, warning: warnings } = problemCounts(report.problems);
   const lines = [
-    '# LTM Integrity Check',
+    ...style.heading('LTM Integrity Check', 1),
     '',
     report.healthy
       ? warnings > 0
-        ? `**Status: Healthy**${warningsNote(warnings)}`
-        : '**Status: Healthy**: no integrity issues found.'
-      : `**Status: ${countOf(errors, 'issue')} found**${warningsNote(warnings)}`,
+        ? `${style.strong('Status: Healthy')}${warningsNote(warnings)}`
+        : `${style.strong('Status: Healthy')}: no integrity issues found.`
+      : `${style.strong(`Status: ${countOf(errors, 'issue')} found`)}${warningsNote(warnings)}`,
     '',
     `Indexed memories: ${c.indexed_memories} | Memory files: ${c.memory_files} | Stats entries: ${c.stats_entries} | Archive files: ${c.archive_files} | Archived memories: ${c.archived_memories}`,
   ];
   const byKind = new Map<ProblemKind, string[]>();
   for (const p of report.problems) byKind.set(p.kind, [...(byKind.get(p.kind) ?? []), p.detail]);
   for (const [kind, details] of byKind) {
-    lines.push('', `## ${PROBLEM_LEVELS[kind] === 'warning' ? 'Warning: ' : ''}${PROBLEM_TITLES[kind]}`, ...details.map((d) => `- ${d}`));
+    lines.push('', ...style.heading(`${PROBLEM_LEVELS[kind] === 'warning' ? 'Warning: ' : ''}${PROBLEM_TITLES[kind]}`, 2), ...details.map((d) => `- ${d}`));
   }
   if (!report.healthy) lines.push('', 'Run fix to repair these issues (nothing is deleted: memories are indexed, invalid files quarantined, removed text archived first).');
   if (warnings > 0) lines.push('', 'Warnings are yours to correct in the memory files: fix leaves them as they are.');
@@ -409,12 +410,12 @@ export function fixResponse(result: FixResult) {
   return { success: result.report.healthy, actions: result.actions, healthy: result.report.healthy, problems: result.report.problems };
 }
 
-export function fixText(result: FixResult): string {
-  const lines = ['# LTM Integrity Fix', ''];
+export function fixText(result: FixResult, style: TextStyle = MARKDOWN): string {
+  const lines = [...style.heading('LTM Integrity Fix', 1), ''];
   if (result.actions.length === 0) lines.push('Nothing to repair.');
   else lines.push(...result.actions.map((a) => `- ${a}`));
   const { error: errors, warning: warnings } = problemCounts(result.report.problems);
-  lines.push('', `${result.report.healthy ? '**The store is healthy.**' : `**${countOf(errors, 'issue')} ${errors === 1 ? 'remains' : 'remain'}.**`}${warnings > 0 ? ` ${countOf(warnings, 'warning')} ${warnings === 1 ? 'is' : 'are'} left for you to correct (check lists them).` : ''}`);
+  lines.push('', `${result.report.healthy ? style.strong('The store is healthy.') : style.strong(`${countOf(errors, 'issue')} ${errors === 1 ? 'remains' : 'remain'}.`)}${warnings > 0 ? ` ${countOf(warnings, 'warning')} ${warnings === 1 ? 'is' : 'are'} left for you to correct (check lists them).` : ''}`);
   return lines.join('\n');
 }
 
@@ -426,7 +427,7 @@ export function evictResponse(result: EvictionResult) {
 
 export function evictText(result: EvictionResult): string {
   if (!result.ran) return `No eviction needed: ${result.before} memories, limit ${result.max_memories}.`;
-  const lines = [`Eviction cycle: ${result.steps.length} memor${result.steps.length === 1 ? 'y' : 'ies'} advanced (${result.before} → ${result.after} in memories/, limit ${result.max_memories}).`, ''];
+  const lines = [`Eviction cycle: ${countOf(result.steps.length, 'memory', 'memories')} advanced (${result.before} → ${result.after} in memories/, limit ${result.max_memories}).`, ''];
   for (const s of result.steps) lines.push(`- ${s.id} ${phaseName(s.from)} → ${phaseName(s.to)}: ${oneLine(s.topic)}`);
   return lines.join('\n');
 }

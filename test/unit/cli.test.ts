@@ -72,7 +72,7 @@ describe('cli', function () {
       assert.deepEqual((await json('get', out.id as string)).tags, ['networking', 'hooks']);
 
       const t = await text('store', '--topic', 'Second', '--content', 'Another one about docker builds.', '--auto-tag');
-      assert.match(t, /^Stored memory \*\*Second\*\* \(ID: `mem_[0-9a-f]{8}`\)\n/);
+      assert.match(t, /^Stored memory Second \(ID: mem_[0-9a-f]{8}\)\n/);
       assert.match(t, /Tags: docker/);
     });
 
@@ -99,10 +99,14 @@ describe('cli', function () {
       assert.ok((s.storage_size_bytes as number) >= sizes && (s.storage_size_bytes as number) <= everything, `storage_size_bytes ${String(s.storage_size_bytes)} not in [${sizes}, ${everything}]`);
 
       const t = await text('status');
-      assert.match(t, /^# LTM Status/);
-      assert.match(t, /\*\*Memories:\*\* 3 \(Full 2, Hint 1, Abstract 0\)/);
-      assert.match(t, /\*\*Archived:\*\* 1/);
-      assert.match(t, /\*\*Sessions:\*\* 4/);
+      assert.match(t, /^LTM Status\n=+\n\n/);
+      assert.match(t, /\nMemories: +3 \(Full 2, Hint 1, Abstract 0\)\n/);
+      assert.match(t, /\nArchived: +1\n/);
+      assert.match(t, /\nSessions: +4\n/);
+      // Plain text on a terminal: no Markdown, and the values start in one column.
+      assert.doesNotMatch(t, /\*\*|`/);
+      const fieldColumns = new Set(t.split('\n').filter((l) => /^[A-Z][a-z ]+: +\S/.test(l)).map((l) => /^[^:]+: +/.exec(l)![0].length));
+      assert.equal(fieldColumns.size, 1, t);
       const bare = path.join(project, 'no-store-yet');
       fs.mkdirSync(bare);
       const noStore = await runCli(['status', '--project', bare]);
@@ -134,7 +138,7 @@ describe('cli', function () {
 
       const t = await text('list', '--limit', '1');
       assert.match(t, /^Showing 1 of 3 memories:/);
-      assert.ok(t.includes(`- **Docker cache** (ID: \`${a}\`)`));
+      assert.ok(t.includes(`- Docker cache (ID: ${a})`));
       assert.match(t, /Tags: docker \| Phase: Full \| Priority: \d\.\d\d/);
       assert.match(t, /More: use offset 1\./);
       assert.match(await text('list', '--keyword', 'zzz'), /^No memories found\./);
@@ -159,7 +163,7 @@ describe('cli', function () {
 
       const t = await text('recall', 'postgres');
       assert.match(t, /^Found 1 memory matching "postgres":/);
-      assert.ok(t.includes(`**Batch tuning** (ID: \`${other}\`)`));
+      assert.ok(t.includes(`Batch tuning (ID: ${other})`));
       assert.match(t, /Summary: The batch hammered postgres\./);
       assert.match(await text('recall', 'nothingmatcheshere'), /^No memories match "nothingmatcheshere"\./);
     });
@@ -178,10 +182,10 @@ describe('cli', function () {
       assert.deepEqual([out.id, out.topic, out.content, out.tags, out.phase, out.difficulty, out.access_count], [id, 'Get me', 'Full content.\n\nSecond paragraph.', ['x'], 0, 0.3, 1]);
       assert.equal((await json('get', id)).access_count, 2, 'each get counts');
       const t = await text('get', id);
-      assert.match(t, /^# Get me\n/);
-      assert.ok(t.includes(`**ID:** ${id}`));
-      assert.match(t, /\*\*Accesses:\*\* 3/);
-      assert.match(t, /## Content\nFull content\.\n\nSecond paragraph\./);
+      assert.match(t, /^Get me\n======\n\n/);
+      assert.match(t, new RegExp(`\nID: +${id}\n`));
+      assert.match(t, /\nAccesses: +3\n/);
+      assert.match(t, /\nContent\n-------\nFull content\.\n\nSecond paragraph\./);
     });
 
     it('forget: {success, message, archived}; --purge deletes for good', async () => {
@@ -208,7 +212,7 @@ describe('cli', function () {
       assert.deepEqual([out.success, out.id, out.phase, out.tags], [true, a, 0, ['keep', 'importance:critical']]);
       assert.equal((await json('get', a)).content, 'Whole text.\n\nKept.');
       await json('forget', a);
-      assert.equal(await text('restore', a), `Restored **Restore me** (ID: \`${a}\`) with its full text, at phase 0.\n`);
+      assert.equal(await text('restore', a), `Restored Restore me (ID: ${a}) with its full text, at phase 0.\n`);
     });
 
     it('check and fix: {healthy, problems, counts} and {success, actions, healthy, problems}', async () => {
@@ -217,7 +221,7 @@ describe('cli', function () {
       assertShape(healthy, { healthy: 'boolean', problems: 'array', counts: 'object' }, 'check');
       assert.equal(healthy.healthy, true);
       assert.deepEqual(healthy.counts, { indexed_memories: 1, memory_files: 1, stats_entries: 1, archive_files: 0, archived_memories: 0 });
-      assert.match(await text('check'), /\*\*Status: Healthy\*\*/);
+      assert.match(await text('check'), /\nStatus: Healthy: no integrity issues found\.\n/);
 
       fs.writeFileSync(path.join(root, 'memories', 'mem_0000abcd.md'), '---\nid: mem_0000abcd\ntopic: "unlisted"\n---\nbody\n');
       // A store with problems: the same report, and exit code 1 (so that `ltm check` can gate CI).
@@ -231,8 +235,8 @@ describe('cli', function () {
       assert.equal(brokenTextOut.exitCode, 1, brokenTextOut.stderr);
       assert.equal(brokenTextOut.stderr, '');
       const brokenText = brokenTextOut.stdout;
-      assert.match(brokenText, /\*\*Status: 1 issue\(s\) found\*\*/);
-      assert.match(brokenText, /## Memories index\.json does not list yet\n- memories\/mem_0000abcd\.md is a valid memory that index\.json does not list yet/);
+      assert.match(brokenText, /\nStatus: 1 issue found\n/);
+      assert.match(brokenText, /\nMemories index\.json does not list yet\n-+\n- memories\/mem_0000abcd\.md is a valid memory that index\.json does not list yet/);
 
       const fixed = await json('fix');
       assertShape(fixed, { success: 'boolean', actions: 'array', healthy: 'boolean', problems: 'array' }, 'fix');
@@ -241,7 +245,7 @@ describe('cli', function () {
       assert.match((fixed.actions as string[])[0]!, /mem_0000abcd/);
       assert.ok(!fs.existsSync(path.join(root, 'archives', 'mem_0000abcd.md')), 'nothing was archived');
       assert.equal((await json('get', 'mem_0000abcd')).topic, 'unlisted');
-      assert.match(await text('fix'), /^# LTM Integrity Fix\n\nNothing to repair\.\n\n\*\*The store is healthy\.\*\*\n$/);
+      assert.match(await text('fix'), /^LTM Integrity Fix\n=+\n\nNothing to repair\.\n\nThe store is healthy\.\n$/);
       assert.equal((await json('check')).healthy, true);
       assert.equal((await json('get', a)).topic, 'Healthy');
       fs.writeFileSync(path.join(root, 'archives', 'mem_0000dcba.md'), '---\nid: mem_0000dcba\ntopic: "stray"\n---\nx\n');
@@ -282,15 +286,15 @@ describe('cli', function () {
       const id = await storeOne('Pool size is 50', 'The pool ran dry.', '--files', 'src/pool.ts#L10-12, src/retry.ts');
       const fresh = await json<Json>('get', id);
       assert.deepEqual([fresh.anchors, fresh.stale, fresh.stale_reasons], [['src/pool.ts#L10-12', 'src/retry.ts'], false, []]);
-      assert.match(await text('get', id), /\*\*Anchored to:\*\* src\/pool\.ts#L10-12, src\/retry\.ts/);
+      assert.match(await text('get', id), /\nAnchored to: +src\/pool\.ts#L10-12, src\/retry\.ts\n/);
       assert.deepEqual(await json('stale'), { stale: [], followed: [], stale_memories: 'label' });
 
       writeCode('src/pool.ts', numbered(30).replace('line 11\n', 'line eleven\n'));
       const stale = await json<Json>('get', id);
       assert.deepEqual([stale.stale, stale.stale_reasons], [true, ['src/pool.ts#L10-12: the lines changed']]);
-      assert.match(await text('get', id), /\*\*Possibly outdated:\*\* the code it is anchored to changed since it was written \(src\/pool\.ts#L10-12: the lines changed\)/);
+      assert.match(await text('get', id), /\nPossibly outdated: +the code it is anchored to changed since it was written \(src\/pool\.ts#L10-12: the lines changed\)/);
       assert.deepEqual(await json('stale'), { stale: [{ id, topic: 'Pool size is 50', reasons: ['src/pool.ts#L10-12: the lines changed'] }], followed: [], stale_memories: 'label' });
-      assert.match(await text('status'), /\*\*Possibly outdated:\*\* 1 memory whose anchored code changed/);
+      assert.match(await text('status'), /\nPossibly outdated: +1 memory whose anchored code changed/);
 
       const reanchored = await json<Json>('anchor', id, '--reanchor');
       assert.equal(reanchored.stale, false);
@@ -304,7 +308,7 @@ describe('cli', function () {
       const skip = await text('stale', '--skip');
       assert.match(skip, /Session start and offers leave stale memories out; recall and get still return them, marked/);
       assert.equal(readJson<{ config: { stale_memories: string } }>(path.join(root, 'state.json')).config.stale_memories, 'skip');
-      assert.match(await text('status'), /\*\*Config:\*\* .*, stale memories skipped\n/);
+      assert.match(await text('status'), /\nConfig: +.*, stale memories skipped\n/);
       assert.equal((await json<{ config: { stale_memories: string } }>('status')).config.stale_memories, 'skip');
       assert.equal((await json<{ stale_memories: string }>('stale')).stale_memories, 'skip', 'without a flag: listed, the setting kept');
 
@@ -540,7 +544,7 @@ describe('cli', function () {
       assert.equal((JSON.parse(status.stdout) as { total_memories: number }).total_memories, 1);
       const got = bin('get', id, '--project', project);
       assert.equal(got.status, 0);
-      assert.match(got.stdout, /^# From the binary\n/);
+      assert.match(got.stdout, /^From the binary\n=+\n/);
       assert.equal(readJson<{ memories: Record<string, { access_count: number }> }>(path.join(root, 'stats.json')).memories[id]!.access_count, 1);
     });
 
@@ -558,7 +562,7 @@ describe('cli', function () {
       const text = bin('check');
       assert.equal(text.status, 1, `ltm check on a broken store: ${text.stdout}${text.stderr}`);
       assert.equal(text.stderr, '');
-      assert.match(text.stdout, /\*\*Status: 1 issue\(s\) found\*\*/);
+      assert.match(text.stdout, /\nStatus: 1 issue found\n/);
       const json = bin('check', '--json');
       assert.equal(json.status, 1, `ltm check --json on a broken store: ${json.stdout}${json.stderr}`);
       assert.equal(json.stderr, '');
@@ -597,8 +601,8 @@ describe('cli', function () {
       fs.writeFileSync(file, edited);
       const text = bin('check');
       assert.equal(text.status, 0, `a warning alone leaves the store healthy: ${text.stdout}${text.stderr}`);
-      assert.match(text.stdout, /\*\*Status: Healthy\*\*, with 1 warning\(s\)\n/);
-      assert.ok(text.stdout.includes(`\n## Warning: Anchors entries that could not be read (left out; the text is kept for you to correct)\n- ${id}: anchors[0] (src/pool.ts) is left out: anchors[0].hash must be poly64: and 16 hex digits\n`), text.stdout);
+      assert.match(text.stdout, /\nStatus: Healthy, with 1 warning\n/);
+      assert.ok(text.stdout.includes(`\nWarning: Anchors entries that could not be read (left out; the text is kept for you to correct)\n${'-'.repeat(72)}\n- ${id}: anchors[0] (src/pool.ts) is left out: anchors[0].hash must be poly64: and 16 hex digits\n`), text.stdout);
       const json = bin('check', '--json');
       assert.equal(json.status, 0);
       const report = JSON.parse(json.stdout) as { healthy: boolean; problems: { kind: string; level: string; id: string }[] };
@@ -606,7 +610,7 @@ describe('cli', function () {
       assert.deepEqual(report.problems.map((p) => [p.kind, p.level, p.id]), [['unreadable_anchor', 'warning', id]]);
       const fix = bin('fix');
       assert.equal(fix.status, 0, fix.stderr);
-      assert.match(fix.stdout, /Nothing to repair\.\n\n\*\*The store is healthy\.\*\* 1 warning\(s\) are left for you to correct/);
+      assert.match(fix.stdout, /Nothing to repair\.\n\nThe store is healthy\. 1 warning is left for you to correct/);
       assert.equal(fs.readFileSync(file, 'utf8'), edited, 'the entry is neither deleted nor rewritten');
     });
 
@@ -657,10 +661,10 @@ describe('cli', function () {
       assert.match(listed.stdout, /\n⚠ 2 shown are candidates for demotion: injected at many session starts, never read nor recalled\. Nothing is done automatically\.\n$/);
 
       const status = bin('status');
-      assert.match(status.stdout, /\*\*Demotion candidates:\*\* 2 /);
+      assert.match(status.stdout, /\nDemotion candidates: +2 /);
       assert.equal((JSON.parse(bin('status', '--json').stdout) as { demotion_candidates: number }).demotion_candidates, 2);
       // The answer of get counts its own read: the memory is no longer a candidate.
-      assert.match(bin('get', unused).stdout, /\*\*Usage:\*\* injected in 5 sessions, read once, never recalled, last used in session 0 \(just now\)\n/);
+      assert.match(bin('get', unused).stdout, /\nUsage: +injected in 5 sessions, read once, never recalled, last used in session 0 \(just now\)\n/);
       assert.equal((JSON.parse(bin('status', '--json').stdout) as { demotion_candidates: number }).demotion_candidates, 1);
     });
 

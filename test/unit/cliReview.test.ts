@@ -78,19 +78,19 @@ describe('cli: review before use', function () {
     assert.equal(review.total, 2);
     const reviewText = await text('review');
     assert.match(reviewText, /^2 memories await review \(oldest first\)\. Review of new memories is on/);
-    assert.ok(reviewText.includes(`\`${first}\``) && reviewText.includes('ltm approve <id>'));
+    assert.ok(reviewText.includes(`(ID: ${first},`) && reviewText.includes('ltm approve <id>'));
 
     const status = await json<{ total_memories: number; awaiting_review: number }>('status');
     assert.equal(status.total_memories, 3);
     assert.equal(status.awaiting_review, 2);
-    assert.match(await text('status'), /\*\*Awaiting review:\*\* 2 /);
+    assert.match(await text('status'), /\nAwaiting review: +2 /);
 
     assert.deepEqual((await json<{ memories: { id: string }[] }>('list')).memories.map((m) => m.id), [mine.id]);
     assert.deepEqual((await json<{ memories: { id: string }[] }>('list', '--status', 'proposed')).memories.map((m) => m.id).sort(), [first, second].sort());
     assert.deepEqual((await json<{ memories: unknown[] }>('recall', 'auth test token refresher')).memories, []);
     const got = await json<{ status: string }>('get', first);
     assert.equal(got.status, 'proposed');
-    assert.match(await text('get', first), /\*\*Status:\*\* proposed/);
+    assert.match(await text('get', first), /\nStatus: +proposed/);
 
     const approved = await json<{ success: boolean; id: string; decision: string; message: string }>('approve', first);
     assert.deepEqual(approved, { success: true, id: first, decision: 'approved', message: `Memory ${first} approved; it is used from now on` });

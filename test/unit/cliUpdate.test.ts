@@ -33,8 +33,8 @@ describe('cli: similar memories, update, merge (built CLI)', function () {
     const first = json<{ id: string; similar: unknown[] }>(...storeArgs(pair.existing));
     assert.deepEqual(first.similar, []);
     const text = ok(...storeArgs(pair.incoming));
-    assert.match(text, new RegExp(`Similar memory already stored[\\s\\S]*${first.id}\`, similarity 0\\.\\d\\d[\\s\\S]*update_memory`));
-    const second = /ID: `(mem_[0-9a-f]{8})`/.exec(text)![1]!;
+    assert.match(text, new RegExp(`Similar memory already stored[\\s\\S]*${first.id}, similarity 0\\.\\d\\d[\\s\\S]*update_memory`));
+    const second = /ID: (mem_[0-9a-f]{8})/.exec(text)![1]!;
     // The same text a third time: both earlier ones are named, the copy first.
     const again = json<{ id: string; similar: { id: string; topic: string; score: number }[] }>(...storeArgs(pair.incoming));
     assert.deepEqual(again.similar.map((s) => s.id), [second, first.id]);
@@ -51,7 +51,7 @@ describe('cli: similar memories, update, merge (built CLI)', function () {
     assert.deepEqual([got.topic, got.content, got.tags], ['Pool', 'Pool of 50.', ['db']]);
     const version = updated.archived_versions[0]!;
     assert.equal(fs.readFileSync(path.join(ltmRoot(project), 'archives', `${version}.md`), 'utf8'), before.replace(id, version));
-    assert.match(ok('update', id, '--topic', 'Postgres pool'), /^Updated \*\*Postgres pool\*\* .*: topic\.\nThe previous text is archived as `mem_[0-9a-f]{8}` \(restorable\)\.\n$/);
+    assert.match(ok('update', id, '--topic', 'Postgres pool'), /^Updated Postgres pool .*: topic\.\nThe previous text is archived as mem_[0-9a-f]{8} \(restorable\)\.\n$/);
 
     const snapshot = snapshotFiles(ltmRoot(project));
     for (const [args, message] of [
