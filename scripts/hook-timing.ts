@@ -17,6 +17,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { setHookTransport } from '../src/servers/claudeSetup';
+import { commandHostNow } from '../src/servers/hookShell';
 import { FakeAnthropic } from '../test/support/fakeAnthropic';
 import { runClaude } from '../test/support/claudeCode';
 import { ltm, requireBuiltCli, startServe } from '../test/support/ltmProcess';
@@ -44,7 +45,7 @@ async function main(): Promise<void> {
   const server = await startServe(project);
   const settingsFile = path.join(project, '.claude', 'settings.local.json');
   const withHttp = fs.readFileSync(settingsFile, 'utf8');
-  setHookTransport(project, { kind: 'command', platform: process.platform });
+  setHookTransport(project, { kind: 'command', ...commandHostNow() });
   const withCommand = fs.readFileSync(settingsFile, 'utf8');
   const modes: Record<string, string> = { http: withHttp, command: withCommand, none: '{}\n' };
   const times: Record<string, number[]> = { http: [], command: [], none: [] };
