@@ -449,7 +449,8 @@ describe(`hook script: every event, any payload, odd servers, under ${SHELLS.joi
         const project = fs.mkdtempSync(path.join(os.tmpdir(), 'ltm-hook-é日🙂-'));
         const s = await startTestServer({ project, prepare: async (store) => void (await store.store({ topic: 'Memory of a project with an accented path', content: 'Found.' })) });
         try {
-          for (const env of [{ CLAUDE_PROJECT_DIR: project, LTM_PORT: String(s.port), LTM_TOKEN: s.token }, { CLAUDE_PROJECT_DIR: project }]) {
+          const envs: Record<string, string>[] = [{ CLAUDE_PROJECT_DIR: project, LTM_PORT: String(s.port), LTM_TOKEN: s.token }, { CLAUDE_PROJECT_DIR: project }];
+          for (const env of envs) {
             const out = printed(await run('session_start', sessionStartPayload(`${shell}-accented`), env), `accented project ${env.LTM_PORT ? 'env' : 'server.json'}`);
             assert.match(out.hookSpecificOutput.additionalContext, /accented path/);
           }
