@@ -87,8 +87,9 @@ print_answer() {
 if [ -n "$tcp" ] && [ ${#payload} -le $TCP_MAX_BYTES ]; then
   # A project path with a line break would end the header early: such a hook is dropped.
   case $project in *$'\r'* | *$'\n'*) exit 0 ;; esac
-  # Connection refused (no server): at once, silently.
-  { exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || exit 0
+  # Connection refused (no server): at once, silently. `command`: in POSIX mode a
+  # failed redirection of the special builtin exec would end the script with status 1.
+  { command exec 3<>"/dev/tcp/127.0.0.1/$port"; } 2>/dev/null || exit 0
   # A server that closes early must not kill the hook with SIGPIPE: the write fails instead.
   trap '' PIPE
   # Connection: close, so that the answer ends with the connection (the server

@@ -192,7 +192,7 @@ class HooksBench {
       const baseEnv = envWithout(['LTM_PORT', 'LTM_TOKEN', 'LTM_MCP_URL']);
       const withServer = { ...baseEnv, LTM_PORT: String(server.port), LTM_TOKEN: server.token };
       const endSessions = { port: server.port, token: server.token, project: projectDir };
-      const shCommand = hookCommand.replace(/^\S+ /, 'sh ');
+      const shCommand = hookCommand.replace(/^.+? "/, 'sh "');
       for (const [key, command, env] of [
         ['scriptEnv', hookCommand, withServer],
         ['scriptFile', hookCommand, baseEnv],

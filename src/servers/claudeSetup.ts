@@ -11,7 +11,7 @@ import { readTextIfExists, writeFileAtomic } from '../core/files';
 import { storePaths } from '../core/storeFiles';
 import { CLAUDE_MD_BEGIN, CLAUDE_MD_BLOCK, CLAUDE_MD_END, MANAGED_MARKER, SLASH_COMMANDS } from './claudeTemplates';
 import { addLtmHooks, isLtmHook, removeLtmHooks, retargetLtmHooks, type HookTransport } from './hookSettings';
-import { commandHostNow, type CommandHost, type HookShell } from './hookShell';
+import { SHELL_COMMANDS, commandHostNow, type CommandHost, type HookShell } from './hookShell';
 import { excludeLocalSettings, removeLocalSettingsExclude } from './gitExclude';
 import { JsonFileEdit, writeIfChanged, type Change, type Json } from './jsonFileEdit';
 import { readServerInfo, serverHolderState } from './serverInfo';
@@ -172,13 +172,13 @@ function ltmHookCommands(settings: JsonFileEdit): string[] {
  * shell (a project set up before the hooks ran with bash); null otherwise.
  */
 function commandsUpgradedTo(before: readonly string[], after: readonly string[]): string | null {
-  const shellOf = (command: string) => /^(\S+) "\$CLAUDE_PROJECT_DIR\//.exec(command)?.[1];
+  const shellOf = (command: string) => /^(.+?) "\$CLAUDE_PROJECT_DIR\//.exec(command)?.[1];
   const was = new Set(before.map(shellOf).filter(Boolean));
   const now = new Set(after.map(shellOf).filter(Boolean));
   if (was.size === 0 || now.size !== 1) return null;
   const [shell] = now;
   if (was.size === 1 && was.has(shell)) return null;
-  return shell === 'bash'
+  return shell === SHELL_COMMANDS.bash
     ? 'the hook commands now run ltm-hook.sh with bash, which talks to the server itself: no curl process per hook'
     : `the hook commands now run ltm-hook.sh with ${shell}`;
 }

@@ -21,7 +21,7 @@
  * there, while SessionEnd is exactly when a server may have just stopped and
  * an http hook would print an error.
  */
-import type { CommandHost } from './hookShell';
+import { SHELL_COMMANDS, type CommandHost } from './hookShell';
 import type { Json, JsonFileEdit } from './jsonFileEdit';
 
 /** Every hook command LTM writes contains this. */
@@ -61,7 +61,7 @@ export function hookCommand(endpoint: string, host: CommandHost): string {
   if (host.platform === 'win32') {
     return `powershell -NoProfile -ExecutionPolicy Bypass -File "$CLAUDE_PROJECT_DIR/${HOOK_COMMAND_MARK}ps1" ${endpoint}`;
   }
-  return `${host.shell} "$CLAUDE_PROJECT_DIR/${HOOK_COMMAND_MARK}sh" ${endpoint}`;
+  return `${SHELL_COMMANDS[host.shell]} "$CLAUDE_PROJECT_DIR/${HOOK_COMMAND_MARK}sh" ${endpoint}`;
 }
 
 /**

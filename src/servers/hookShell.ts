@@ -10,6 +10,13 @@ import * as path from 'node:path';
 
 export type HookShell = 'bash' | 'sh';
 
+/**
+ * How a hook command starts each shell. bash in POSIX mode reads no
+ * $BASH_ENV (a startup file whose output would reach Claude Code as the
+ * hook's answer), as sh reads no $ENV; /dev/tcp and `read -N` work the same.
+ */
+export const SHELL_COMMANDS: Readonly<Record<HookShell, string>> = { bash: 'bash --posix', sh: 'sh' };
+
 /** How command hooks run on a machine: PowerShell on Windows, elsewhere `shell` with the script. */
 export interface CommandHost {
   platform: NodeJS.Platform;

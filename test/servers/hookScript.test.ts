@@ -16,6 +16,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { HOOK_EVENTS } from '../../src/servers/hookRoutes';
+import { SHELL_COMMANDS } from '../../src/servers/hookShell';
 import { sampleCmdlines, type CmdlineSampling } from '../support/cmdlineSampler';
 import { ltmRoot, removeDir } from '../unit/storeTestKit';
 import {
@@ -35,8 +36,9 @@ import {
 const SCRIPT = process.env.LTM_HOOK_SCRIPT_UNDER_TEST || HOOK_SCRIPT;
 const PROXY_DELAY_MS = 200;
 const hasBash = spawnSync('sh', ['-c', 'command -v bash']).status === 0;
-/** sh runs the script's curl path; bash (4.1 or later, as `ltm init` writes where bash exists) its /dev/tcp path. */
-const SHELLS = hasBash ? ['sh', 'bash'] : ['sh'];
+/** sh runs the script's curl path; bash (4.1 or later, started as `ltm init` writes where bash exists) its /dev/tcp path. */
+const BASH = SHELL_COMMANDS.bash;
+const SHELLS = hasBash ? ['sh', BASH] : ['sh'];
 
 // --- a slow proxy in front of the real server ---------------------------------------
 
@@ -165,7 +167,7 @@ describe(`hook script keeps the token off command lines (${path.relative(process
    * sends the request itself, bash running the script.
    */
   async function sampledRuns(shell: string, count: number): Promise<void> {
-    const marker = shell === 'bash' ? SCRIPT : `127.0.0.1:${proxy.port}/hook/`;
+    const marker = shell === 'sh' ? `127.0.0.1:${proxy.port}/hook/` : SCRIPT;
     const rows: { event: string; via: string; run: HookRun; sampling: CmdlineSampling }[] = [];
     for (let i = 0; i < count; i++) {
       const event = i % 2 === 0 ? 'session_start' : 'post_tool_use';
@@ -200,7 +202,7 @@ describe(`hook script keeps the token off command lines (${path.relative(process
     console.log(
       `      ${shell}: ${count} runs, median ${median(rows.map((r) => r.run.ms)).toFixed(0)} ms; ` +
         `sweeps of /proc/*/cmdline per run min ${Math.min(...sweeps)} median ${median(sweeps)}; ` +
-        `${shell === 'bash' ? 'bash' : 'curl'} seen in min ${Math.min(...markerSweeps)} median ${median(markerSweeps)} sweeps per run; ` +
+        `${shell === 'sh' ? 'curl' : 'bash'} seen in min ${Math.min(...markerSweeps)} median ${median(markerSweeps)} sweeps per run; ` +
         `token seen in ${hitRuns.length} of ${count} runs (${rows.reduce((n, r) => n + r.sampling.hitSweeps, 0)} sweeps)`,
     );
     assert.deepEqual(
@@ -219,7 +221,7 @@ describe(`hook script keeps the token off command lines (${path.relative(process
 
   it('bash (the request over /dev/tcp, written by builtins): 20 runs, the same', async function () {
     if (!hasBash) this.skip();
-    await sampledRuns('bash', 20);
+    await sampledRuns(BASH, 20);
   });
 
   it('a project path with spaces, quotes, a backslash, $ and a backtick reaches the server as X-LTM-Project', async () => {
@@ -383,10 +385,12 @@ describe(`hook script: every event, any payload, odd servers, under ${SHELLS.joi
 
   for (const shell of SHELLS) {
     describe(shell, () => {
+      // Session IDs of plain characters: state.json keeps odd ones by digest.
+      const label = shell.replace(/\W+/g, '-');
       const run = (event: string, payload: unknown, env: Record<string, string> = envFor(t)) => runHookScript(SCRIPT, event, payload, env, undefined, shell);
 
       it('every event reaches the server; the ones that get context print it as Claude Code reads it, the others print nothing', async () => {
-        const s = (name: string) => `${shell}-${name}`;
+        const s = (name: string) => `${label}-${name}`;
         const start = printed(await run('session_start', sessionStartPayload(s('start'))), 'session_start');
         assert.equal(start.hookSpecificOutput.hookEventName, 'SessionStart');
         assert.match(start.hookSpecificOutput.additionalContext, /### Connection pool size\n/);
@@ -432,7 +436,7 @@ describe(`hook script: every event, any payload, odd servers, under ${SHELLS.joi
         const proxy = await startSlowProxy(() => t.port, 0);
         try {
           const payloads = [
-            JSON.stringify({ session_id: `${shell}-utf8`, hook_event_name: 'UserPromptSubmit', prompt: 'Zürich, 日本語, emoji 🙂, %s %d \\ "q" — no memory here' }),
+            JSON.stringify({ session_id: `${label}-utf8`, hook_event_name: 'UserPromptSubmit', prompt: 'Zürich, 日本語, emoji 🙂, %s %d \\ "q" — no memory here' }),
             `{\n  "session_id": "${shell}-lines",\n  "hook_event_name": "UserPromptSubmit",\n  "prompt": "ça  va\\r\\n  "\n}\n\n`,
           ];
           for (const payload of payloads) {
@@ -451,7 +455,7 @@ describe(`hook script: every event, any payload, odd servers, under ${SHELLS.joi
         try {
           const envs: Record<string, string>[] = [{ CLAUDE_PROJECT_DIR: project, LTM_PORT: String(s.port), LTM_TOKEN: s.token }, { CLAUDE_PROJECT_DIR: project }];
           for (const env of envs) {
-            const out = printed(await run('session_start', sessionStartPayload(`${shell}-accented`), env), `accented project ${env.LTM_PORT ? 'env' : 'server.json'}`);
+            const out = printed(await run('session_start', sessionStartPayload(`${label}-accented`), env), `accented project ${env.LTM_PORT ? 'env' : 'server.json'}`);
             assert.match(out.hookSpecificOutput.additionalContext, /accented path/);
           }
         } finally {
@@ -464,7 +468,7 @@ describe(`hook script: every event, any payload, odd servers, under ${SHELLS.joi
         const proxy = await startSlowProxy(() => t.port, 0);
         try {
           for (const bytes of [65_536, 65_537, 200_000, 1_048_000]) {
-            const payload = payloadOfBytes(bytes, `${shell}-large-${bytes}`);
+            const payload = payloadOfBytes(bytes, `${label}-large-${bytes}`);
             const before = proxy.requests.length;
             silent(await run('post_tool_use', payload, envFor(proxy)), `${bytes} bytes`);
             assert.equal(proxy.requests.length, before + 1, `${bytes} bytes: one request`);
@@ -476,17 +480,17 @@ describe(`hook script: every event, any payload, odd servers, under ${SHELLS.joi
         } finally {
           await proxy.close();
         }
-        const over = payloadOfBytes(1_048_577, `${shell}-over`);
+        const over = payloadOfBytes(1_048_577, `${label}-over`);
         const dropped = await run('post_tool_use', over);
         silent(dropped, 'over the cap (the server answers 413)');
         await t.idle();
-        assert.equal(readState(t.project).sessions[`${shell}-over`], undefined, 'nothing was counted');
+        assert.equal(readState(t.project).sessions[`${label}-over`], undefined, 'nothing was counted');
       });
 
       it('a server that accepts and never answers is given up after 2 s, silently, with small and large payloads', async () => {
         const stuck = await startRawServer(() => undefined);
         try {
-          for (const payload of [sessionStartPayload(`${shell}-stuck`), payloadOfBytes(300_000, `${shell}-stuck-large`)]) {
+          for (const payload of [sessionStartPayload(`${label}-stuck`), payloadOfBytes(300_000, `${label}-stuck-large`)]) {
             const where = typeof payload === 'string' ? 'a large payload' : 'a small payload';
             const r = await run('session_start', payload, envFor(stuck));
             silent(r, where);
@@ -494,6 +498,18 @@ describe(`hook script: every event, any payload, odd servers, under ${SHELLS.joi
           }
         } finally {
           await stuck.close();
+        }
+      });
+
+      it('a startup file named by $BASH_ENV or $ENV adds nothing to what the hook prints', async () => {
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ltm-hook-env-'));
+        try {
+          const startup = path.join(dir, 'startup.sh');
+          fs.writeFileSync(startup, 'echo from a startup file\n');
+          const r = await run('session_start', sessionStartPayload(`${label}-startup`), { ...envFor(t), BASH_ENV: startup, ENV: startup });
+          printed(r, 'with BASH_ENV and ENV set');
+        } finally {
+          removeDir(dir);
         }
       });
 
@@ -510,7 +526,7 @@ describe(`hook script: every event, any payload, odd servers, under ${SHELLS.joi
         for (const answer of answers) {
           const fake = await startRawServer((socket) => socket.end(answer));
           try {
-            silent(await run('session_start', sessionStartPayload(`${shell}-cut`), envFor(fake)), JSON.stringify(answer.slice(0, 40)));
+            silent(await run('session_start', sessionStartPayload(`${label}-cut`), envFor(fake)), JSON.stringify(answer.slice(0, 40)));
           } finally {
             await fake.close();
           }
@@ -518,7 +534,7 @@ describe(`hook script: every event, any payload, odd servers, under ${SHELLS.joi
         // The same server with a whole answer: it is printed (so the cases above were refused for what they are).
         const whole = await startRawServer((socket) => socket.end(`HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: ${context.length}\r\nConnection: close\r\n\r\n${context}`));
         try {
-          const r = await run('session_start', sessionStartPayload(`${shell}-whole`), envFor(whole));
+          const r = await run('session_start', sessionStartPayload(`${label}-whole`), envFor(whole));
           assert.deepEqual([r.status, r.stdout, r.stderr], [0, `${context}\n`, '']);
         } finally {
           await whole.close();
@@ -532,7 +548,7 @@ describe(`hook script: every event, any payload, odd servers, under ${SHELLS.joi
     const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'ltm-hook-onlybash-'));
     try {
       fs.symlinkSync(spawnSync('sh', ['-c', 'command -v bash'], { encoding: 'utf8' }).stdout.trim(), path.join(bin, 'bash'));
-      const only = (event: string, payload: unknown, env: Record<string, string>) => runHookScript(SCRIPT, event, payload, { ...env, PATH: bin }, undefined, path.join(bin, 'bash'));
+      const only = (event: string, payload: unknown, env: Record<string, string>) => runHookScript(SCRIPT, event, payload, { ...env, PATH: bin }, undefined, `${path.join(bin, 'bash')} --posix`);
       const start = printed(await only('session_start', sessionStartPayload('only-bash'), envFor(t)), 'session_start, LTM_PORT/LTM_TOKEN');
       assert.match(start.hookSpecificOutput.additionalContext, /Connection pool size/);
       printed(await only('session_start', sessionStartPayload('only-bash-file'), { CLAUDE_PROJECT_DIR: t.project }), 'session_start, server.json');

@@ -20,8 +20,8 @@ const HOOK_ENDPOINTS: Record<string, string> = {
   SubagentStart: 'subagent_start',
 };
 const COMMANDS = ['forget.md', 'ltm.md', 'recall.md', 'remember.md'];
-/** The shell init writes into the hook commands here: bash wherever there is one (see hookShell.ts). */
-const HOOK_SHELL = spawnSync('sh', ['-c', 'command -v bash']).status === 0 ? 'bash' : 'sh';
+/** How the hook commands init writes here start the script: with bash wherever there is one (see hookShell.ts). */
+const HOOK_SHELL = spawnSync('sh', ['-c', 'command -v bash']).status === 0 ? 'bash --posix' : 'sh';
 const MARKER = 'ltm:managed';
 
 const SETTINGS = {
@@ -280,15 +280,15 @@ describe('ltm init / uninit', function () {
     /** settings.local.json as an earlier LTM wrote it: every LTM hook command runs the script with sh. */
     function asSetUpWithSh(): string {
       const file = path.join(project, '.claude', 'settings.local.json');
-      const older = fs.readFileSync(file, 'utf8').replaceAll('"bash \\"$CLAUDE_PROJECT_DIR', '"sh \\"$CLAUDE_PROJECT_DIR');
+      const older = fs.readFileSync(file, 'utf8').replaceAll(`"${HOOK_SHELL} \\"$CLAUDE_PROJECT_DIR`, '"sh \\"$CLAUDE_PROJECT_DIR');
       fs.writeFileSync(file, older);
       return older;
     }
 
     it('is bash where bash is on PATH, else sh', function () {
-      if (HOOK_SHELL !== 'bash') this.skip();
+      if (HOOK_SHELL === 'sh') this.skip();
       initOk(project);
-      for (const [event, command] of Object.entries(commandsOf(project))) assert.ok(command!.startsWith('bash "$CLAUDE_PROJECT_DIR/'), `${event}: ${command}`);
+      for (const [event, command] of Object.entries(commandsOf(project))) assert.ok(command!.startsWith(`${HOOK_SHELL} "$CLAUDE_PROJECT_DIR/`), `${event}: ${command}`);
       const other = makeTempProject('ltm-setup-nobash-');
       try {
         // A PATH without bash (node itself is found through process.execPath).
@@ -301,7 +301,7 @@ describe('ltm init / uninit', function () {
     });
 
     it('init again moves hook commands an earlier version wrote with sh to bash, and says so', function () {
-      if (HOOK_SHELL !== 'bash') this.skip();
+      if (HOOK_SHELL === 'sh') this.skip();
       initOk(project);
       const current = fs.readFileSync(path.join(project, '.claude', 'settings.local.json'), 'utf8');
       assert.notEqual(asSetUpWithSh(), current);
@@ -312,14 +312,14 @@ describe('ltm init / uninit', function () {
     });
 
     it('a starting server moves them to bash too, the SessionStart command included, and leaves them there when it stops', async function () {
-      if (HOOK_SHELL !== 'bash') this.skip();
+      if (HOOK_SHELL === 'sh') this.skip();
       initOk(project);
       const current = fs.readFileSync(path.join(project, '.claude', 'settings.local.json'), 'utf8');
       asSetUpWithSh();
       const t = await startTestServer({ project });
       try {
         const running = commandsOf(project);
-        for (const event of ['SessionStart', 'PreCompact', 'SessionEnd']) assert.ok(running[event]!.startsWith('bash "$CLAUDE_PROJECT_DIR/'), `${event}: ${running[event]}`);
+        for (const event of ['SessionStart', 'PreCompact', 'SessionEnd']) assert.ok(running[event]!.startsWith(`${HOOK_SHELL} "$CLAUDE_PROJECT_DIR/`), `${event}: ${running[event]}`);
       } finally {
         await t.stop();
       }
