@@ -3,7 +3,8 @@
  * (the pinned one of scripts/setup-test-deps.sh) against `ltm serve` and the
  * tests' fake model: the same `claude -p` turn of N Read calls, each with
  * LTM's PostToolUse hook as an http hook (as a running server sets it), as a
- * command hook (hooks/ltm-hook.sh: sh + curl), and with no hooks at all.
+ * command hook (hooks/ltm-hook.sh as `ltm init` writes it: bash over /dev/tcp
+ * where there is a bash, else sh + curl), and with no hooks at all.
  * Runs alternate between the three so that load on the machine hits all alike.
  * Then the hook mechanism alone, without the CLI's own jitter: the installed
  * command run through `sh -c` with the payload on stdin (as Claude Code runs a

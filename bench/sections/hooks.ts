@@ -202,7 +202,8 @@ class HooksBench {
         results.forEach((run, i) => {
           if (run.status !== 0) throw new Error(`hook script (${key}) exited ${run.status}: ${run.stderr}`);
           if (run.stderr !== '') throw new Error(`hook script (${key}) wrote to stderr: ${run.stderr}`);
-          if (!run.stdout.endsWith('}\n')) throw new Error(`hook script (${key}) printed ${JSON.stringify(run.stdout.slice(-40))}`);
+          // The time tells a timed-out wait (about 2 s: the server was busy) from a refused answer.
+          if (!run.stdout.endsWith('}\n')) throw new Error(`hook script (${key}, run ${i}) printed ${JSON.stringify(run.stdout.slice(-40))} after ${ms(run.ms)} ms`);
           const text = sessionStartContext(run.stdout.trimEnd());
           if (i === 0) return; // warm-up
           add(key, run.ms);
