@@ -108,6 +108,23 @@ class HooksBench {
     return runs;
   }
 
+  /** Runs each of `order` once, in that order, each with its own command and environment (see runHookScript). */
+  private runHookScripts(order: readonly { command: string; env: NodeJS.ProcessEnv }[], projectDir: string, endSessions: HookRunnerJob['endSessions']): HookRunnerRun[] {
+    const job: HookRunnerJob = {
+      command: '',
+      cwd: projectDir,
+      env: {},
+      runs: order.map(({ command, env }) => {
+        const s = session(projectDir);
+        return { sessionId: s.id, stdin: JSON.stringify(sessionStartPayload(s)), command, env: { ...(env as Record<string, string>), CLAUDE_PROJECT_DIR: projectDir } };
+      }),
+      endSessions,
+    };
+    const runs = this.runChild<HookRunnerRun[]>('bench/child/hookRunner.ts', job);
+    if (runs.length !== order.length) throw new Error(`hook runner returned ${runs.length} runs, expected ${order.length}`);
+    return runs;
+  }
+
   /** Runs the session rounds from a small child process (bench/child/hookRounds.ts). */
   private runRounds(job: RoundsJob): RoundsResult {
     return this.runChild<RoundsResult>('bench/child/hookRounds.ts', job);
@@ -187,31 +204,34 @@ class HooksBench {
       sampleLoad();
 
       // --- the SessionStart hook script, as Claude Code runs it -------------------------------
-      ctx.log(`  hook script: 1 + ${this.scriptRuns} runs per case`);
+      ctx.log(`  hook script: 1 + ${this.scriptRuns} runs per case, the cases in turn`);
       const runs = this.scriptRuns;
       const baseEnv = envWithout(['LTM_PORT', 'LTM_TOKEN', 'LTM_MCP_URL']);
       const withServer = { ...baseEnv, LTM_PORT: String(server.port), LTM_TOKEN: server.token };
       const endSessions = { port: server.port, token: server.token, project: projectDir };
       const shCommand = hookCommand.replace(/^.+? "/, 'sh "');
-      for (const [key, command, env] of [
+      // In turn, run by run: the server's maintenance after the rounds (eviction cycles in the pauses)
+      // then slows every case alike instead of the first one alone.
+      const cases = [
         ['scriptEnv', hookCommand, withServer],
         ['scriptFile', hookCommand, baseEnv],
         ['scriptEnvSh', shCommand, withServer],
-      ] as const) {
-        const results = this.runHookScript(command, projectDir, env, runs + 1, endSessions);
-        results.forEach((run, i) => {
-          if (run.status !== 0) throw new Error(`hook script (${key}) exited ${run.status}: ${run.stderr}`);
-          if (run.stderr !== '') throw new Error(`hook script (${key}) wrote to stderr: ${run.stderr}`);
-          // The time tells a timed-out wait (about 2 s: the server was busy) from a refused answer.
-          if (!run.stdout.endsWith('}\n')) throw new Error(`hook script (${key}, run ${i}) printed ${JSON.stringify(run.stdout.slice(-40))} after ${ms(run.ms)} ms`);
-          const text = sessionStartContext(run.stdout.trimEnd());
-          if (i === 0) return; // warm-up
-          add(key, run.ms);
-          if (key === 'scriptEnv') context.scriptStdoutChars.push(text.length);
-        });
-        requests += results.length;
-        sampleLoad();
-      }
+      ] as const;
+      const order = Array.from({ length: runs + 1 }, (_, i) => cases.map((c) => ({ i, key: c[0], command: c[1], env: c[2] }))).flat();
+      const results = this.runHookScripts(order, projectDir, endSessions);
+      results.forEach((run, n) => {
+        const { i, key } = order[n]!;
+        if (run.status !== 0) throw new Error(`hook script (${key}) exited ${run.status}: ${run.stderr}`);
+        if (run.stderr !== '') throw new Error(`hook script (${key}) wrote to stderr: ${run.stderr}`);
+        // The time tells a timed-out wait (about 2 s: the server was busy) from a refused answer.
+        if (!run.stdout.endsWith('}\n')) throw new Error(`hook script (${key}, run ${i}) printed ${JSON.stringify(run.stdout.slice(-40))} after ${ms(run.ms)} ms`);
+        const text = sessionStartContext(run.stdout.trimEnd());
+        if (i === 0) return; // warm-up
+        add(key, run.ms);
+        if (key === 'scriptEnv') context.scriptStdoutChars.push(text.length);
+      });
+      requests += results.length;
+      sampleLoad();
       const statusAfter = storeStatus(ctx.cliPath, projectDir);
       eviction.activeAfter = statusAfter.total_memories;
       eviction.archivedAfter = statusAfter.total_archived;
@@ -365,7 +385,7 @@ function sizeTables(r: SizeResult): Table[] {
     timingTable(
       `${label} memories: the SessionStart hook script, end to end`,
       rowsFor(r, SCRIPT_ROWS),
-      `\`${r.hookCommand}\` (from .claude/settings.local.json, as \`ltm init\` wrote it) via /bin/sh -c in the project directory, payload on stdin, CLAUDE_PROJECT_DIR set; 1 untimed then ${r.scriptRuns} timed runs each, wall time from spawn to exit. Every run's exit code, stdout and stderr are checked.`,
+      `\`${r.hookCommand}\` (from .claude/settings.local.json, as \`ltm init\` wrote it) via /bin/sh -c in the project directory, payload on stdin, CLAUDE_PROJECT_DIR set; 1 untimed then ${r.scriptRuns} timed runs each (the cases with a server in turn, run by run), wall time from spawn to exit. Every run's exit code, stdout and stderr are checked.`,
     ),
     facts,
   ];

@@ -11,7 +11,7 @@ import { readTextIfExists, writeFileAtomic } from '../core/files';
 import { storePaths } from '../core/storeFiles';
 import { CLAUDE_MD_BEGIN, CLAUDE_MD_BLOCK, CLAUDE_MD_END, MANAGED_MARKER, SLASH_COMMANDS } from './claudeTemplates';
 import { addLtmHooks, isLtmHook, removeLtmHooks, retargetLtmHooks, type HookTransport } from './hookSettings';
-import { SHELL_COMMANDS, commandHostNow, type CommandHost, type HookShell } from './hookShell';
+import { SHELL_COMMANDS, commandHostNow, type CommandHost } from './hookShell';
 import { excludeLocalSettings, removeLocalSettingsExclude } from './gitExclude';
 import { JsonFileEdit, writeIfChanged, type Change, type Json } from './jsonFileEdit';
 import { readServerInfo, serverHolderState } from './serverInfo';
@@ -117,8 +117,6 @@ function blockSpan(text: string): { start: number; end: number } | null {
 
 export interface InitOptions {
   platform?: NodeJS.Platform;
-  /** The shell of the hook commands (found on PATH by default: see hookShell.ts). */
-  shell?: HookShell;
   /** Where the shipped hook scripts are (found automatically by default). */
   hookScriptsDir?: string;
 }
@@ -152,10 +150,6 @@ export function setHookTransport(projectDir: string, transport: HookTransport): 
   return changes.some((c) => c.action === 'updated') ? file : null;
 }
 
-function definedOnly<T extends object>(values: T): Partial<T> {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Partial<T>;
-}
-
 /** The commands of the LTM command hooks in the settings. */
 function ltmHookCommands(settings: JsonFileEdit): string[] {
   const hooks = settings.value().hooks;
@@ -186,7 +180,8 @@ function commandsUpgradedTo(before: readonly string[], after: readonly string[])
 /** Sets a project up for Claude Code. Validates every file it merges before changing any. */
 export function initProject(projectDir: string, options: InitOptions = {}): Change[] {
   const p = setupPaths(projectDir);
-  const host: CommandHost = { ...commandHostNow(), ...definedOnly({ platform: options.platform, shell: options.shell }) };
+  // The shell of the hook commands is this machine's (see hookShell.ts).
+  const host: CommandHost = { ...commandHostNow(), ...(options.platform ? { platform: options.platform } : {}) };
   // Read (and so validate) everything first: a malformed file stops init before any change.
   const settings = JsonFileEdit.read(p.settings);
   const mcp = JsonFileEdit.read(p.mcp);
