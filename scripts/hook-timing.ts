@@ -45,6 +45,12 @@ async function main(): Promise<void> {
   await fake.start();
   const server = await startServe(project);
   const settingsFile = path.join(project, '.claude', 'settings.local.json');
+  // The server switches the hooks just after it writes server.json, which startServe waits for.
+  const deadline = Date.now() + 10_000;
+  while (!fs.readFileSync(settingsFile, 'utf8').includes('"type": "http"')) {
+    if (Date.now() > deadline) throw new Error('the server did not switch the tool-call hooks to http hooks');
+    await new Promise((r) => setTimeout(r, 20));
+  }
   const withHttp = fs.readFileSync(settingsFile, 'utf8');
   setHookTransport(project, { kind: 'command', ...commandHostNow() });
   const withCommand = fs.readFileSync(settingsFile, 'utf8');
