@@ -73,10 +73,11 @@ if [ -z "$port" ] || [ -z "$token" ]; then
     esac
   done <"$info"
 fi
-# The port must be a number and the token base64url, so that neither can
-# change the request, the URL or the curl config below.
+# The port must be a number, the token base64url and the event a name, so
+# that none can change the request, the URL or the curl config below.
 case $port in '' | *[!0-9]*) port= ;; esac
 case $token in '' | *[!A-Za-z0-9_-]*) token= ;; esac
+case $event in '' | *[!a-z_]*) port= ;; esac
 if [ -z "$port" ] || [ -z "$token" ]; then drain; exit 0; fi
 
 # Prints the answer's body for Claude Code when it holds something: `{}` gives nothing.

@@ -282,7 +282,7 @@ describe(`hook script keeps the token off command lines (${path.relative(process
     }
   });
 
-  it('a token that is not base64url (it would change the curl config or the request) or a port that is not a number is not used at all', async () => {
+  it('a token that is not base64url (it would change the curl config or the request), a port that is not a number or an event that is not a name is not used at all', async () => {
     const before = proxy.requests.length;
     for (const shell of SHELLS) {
       for (const token of [`${t.token}"\nheader = "X-Evil: 1`, `${t.token}\r\nX-Evil: 1`, `${t.token} x`, `${t.token}\\`]) {
@@ -292,6 +292,10 @@ describe(`hook script keeps the token off command lines (${path.relative(process
       for (const port of [`${proxy.port}/hook/x?`, `${proxy.port} `, `-${proxy.port}`]) {
         const run = await runWith(shell, 'session_start', sessionStartPayload('bad-port'), { CLAUDE_PROJECT_DIR: t.project, TMPDIR: tmp, LTM_PORT: port, LTM_TOKEN: t.token });
         assert.deepEqual([run.status, run.stdout, run.stderr], [0, '', ''], `${shell} ${JSON.stringify(port)}`);
+      }
+      for (const event of ['session_start HTTP/1.1\r\nX-Evil: 1\r\n', 'session_start?x=1', '../health', '']) {
+        const run = await runWith(shell, event, sessionStartPayload('bad-event'), { CLAUDE_PROJECT_DIR: t.project, TMPDIR: tmp, LTM_PORT: String(proxy.port), LTM_TOKEN: t.token });
+        assert.deepEqual([run.status, run.stdout, run.stderr], [0, '', ''], `${shell} event ${JSON.stringify(event)}`);
       }
     }
     assert.equal(proxy.requests.length, before, 'nothing reached the proxy');
