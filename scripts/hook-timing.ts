@@ -3,7 +3,8 @@
  * (the pinned one of scripts/setup-test-deps.sh) against `ltm serve` and the
  * tests' fake model: the same `claude -p` turn of N Read calls, each with
  * LTM's PostToolUse hook as an http hook (as a running server sets it), as a
- * command hook (hooks/ltm-hook.sh: sh + curl), and with no hooks at all.
+ * command hook (hooks/ltm-hook.sh as `ltm init` writes it: bash over /dev/tcp
+ * where there is a bash, else sh + curl), and with no hooks at all.
  * Runs alternate between the three so that load on the machine hits all alike.
  * Then the hook mechanism alone, without the CLI's own jitter: the installed
  * command run through `sh -c` with the payload on stdin (as Claude Code runs a
@@ -17,6 +18,7 @@ import * as http from 'node:http';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { setHookTransport } from '../src/servers/claudeSetup';
+import { commandHostNow } from '../src/servers/hookShell';
 import { FakeAnthropic } from '../test/support/fakeAnthropic';
 import { runClaude } from '../test/support/claudeCode';
 import { ltm, requireBuiltCli, startServe } from '../test/support/ltmProcess';
@@ -43,8 +45,14 @@ async function main(): Promise<void> {
   await fake.start();
   const server = await startServe(project);
   const settingsFile = path.join(project, '.claude', 'settings.local.json');
+  // The server switches the hooks just after it writes server.json, which startServe waits for.
+  const deadline = Date.now() + 10_000;
+  while (!fs.readFileSync(settingsFile, 'utf8').includes('"type": "http"')) {
+    if (Date.now() > deadline) throw new Error('the server did not switch the tool-call hooks to http hooks');
+    await new Promise((r) => setTimeout(r, 20));
+  }
   const withHttp = fs.readFileSync(settingsFile, 'utf8');
-  setHookTransport(project, { kind: 'command', platform: process.platform });
+  setHookTransport(project, { kind: 'command', ...commandHostNow() });
   const withCommand = fs.readFileSync(settingsFile, 'utf8');
   const modes: Record<string, string> = { http: withHttp, command: withCommand, none: '{}\n' };
   const times: Record<string, number[]> = { http: [], command: [], none: [] };

@@ -479,7 +479,7 @@ function integer(name: string, value: string | undefined, min: number): number |
 }
 
 function setupText(command: 'init' | 'uninit', projectDir: string, changes: readonly Change[]): string {
-  const lines = changes.filter((c) => c.action !== 'unchanged').map((c) => `  ${c.action} ${path.relative(projectDir, c.file)}`);
+  const lines = changes.filter((c) => c.action !== 'unchanged').map((c) => `  ${c.action} ${path.relative(projectDir, c.file)}${c.note ? `: ${c.note}` : ''}`);
   if (lines.length === 0) return `Nothing to change: ${command === 'init' ? 'LTM is already set up' : 'LTM is not set up'} in ${projectDir}.`;
   const next =
     command === 'init'

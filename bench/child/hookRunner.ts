@@ -13,7 +13,8 @@ export interface HookRunnerJob {
   command: string;
   cwd: string;
   env: Record<string, string>;
-  runs: { stdin: string; sessionId: string }[];
+  /** A run may have a command and environment of its own, so that cases can alternate under one load. */
+  runs: { stdin: string; sessionId: string; command?: string; env?: Record<string, string> }[];
   /** After each run, end its session on this server (untimed), as Claude Code's SessionEnd would. */
   endSessions?: { port: number; token: string; project: string };
 }
@@ -53,9 +54,9 @@ async function main(): Promise<void> {
   const runs: HookRunnerRun[] = [];
   for (const run of job.runs) {
     const t0 = performance.now();
-    const result = spawnSync('/bin/sh', ['-c', job.command], {
+    const result = spawnSync('/bin/sh', ['-c', run.command ?? job.command], {
       cwd: job.cwd,
-      env: { ...job.env, CLAUDE_CODE_SESSION_ID: run.sessionId },
+      env: { ...(run.env ?? job.env), CLAUDE_CODE_SESSION_ID: run.sessionId },
       input: run.stdin,
       encoding: 'utf8',
       timeout: 10_000,

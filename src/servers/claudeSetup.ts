@@ -10,7 +10,8 @@ import { invalidInput } from '../core/errors';
 import { readTextIfExists, writeFileAtomic } from '../core/files';
 import { storePaths } from '../core/storeFiles';
 import { CLAUDE_MD_BEGIN, CLAUDE_MD_BLOCK, CLAUDE_MD_END, MANAGED_MARKER, SLASH_COMMANDS } from './claudeTemplates';
-import { addLtmHooks, removeLtmHooks, retargetLtmHooks, type HookTransport } from './hookSettings';
+import { addLtmHooks, isLtmHook, removeLtmHooks, retargetLtmHooks, type HookTransport } from './hookSettings';
+import { SHELL_COMMANDS, commandHostNow, type CommandHost } from './hookShell';
 import { excludeLocalSettings, removeLocalSettingsExclude } from './gitExclude';
 import { JsonFileEdit, writeIfChanged, type Change, type Json } from './jsonFileEdit';
 import { readServerInfo, serverHolderState } from './serverInfo';
@@ -126,10 +127,10 @@ export interface InitOptions {
  * hooks otherwise. Only a server whose recorded process identity is alive
  * counts; an older server.json cannot be judged without asking its port.
  */
-function hookTransportNow(project: string, platform: NodeJS.Platform): HookTransport {
+function hookTransportNow(project: string, host: CommandHost): HookTransport {
   const info = readServerInfo(storePaths(project));
-  if (info && info.holder && serverHolderState(info) === 'alive') return { kind: 'http', port: info.port, project, platform };
-  return { kind: 'command', platform };
+  if (info && info.holder && serverHolderState(info) === 'alive') return { kind: 'http', port: info.port, project, ...host };
+  return { kind: 'command', ...host };
 }
 
 /**
@@ -149,10 +150,38 @@ export function setHookTransport(projectDir: string, transport: HookTransport): 
   return changes.some((c) => c.action === 'updated') ? file : null;
 }
 
+/** The commands of the LTM command hooks in the settings. */
+function ltmHookCommands(settings: JsonFileEdit): string[] {
+  const hooks = settings.value().hooks;
+  if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) return [];
+  return Object.values(hooks as Json)
+    .flatMap((groups) => (Array.isArray(groups) ? groups : []))
+    .flatMap((group) => ((group as Json | null)?.hooks as unknown[] | undefined) ?? [])
+    .filter((hook): hook is Json => isLtmHook(hook) && typeof (hook as Json).command === 'string')
+    .map((hook) => hook.command as string);
+}
+
+/**
+ * What to tell a person whose hook commands init just moved to another
+ * shell (a project set up before the hooks ran with bash); null otherwise.
+ */
+function commandsUpgradedTo(before: readonly string[], after: readonly string[]): string | null {
+  const shellOf = (command: string) => /^(.+?) "\$CLAUDE_PROJECT_DIR\//.exec(command)?.[1];
+  const was = new Set(before.map(shellOf).filter(Boolean));
+  const now = new Set(after.map(shellOf).filter(Boolean));
+  if (was.size === 0 || now.size !== 1) return null;
+  const [shell] = now;
+  if (was.size === 1 && was.has(shell)) return null;
+  return shell === SHELL_COMMANDS.bash
+    ? 'the hook commands now run ltm-hook.sh with bash, which talks to the server itself: no curl process per hook'
+    : `the hook commands now run ltm-hook.sh with ${shell}`;
+}
+
 /** Sets a project up for Claude Code. Validates every file it merges before changing any. */
 export function initProject(projectDir: string, options: InitOptions = {}): Change[] {
   const p = setupPaths(projectDir);
-  const platform = options.platform ?? process.platform;
+  // The shell of the hook commands is this machine's (see hookShell.ts).
+  const host: CommandHost = { ...commandHostNow(), ...(options.platform ? { platform: options.platform } : {}) };
   // Read (and so validate) everything first: a malformed file stops init before any change.
   const settings = JsonFileEdit.read(p.settings);
   const mcp = JsonFileEdit.read(p.mcp);
@@ -168,9 +197,12 @@ export function initProject(projectDir: string, options: InitOptions = {}): Chan
     writeIfChanged(path.join(p.hooksDir, name), fs.readFileSync(path.join(scripts, name), 'utf8'), changes);
     if (name.endsWith('.sh')) fs.chmodSync(path.join(p.hooksDir, name), 0o755);
   }
+  const commandsBefore = ltmHookCommands(settings);
   removeLtmHooks(settings);
-  addLtmHooks(settings, hookTransportNow(p.project, platform));
+  addLtmHooks(settings, hookTransportNow(p.project, host));
   writeIfChanged(p.settings, settings.resultKeepingEquivalent(), changes);
+  const upgraded = commandsUpgradedTo(commandsBefore, ltmHookCommands(settings));
+  if (upgraded) changes.at(-1)!.note = upgraded;
   excludeLocalSettings(p.project, changes);
   if (servers === undefined) mcp.set(['mcpServers'], { ltm: MCP_ENTRY });
   else mcp.set(['mcpServers', 'ltm'], MCP_ENTRY);

@@ -1,5 +1,5 @@
 /**
- * The hook endpoints Claude Code reaches through hooks/ltm-hook.sh. Payloads
+ * The hook endpoints Claude Code reaches through hooks/ltm-hook.sh (or http hooks). Payloads
  * are taken as Claude Code sends them; fields that are missing or of another
  * shape are tolerated, because a hook must never make Claude Code fail.
  */
@@ -187,8 +187,9 @@ export class HookRoutes {
   }
 
   /**
-   * Returns the body Claude Code reads (only SessionStart's matters) and, apart,
-   * what happened, which the server sends in a header for people and tests.
+   * Returns the body Claude Code reads (`{}` when there is no context: the hook
+   * script prints nothing then) and, apart, what happened, which the server
+   * sends in a header for people and tests.
    */
   async handle(event: HookEvent, body: unknown): Promise<HookAnswer> {
     const payload: HookPayload = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as HookPayload) : {};

@@ -3,7 +3,8 @@
  * reaches the server:
  * - a command hook runs hooks/ltm-hook.sh (or .ps1), which finds the server
  *   through LTM_PORT/LTM_TOKEN or server.json and exits 0 silently when none
- *   answers: always correct, but a process spawn (sh + curl, 15-25 ms) per call;
+ *   answers: always correct, but a process spawn per call (bash alone, or sh
+ *   and curl where there is no bash: see hookShell.ts);
  * - an http hook is one POST from Claude Code itself, with no process.
  *
  * Claude Code (checked with 2.1.197) expands no variable in an http hook's
@@ -20,6 +21,7 @@
  * there, while SessionEnd is exactly when a server may have just stopped and
  * an http hook would print an error.
  */
+import { SHELL_COMMANDS, type CommandHost } from './hookShell';
 import type { Json, JsonFileEdit } from './jsonFileEdit';
 
 /** Every hook command LTM writes contains this. */
@@ -53,13 +55,13 @@ export const HOOK_EVENTS: readonly HookEvent[] = [
 ];
 
 /** Where the hooks go: command hooks, or http hooks to a server on `port` serving `project`. */
-export type HookTransport = { kind: 'command'; platform: NodeJS.Platform } | { kind: 'http'; port: number; project: string; platform: NodeJS.Platform };
+export type HookTransport = ({ kind: 'command' } | { kind: 'http'; port: number; project: string }) & CommandHost;
 
-function hookCommand(endpoint: string, platform: NodeJS.Platform): string {
-  if (platform === 'win32') {
+export function hookCommand(endpoint: string, host: CommandHost): string {
+  if (host.platform === 'win32') {
     return `powershell -NoProfile -ExecutionPolicy Bypass -File "$CLAUDE_PROJECT_DIR/${HOOK_COMMAND_MARK}ps1" ${endpoint}`;
   }
-  return `sh "$CLAUDE_PROJECT_DIR/${HOOK_COMMAND_MARK}sh" ${endpoint}`;
+  return `${SHELL_COMMANDS[host.shell]} "$CLAUDE_PROJECT_DIR/${HOOK_COMMAND_MARK}sh" ${endpoint}`;
 }
 
 /**
@@ -86,7 +88,7 @@ export function ltmHook(spec: HookEvent, transport: HookTransport): Json {
       timeout: spec.timeout,
     };
   }
-  return { type: 'command', command: hookCommand(spec.endpoint, transport.platform), timeout: spec.timeout };
+  return { type: 'command', command: hookCommand(spec.endpoint, transport), timeout: spec.timeout };
 }
 
 export function isLtmHook(hook: unknown): boolean {

@@ -10,7 +10,8 @@ import { applyEdits, modify, parse as parseJsonc, printParseErrorCode, type Form
 import { invalidInput } from '../core/errors';
 import { readTextIfExists, writeFileAtomic } from '../core/files';
 
-export type Change = { file: string; action: 'created' | 'updated' | 'removed' | 'unchanged' };
+/** What setup did to one file; `note` says why, when it is worth saying. */
+export type Change = { file: string; action: 'created' | 'updated' | 'removed' | 'unchanged'; note?: string };
 
 export type Json = Record<string, unknown>;
 

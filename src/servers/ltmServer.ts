@@ -11,6 +11,7 @@ import { currentProcess } from '../core/processIdentity';
 import { SessionTracker } from '../core/sessions';
 import type { MemoryStore } from '../core/store';
 import { refreshInstalledHookScripts, setHookTransport } from './claudeSetup';
+import { commandHostNow } from './hookShell';
 import type { HookTransport } from './hookSettings';
 import { HookRoutes, isHookEvent } from './hookRoutes';
 import { FollowUpQueue } from './followUpQueue';
@@ -173,7 +174,7 @@ export class LtmServer {
       }
       servingHere.add(server);
       server.refreshHookScripts();
-      server.setHookTransport({ kind: 'http', port: server.portNumber, project: store.paths.project, platform: process.platform });
+      server.setHookTransport({ kind: 'http', port: server.portNumber, project: store.paths.project, ...commandHostNow() });
       return server;
     });
   }
@@ -236,7 +237,7 @@ export class LtmServer {
    */
   async stop(): Promise<void> {
     // First, so that no session starting from now on calls a port about to close.
-    if (this.info) this.setHookTransport({ kind: 'command', platform: process.platform });
+    if (this.info) this.setHookTransport({ kind: 'command', ...commandHostNow() });
     const closed = new Promise<void>((resolve) => {
       if (!this.http.listening) return resolve();
       this.http.close(() => resolve());
@@ -317,7 +318,7 @@ export class LtmServer {
   private checkProject(req: http.IncomingMessage): void {
     // The hook script sends a header; an http hook has the project in its URL (see hookUrl).
     const header = req.headers['x-ltm-project'];
-    const claimed = typeof header === 'string' && header ? header : projectInQuery(req.url);
+    const claimed = typeof header === 'string' && header ? utf8HeaderValue(header) : projectInQuery(req.url);
     if (!claimed) return;
     const mine = this.options.store.paths.project;
     let same = claimed === mine;
@@ -376,6 +377,15 @@ function requestPath(target: string | undefined): string {
 function isHookPath(target: string | undefined): boolean {
   const event = /^\/hook\/([a-z_]+)(?:[?#]|$)/.exec(target ?? '')?.[1];
   return event !== undefined && isHookEvent(event);
+}
+
+/**
+ * A header value as the UTF-8 text its bytes hold. Node reads header bytes as
+ * Latin-1, while the hook script sends the project's path as it is: UTF-8 on
+ * every system LTM runs on (/home/josé/app would otherwise be another project).
+ */
+function utf8HeaderValue(value: string): string {
+  return /[\u0080-\u00ff]/.test(value) ? Buffer.from(value, 'latin1').toString('utf8') : value;
 }
 
 /** The `project` query parameter of a hook URL, or undefined. */

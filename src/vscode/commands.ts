@@ -262,7 +262,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       await folder.initialize();
       deps.serversChanged();
       const changed = changes.filter((c) => c.action !== 'unchanged');
-      log.info(`${folder.name}: set up Claude Code${changed.map((c) => `\n  ${c.action} ${path.relative(folder.folder.uri.fsPath, c.file)}`).join('')}`);
+      log.info(`${folder.name}: set up Claude Code${changed.map((c) => `\n  ${c.action} ${path.relative(folder.folder.uri.fsPath, c.file)}${c.note ? `: ${c.note}` : ''}`).join('')}`);
       void vscode.window.showInformationMessage(
         changed.length === 0
           ? `LTM: Claude Code was already set up in ${folder.name}.`

@@ -55,8 +55,12 @@ describe('adversarial: the bearer token never leaks; one server per project', fu
       }
     });
 
-    it('the real hook script (sh), run 20 times, never puts the token on a process command line', async () => {
-      const marker = `127.0.0.1:${info.port}/hook/`;
+    /**
+     * 20 runs of the real script. The sampling must see the process holding the request, or it
+     * proves nothing: curl under sh; under bash, which writes the request itself, bash running the script.
+     */
+    async function exposureRuns(shell: 'sh' | 'bash --posix'): Promise<void> {
+      const marker = shell === 'sh' ? `127.0.0.1:${info.port}/hook/` : HOOK_SCRIPT;
       const rows: { i: number; event: string; via: string; sampling: CmdlineSampling }[] = [];
       const tmp = dirs.make('ltm-adv-exposure-tmp-');
       for (let i = 0; i < 20; i++) {
@@ -66,7 +70,7 @@ describe('adversarial: the bearer token never leaks; one server per project', fu
         const payload = event === 'session_start' ? sessionStartPayload(session) : { ...postToolUsePayload(session, { stdout: 'ok' }), hook_event_name: event };
         const env: Record<string, string> = { CLAUDE_PROJECT_DIR: project, TMPDIR: tmp };
         if (via === 'env') Object.assign(env, { LTM_PORT: String(info.port), LTM_TOKEN: info.token });
-        const { result: run, sampling } = await sampleCmdlines(info.token, marker, () => procs.runHookScript(HOOK_SCRIPT, event, payload, env, project));
+        const { result: run, sampling } = await sampleCmdlines(info.token, marker, () => procs.runHookScript(HOOK_SCRIPT, event, payload, env, project, shell));
         rows.push({ i, event, via, sampling });
         assert.deepEqual([run.status, run.stderr], [0, ''], `run ${i} (${event} via ${via})`);
         if (event === 'session_start') assert.match(run.stdout, /"hookEventName":"SessionStart"/, `run ${i}: the hook did not reach the server (via ${via}): ${JSON.stringify(run.stdout)}`);
@@ -74,17 +78,29 @@ describe('adversarial: the bearer token never leaks; one server per project', fu
       const hits = rows.filter((r) => r.sampling.hits.length > 0);
       const seen = rows.filter((r) => r.sampling.markerSweeps > 0).length;
       console.log(
-        `      exposure: 20 hook runs, ${rows.reduce((n, r) => n + r.sampling.sweeps, 0)} sweeps of /proc/*/cmdline, ` +
-          `curl seen in ${seen} runs; token seen on a command line in ${hits.length} runs`,
+        `      exposure (${shell}): 20 hook runs, ${rows.reduce((n, r) => n + r.sampling.sweeps, 0)} sweeps of /proc/*/cmdline, ` +
+          `${shell === 'sh' ? 'curl' : 'bash'} seen in ${seen} runs; token seen on a command line in ${hits.length} runs`,
       );
       assert.deepEqual(
         hits.map((r) => `run ${r.i} (${r.event} via ${r.via}): ${r.sampling.hits.join(' | ')}`),
         [],
         'the token was on a process command line',
       );
-      // The sampling was not blind: the hook's curl (its URL on its command line) was caught.
-      assert.ok(seen >= 10, `curl was caught in only ${seen} of 20 runs: the sampling cannot tell`);
+      // The sampling was not blind: the process holding the request was caught. A bash run starts no
+      // process and is over in a few milliseconds, often within one sweep on a loaded machine, so here
+      // it must be caught at least once; hookScript.test.ts catches every run, behind a slow proxy.
+      const needed = shell === 'sh' ? 10 : 1;
+      assert.ok(seen >= needed, `${marker} was caught in only ${seen} of 20 runs: the sampling cannot tell`);
       assert.deepEqual(fs.readdirSync(tmp), [], 'the hook script left files in $TMPDIR');
+    }
+
+    it('the real hook script (sh, through curl), run 20 times, never puts the token on a process command line', async () => {
+      await exposureRuns('sh');
+    });
+
+    it('the real hook script (bash, over /dev/tcp, as ltm init writes it where bash exists), run 20 times, the same', async function () {
+      if (spawnSync('sh', ['-c', 'command -v bash']).status !== 0) this.skip();
+      await exposureRuns('bash --posix');
     });
 
     it('the token is in no tracked or staged file, not in ltm serve output, and under .claude/ only in git-ignored 0600 files', async () => {

@@ -106,10 +106,11 @@ export class Processes {
   }
 
   /** Runs a hook script with `sh` as a tracked process: the payload on stdin, exactly `env` (plus PATH). */
-  runHookScript(script: string, event: string, payload: unknown, env: Record<string, string>, cwd?: string): Promise<HookRun> {
+  runHookScript(script: string, event: string, payload: unknown, env: Record<string, string>, cwd?: string, shell = 'sh'): Promise<HookRun> {
     return new Promise((resolve, reject) => {
       const started = process.hrtime.bigint();
-      const child = this.track(spawn('sh', [script, event], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, cwd, stdio: ['pipe', 'pipe', 'pipe'] }));
+      const [program, ...options] = shell.split(' ') as [string, ...string[]];
+      const child = this.track(spawn(program, [...options, script, event], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, cwd, stdio: ['pipe', 'pipe', 'pipe'] }));
       let stdout = '';
       let stderr = '';
       child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));

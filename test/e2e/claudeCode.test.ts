@@ -10,6 +10,8 @@ import { spawnSync } from 'node:child_process';
 import { FakeAnthropic, lastToolResult, textOf, type MessagesRequest, type ReplyScript } from '../support/fakeAnthropic';
 import { claudeBinary, runClaude, type ClaudeRun } from '../support/claudeCode';
 import { ltm, ltmJson, requireBuiltCli, startServe, type RunningServer } from '../support/ltmProcess';
+import { setHookTransport } from '../../src/servers/claudeSetup';
+import { commandHostNow } from '../../src/servers/hookShell';
 
 /** Everything the model saw in a request, flattened. */
 function seen(request: MessagesRequest): string {
@@ -380,6 +382,40 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     assert.ok(afterRead, 'the Read ran');
     assert.match(seen(afterRead), /related to this file/, JSON.stringify(hookAttachments(home, run.result?.session_id ?? '').filter((h) => h.hookEvent === 'PreToolUse')));
     assert.match(seen(afterRead), /Rate limits live in throttle-rules\.yaml/);
+  });
+
+  it('through the command hook too (a session that started before the server switched the hooks), reading a file brings its memory', async () => {
+    const statePath = path.join(project, '.claude/ltm/state.json');
+    const state = readState();
+    // Only the top memory at session start: this low-priority one can only come with the file.
+    state.config.memories_to_load = 1;
+    fs.writeFileSync(statePath, JSON.stringify(state, null, 2));
+    const stored = ltm([
+      'store', '--project', project, '--json',
+      '--topic', 'Retry policy lives in backoff-rules.toml',
+      '--content', 'backoff-rules.toml caps retries at 5 with jitter; the client reads it at every request.',
+      '--tags', 'http,importance:low',
+    ]);
+    assert.equal(stored.status, 0, stored.stderr);
+    fs.writeFileSync(path.join(project, 'backoff-rules.toml'), 'retries = 5\n');
+    const settingsFile = path.join(project, '.claude/settings.local.json');
+    const withHttp = fs.readFileSync(settingsFile, 'utf8');
+    setHookTransport(project, { kind: 'command', ...commandHostNow() });
+    try {
+      script((req) => (lastToolResult(req) ? { text: 'read it' } : { toolUse: { name: 'Read', input: { file_path: path.join(project, 'backoff-rules.toml') } } }));
+      const before = fake.requests.length;
+      const run = await claude('what is in the backoff file?');
+      assert.equal(run.status, 0, run.stderr);
+      const hooks = hookAttachments(home, run.result?.session_id ?? '');
+      const afterRead = fake.requests.slice(before).find((r) => lastToolResult(r));
+      assert.ok(afterRead, 'the Read ran');
+      assert.match(seen(afterRead), /related to this file/, JSON.stringify(hooks.filter((h) => h.hookEvent === 'PreToolUse')));
+      assert.match(seen(afterRead), /Retry policy lives in backoff-rules\.toml/);
+      assert.ok(hooks.some((h) => h.hookEvent === 'PreToolUse' && h.command?.includes('ltm-hook.sh')), `the PreToolUse hook was the command hook: ${JSON.stringify(hooks)}`);
+      assert.deepEqual(hookErrors(hooks), []);
+    } finally {
+      fs.writeFileSync(settingsFile, withHttp);
+    }
   });
 
   it('without LTM_PORT/LTM_TOKEN (a plain terminal) while the server runs, tool calls stay silent', async () => {

@@ -882,8 +882,9 @@ describe('hook script (sh hooks/ltm-hook.sh)', function () {
     const parsed = JSON.parse(offered.stdout) as { hookSpecificOutput: { hookEventName: string; additionalContext: string } };
     assert.equal(parsed.hookSpecificOutput.hookEventName, 'UserPromptSubmit');
     assert.match(parsed.hookSpecificOutput.additionalContext, /### Hook script memory\n/);
+    // No context: no output at all (the server's `{}` is not printed).
     const nothing = await runHookScript(HOOK_SCRIPT, 'user_prompt_submit', { session_id: 'prompt-script', prompt: 'write a haiku about autumn' }, envFor(t));
-    assert.deepEqual([nothing.status, nothing.stdout.trim(), nothing.stderr], [0, '{}', '']);
+    assert.deepEqual([nothing.status, nothing.stdout, nothing.stderr], [0, '', '']);
   });
 
   it("subagent_start prints the SubagentStart JSON with the memories about the task the parent's Agent call gave", async () => {

@@ -20,6 +20,8 @@ const HOOK_ENDPOINTS: Record<string, string> = {
   SubagentStart: 'subagent_start',
 };
 const COMMANDS = ['forget.md', 'ltm.md', 'recall.md', 'remember.md'];
+/** How the hook commands init writes here start the script: with bash wherever there is one (see hookShell.ts). */
+const HOOK_SHELL = spawnSync('sh', ['-c', 'command -v bash']).status === 0 ? 'bash --posix' : 'sh';
 const MARKER = 'ltm:managed';
 
 const SETTINGS = {
@@ -35,7 +37,11 @@ const MCP = { mcpServers: { other: { type: 'stdio', command: 'other-server', arg
 const CLAUDE_MD = '# My project\n\nUse pnpm, not npm.\n';
 
 function ltm(...args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8' });
+  return ltmWith(process.env, ...args);
+}
+
+function ltmWith(env: NodeJS.ProcessEnv, ...args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -140,7 +146,7 @@ describe('ltm init / uninit', function () {
       const ltmHooks = (hooks[event] ?? []).flatMap((g) => g.hooks).filter(isLtmHook);
       assert.equal(ltmHooks.length, 1, `${event}: one LTM hook`);
       assert.equal(ltmHooks[0]!.type, 'command', event);
-      assert.equal(ltmHooks[0]!.command, `sh "$CLAUDE_PROJECT_DIR/.claude/ltm/hooks/ltm-hook.sh" ${endpoint}`, event);
+      assert.equal(ltmHooks[0]!.command, `${HOOK_SHELL} "$CLAUDE_PROJECT_DIR/.claude/ltm/hooks/ltm-hook.sh" ${endpoint}`, event);
       assert.equal(typeof ltmHooks[0]!.timeout, 'number', event);
     }
     // The Agent tool's PreToolUse keeps the task its subagent's SubagentStart is answered with; SubagentStart has no matcher (every agent type).
@@ -267,6 +273,58 @@ describe('ltm init / uninit', function () {
     await t.stop();
     assert.equal(fs.readFileSync(settingsFile, 'utf8'), broken);
     assert.equal(logged.filter((m) => m.startsWith('could not update the hooks in settings.local.json')).length, 2, logged.join('\n'));
+  });
+
+  describe('the shell of the hook commands', () => {
+    const commandsOf = (project: string) => Object.fromEntries(Object.entries(ltmHooksOf(readJson(path.join(project, '.claude', 'settings.local.json')))).map(([event, hook]) => [event, String(hook.command)]));
+    /** settings.local.json as an earlier LTM wrote it: every LTM hook command runs the script with sh. */
+    function asSetUpWithSh(): string {
+      const file = path.join(project, '.claude', 'settings.local.json');
+      const older = fs.readFileSync(file, 'utf8').replaceAll(`"${HOOK_SHELL} \\"$CLAUDE_PROJECT_DIR`, '"sh \\"$CLAUDE_PROJECT_DIR');
+      fs.writeFileSync(file, older);
+      return older;
+    }
+
+    it('is bash where bash is on PATH, else sh', function () {
+      if (HOOK_SHELL === 'sh') this.skip();
+      initOk(project);
+      for (const [event, command] of Object.entries(commandsOf(project))) assert.ok(command!.startsWith(`${HOOK_SHELL} "$CLAUDE_PROJECT_DIR/`), `${event}: ${command}`);
+      const other = makeTempProject('ltm-setup-nobash-');
+      try {
+        // A PATH without bash (node itself is found through process.execPath).
+        const r = ltmWith({ ...process.env, PATH: path.join(other, 'no-such-bin') }, 'init', '--project', other);
+        assert.equal(r.status, 0, r.stderr);
+        for (const [event, command] of Object.entries(commandsOf(other))) assert.ok(command!.startsWith('sh "$CLAUDE_PROJECT_DIR/'), `${event}: ${command}`);
+      } finally {
+        removeDir(other);
+      }
+    });
+
+    it('init again moves hook commands an earlier version wrote with sh to bash, and says so', function () {
+      if (HOOK_SHELL === 'sh') this.skip();
+      initOk(project);
+      const current = fs.readFileSync(path.join(project, '.claude', 'settings.local.json'), 'utf8');
+      assert.notEqual(asSetUpWithSh(), current);
+      const out = initOk(project);
+      assert.match(out, /updated \.claude\/settings\.local\.json: the hook commands now run ltm-hook\.sh with bash, which talks to the server itself: no curl process per hook/);
+      assert.equal(fs.readFileSync(path.join(project, '.claude', 'settings.local.json'), 'utf8'), current, 'as a new init writes it');
+      assert.match(initOk(project), /^Nothing to change/, 'and only once');
+    });
+
+    it('a starting server moves them to bash too, the SessionStart command included, and leaves them there when it stops', async function () {
+      if (HOOK_SHELL === 'sh') this.skip();
+      initOk(project);
+      const current = fs.readFileSync(path.join(project, '.claude', 'settings.local.json'), 'utf8');
+      asSetUpWithSh();
+      const t = await startTestServer({ project });
+      try {
+        const running = commandsOf(project);
+        for (const event of ['SessionStart', 'PreCompact', 'SessionEnd']) assert.ok(running[event]!.startsWith(`${HOOK_SHELL} "$CLAUDE_PROJECT_DIR/`), `${event}: ${running[event]}`);
+      } finally {
+        await t.stop();
+      }
+      assert.equal(fs.readFileSync(path.join(project, '.claude', 'settings.local.json'), 'utf8'), current, 'after it stops: as init writes them now');
+    });
   });
 
   it('a starting server brings hook scripts an earlier version installed up to date, and leaves anything else alone', async () => {
