@@ -44,8 +44,8 @@ const QUERY_CHARS = 1_000;
  * lesson, and searching for every word would score most of the store (4 to
  * 10 ms at 10,000 memories). Of the settings tried on the bench corpus, 20
  * words and a pool of 10 found the best match most often (12 words: 0.25 ms
- * less, 56 best matches of 150 instead of 60); every setting found the calibration
- * pairs' rewordings among 10,000 memories.
+ * less, 56 best matches of 150 instead of 60); every setting found the
+ * calibration pairs' rewordings among 10,000 memories.
  */
 const DISTINCTIVE_WORDS = 20;
 /** Hits of that search measured with the whole query (one scoresOf for all): the nearest neighbours come first. */
