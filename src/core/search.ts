@@ -382,6 +382,8 @@ export class MemorySearchIndex {
           posting.slots.push(postingSlots);
           posting.frequencies.push(frequencies);
         }
+        // serialize() writes only terms some document holds; walkQuery counts on it.
+        if (posting.slots.every((list) => list.length === 0)) return null;
         index.postingOf.set(term, posting);
         index.terms.set(term, posting);
         index.addForm(term);

@@ -140,6 +140,20 @@ describe('search index', () => {
     assert.deepEqual([0, 1, 2].map((i) => singleBytes.readUInt32LE(numbersStart + 20 + 4 * i)), [1, 0, 1]);
     singleBytes.writeUInt32LE(7, numbersStart + 24);
     assert.equal(MemorySearchIndex.deserialize(singleBytes), null, 'a slot that holds no document');
+    // A term no document holds (never written: a query word reaching it would count as matched).
+    const whole = single.serialize(() => 'k');
+    const jsonLength = whole.readUInt32LE(0);
+    const header = JSON.parse(whole.toString('utf8', 4, 4 + jsonLength)) as { terms: string[] };
+    header.terms.push('ghost');
+    const json = Buffer.from(JSON.stringify(header), 'utf8');
+    const numbers = whole.subarray(Math.ceil((4 + jsonLength) / 4) * 4);
+    const padded = Math.ceil((4 + json.length) / 4) * 4;
+    const withGhost = Buffer.alloc(padded + numbers.length + 4 * 5);
+    withGhost.writeUInt32LE(json.length, 0);
+    json.copy(withGhost, 4);
+    numbers.copy(withGhost, padded);
+    assert.ok(MemorySearchIndex.deserialize(whole), 'the same bytes without the extra term load');
+    assert.equal(MemorySearchIndex.deserialize(withGhost), null, 'a term no document holds');
   });
 
   const memories: SearchableMemory[] = [
