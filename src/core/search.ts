@@ -52,6 +52,16 @@ const FIELD_COUNT = FIELDS.length;
 
 /** BM25+ parameters (MiniSearch's defaults): saturation, length normalisation, lower bound. */
 const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
+/** BM25's inverse document frequency of a term `count` of `documents` documents hold. */
+function idf(documents: number, count: number): number {
+  return Math.log(1 + (documents - count + 0.5) / (count + 0.5));
+}
+
+/** BM25's saturated term frequency: `tf` occurrences in a field `length` long, where fields average `averageLength`. */
+function saturation(tf: number, length: number, averageLength: number): number {
+  return (tf * (BM25.k + 1)) / (tf + BM25.k * (1 - BM25.b + (BM25.b * length) / averageLength));
+}
+
 /** A word matching as a longer word's prefix, or with typos, weighs less than an exact match. */
 const PREFIX_WEIGHT = 0.375;
 const FUZZY_WEIGHT = 0.45;
@@ -97,6 +107,31 @@ interface SnapshotHeader {
   /** The version of each document's text when it was indexed, by slot (see serialize's `keyOf`). */
   keys: (string | null)[];
   terms: string[];
+}
+
+/**
+ * A field's text as the index holds it: its length (the number of distinct
+ * tokens, as MiniSearch counts it) and how often each indexed term occurs.
+ */
+function fieldTerms(text: string): { length: number; termCounts: Map<string, number> } {
+  const tokenCounts = new Map<string, number>();
+  for (const token of tokenize(text)) tokenCounts.set(token, (tokenCounts.get(token) ?? 0) + 1);
+  const termCounts = new Map<string, number>();
+  for (const [token, count] of tokenCounts) {
+    const term = indexTerm(token);
+    if (term) termCounts.set(term, (termCounts.get(term) ?? 0) + count);
+  }
+  return { length: tokenCounts.size, termCounts };
+}
+
+/** A document as MemorySearchIndex.scoresOf() measures it (see scoringDocument). */
+export interface ScoringDocument {
+  readonly id: string;
+  readonly slot: number;
+  /** The index's version when it was read. */
+  readonly version: number;
+  /** Each term's frequency in each field. */
+  readonly frequencies: ReadonlyMap<string, readonly number[]>;
 }
 
 export class MemorySearchIndex {
@@ -145,6 +180,9 @@ export class MemorySearchIndex {
   private lastWord = new Int32Array(64).fill(-1);
   private wordsMatched = new Uint16Array(64);
 
+  /** Counts changes, so that a ScoringDocument is not used after one. */
+  private version = 0;
+
   get size(): number {
     return this.slotOf.size;
   }
@@ -161,25 +199,16 @@ export class MemorySearchIndex {
 
   upsert(memory: SearchableMemory): void {
     this.remove(memory.id);
+    this.version++;
     const slot = this.freeSlots.pop() ?? this.idOf.length;
     this.ensureCapacity(slot + 1);
     this.slotOf.set(memory.id, slot);
     this.idOf[slot] = memory.id;
     const postings = new Set<Posting>();
-    const tokenCounts = new Map<string, number>();
-    const termCounts = new Map<string, number>();
     for (let f = 0; f < FIELD_COUNT; f++) {
-      tokenCounts.clear();
-      for (const token of tokenize(FIELDS[f]!.text(memory))) tokenCounts.set(token, (tokenCounts.get(token) ?? 0) + 1);
-      // A field's length is its number of distinct tokens, as MiniSearch counts it.
-      const length = tokenCounts.size;
+      const { length, termCounts } = fieldTerms(FIELDS[f]!.text(memory));
       this.lengths[slot * FIELD_COUNT + f] = length;
       this.totalLength[f] = this.totalLength[f]! + length;
-      termCounts.clear();
-      for (const [token, count] of tokenCounts) {
-        const term = indexTerm(token);
-        if (term) termCounts.set(term, (termCounts.get(term) ?? 0) + count);
-      }
       for (const [term, count] of termCounts) {
         // The exact-term map answers the lookup of every token; the radix tree learns only new terms.
         let posting = this.postingOf.get(term);
@@ -200,6 +229,7 @@ export class MemorySearchIndex {
   remove(id: string): void {
     const slot = this.slotOf.get(id);
     if (slot === undefined) return;
+    this.version++;
     const postingsOf = this.postingsBySlot();
     for (const posting of postingsOf[slot]!) {
       let empty = true;
@@ -352,6 +382,8 @@ export class MemorySearchIndex {
           posting.slots.push(postingSlots);
           posting.frequencies.push(frequencies);
         }
+        // serialize() writes only terms some document holds; walkQuery counts on it.
+        if (posting.slots.every((list) => list.length === 0)) return null;
         index.postingOf.set(term, posting);
         index.terms.set(term, posting);
         index.addForm(term);
@@ -372,45 +404,8 @@ export class MemorySearchIndex {
    * match on them counts as a match on that query word, at RELATED_WEIGHT.
    */
   *search(query: string, accept: (id: string) => boolean = () => true, related?: Expansions): Generator<SearchHit, void, undefined> {
-    const words = new Map<string, number>();
-    for (const word of queryWords(query)) words.set(word, (words.get(word) ?? 0) + 1);
     const touched: number[] = [];
-    let wordIndex = 0;
-    for (const [word, repeats] of words) {
-      // A word counts as many times as the query repeats it, and once towards the bonus.
-      let matched = this.addTerm(word, repeats, wordIndex, touched);
-      const asPrefix = matchesAsPrefix(word);
-      if (asPrefix) {
-        for (const [term, posting] of this.terms.atPrefix(word)) {
-          if (term.length === word.length) continue;
-          const weight = (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * (term.length - word.length));
-          matched = this.addPosting(posting, weight * repeats, wordIndex, touched) || matched;
-        }
-      }
-      // Other forms of the word (same stem) that the prefix lookup did not already count.
-      if (this.wordForms) {
-        for (const form of this.formsOf.get(stemOf(word)) ?? []) {
-          if (form === word || (asPrefix && form.startsWith(word))) continue;
-          matched = this.addPosting(this.postingOf.get(form)!, WORD_FORM_WEIGHT * repeats, wordIndex, touched) || matched;
-        }
-      }
-      for (const [stem, weight] of related?.get(word) ?? []) {
-        for (const form of this.formsOf.get(stem) ?? []) {
-          matched = this.addPosting(this.postingOf.get(form)!, RELATED_WEIGHT * weight * repeats, wordIndex, touched) || matched;
-        }
-      }
-      // Typo tolerance only for words that match nothing as they are: a word
-      // found as typed (or as a prefix) has no typo to forgive.
-      const typos = matched ? 0 : typosAllowed(word);
-      if (typos > 0) {
-        for (const [term, [posting, distance]] of this.terms.fuzzyGet(word, typos)) {
-          if (distance === 0 || (matchesAsPrefix(word) && term.startsWith(word))) continue;
-          const weight = (FUZZY_WEIGHT * term.length) / (term.length + distance);
-          this.addPosting(posting, weight * repeats, wordIndex, touched);
-        }
-      }
-      wordIndex++;
-    }
+    this.walkQuery(query, related, (posting, weight, wordIndex) => this.addPosting(posting, weight, wordIndex, touched));
 
     // Matching more of the query's words multiplies the score (MiniSearch's coordination bonus).
     const ranked = new Float64Array(touched.length);
@@ -435,38 +430,166 @@ export class MemorySearchIndex {
     }
   }
 
-  private addTerm(term: string, weight: number, wordIndex: number, touched: number[]): boolean {
-    const posting = this.postingOf.get(term);
-    return posting ? this.addPosting(posting, weight, wordIndex, touched) : false;
+  /**
+   * Every term each word of `query` reaches, with the weight a match on it
+   * counts for: the word as written, as a prefix of longer words, its other
+   * forms, the related words, and, for a word that reaches none of these,
+   * the words within its typos. `wordIndex` numbers the query's distinct words.
+   * What search() and scoresOf() both score, so that they agree. (Every
+   * term the index holds has a document: remove() drops a term with none.)
+   */
+  private walkQuery(query: string, related: Expansions | undefined, visit: (posting: Posting, weight: number, wordIndex: number) => void): void {
+    const words = new Map<string, number>();
+    for (const word of queryWords(query)) words.set(word, (words.get(word) ?? 0) + 1);
+    let wordIndex = 0;
+    for (const [word, repeats] of words) {
+      let matched = false;
+      // A word counts as many times as the query repeats it, and once towards the bonus.
+      const exact = this.postingOf.get(word);
+      if (exact) {
+        visit(exact, repeats, wordIndex);
+        matched = true;
+      }
+      const asPrefix = matchesAsPrefix(word);
+      if (asPrefix) {
+        for (const [term, posting] of this.terms.atPrefix(word)) {
+          if (term.length === word.length) continue;
+          const weight = (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * (term.length - word.length));
+          visit(posting, weight * repeats, wordIndex);
+          matched = true;
+        }
+      }
+      // Other forms of the word (same stem) that the prefix lookup did not already count.
+      if (this.wordForms) {
+        for (const form of this.formsOf.get(stemOf(word)) ?? []) {
+          if (form === word || (asPrefix && form.startsWith(word))) continue;
+          visit(this.postingOf.get(form)!, WORD_FORM_WEIGHT * repeats, wordIndex);
+          matched = true;
+        }
+      }
+      for (const [stem, weight] of related?.get(word) ?? []) {
+        for (const form of this.formsOf.get(stem) ?? []) {
+          visit(this.postingOf.get(form)!, RELATED_WEIGHT * weight * repeats, wordIndex);
+          matched = true;
+        }
+      }
+      // Typo tolerance only for words that match nothing as they are: a word
+      // found as typed (or as a prefix) has no typo to forgive.
+      const typos = matched ? 0 : typosAllowed(word);
+      if (typos > 0) {
+        for (const [term, [posting, distance]] of this.terms.fuzzyGet(word, typos)) {
+          if (distance === 0 || (asPrefix && term.startsWith(word))) continue;
+          const weight = (FUZZY_WEIGHT * term.length) / (term.length + distance);
+          visit(posting, weight * repeats, wordIndex);
+        }
+      }
+      wordIndex++;
+    }
   }
 
-  /** Adds one term's BM25+ contribution to every document holding it; false when it holds none. */
-  private addPosting(posting: Posting, weight: number, wordIndex: number, touched: number[]): boolean {
+  /**
+   * A document of the index ready for scoresOf(): how often each of its terms
+   * occurs in each field, read again from its text (the index keeps postings
+   * by term, not by document). Null when the index does not hold this text
+   * (a cheap check: its field lengths). Valid until the index next changes.
+   */
+  scoringDocument(memory: SearchableMemory): ScoringDocument | null {
+    const slot = this.slotOf.get(memory.id);
+    if (slot === undefined) return null;
+    const frequencies = new Map<string, number[]>();
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const { length, termCounts } = fieldTerms(FIELDS[f]!.text(memory));
+      if (length !== this.lengths[slot * FIELD_COUNT + f]) return null;
+      for (const [term, count] of termCounts) {
+        let perField = frequencies.get(term);
+        if (!perField) frequencies.set(term, (perField = new Array<number>(FIELD_COUNT).fill(0)));
+        perField[f] = count;
+      }
+    }
+    return { id: memory.id, slot, version: this.version, frequencies };
+  }
+
+  /**
+   * The score search() gives each of `documents` for `query` (0 where it
+   * matches nothing), without scoring any other document: the cost is the
+   * query's terms, not the documents they match.
+   */
+  scoresOf(query: string, documents: readonly ScoringDocument[], related?: Expansions): Map<string, number> {
+    if (documents.some((d) => d.version !== this.version)) throw new Error('a scoring document outlived a change of the search index');
+    const scores = documents.map(() => 0);
+    const words = documents.map(() => 0);
+    const lastWord = documents.map(() => -1);
+    // Which documents hold each term, so that a term is looked up once for all of them.
+    const holders = new Map<string, [document: number, frequencies: readonly number[]][]>();
+    documents.forEach((document, d) => {
+      for (const [term, perField] of document.frequencies) {
+        let list = holders.get(term);
+        if (!list) holders.set(term, (list = []));
+        list.push([d, perField]);
+      }
+    });
+    const documentCount = this.slotOf.size;
+    this.walkQuery(query, related, (posting, weight, wordIndex) => {
+      for (const [d, perField] of holders.get(posting.term) ?? []) {
+        if (lastWord[d] !== wordIndex) {
+          lastWord[d] = wordIndex;
+          words[d]!++;
+        }
+        const slot = documents[d]!.slot;
+        for (let f = 0; f < FIELD_COUNT; f++) {
+          const tf = perField[f]!;
+          if (tf === 0) continue;
+          const fieldWeight = weight * FIELDS[f]!.boost * idf(documentCount, posting.slots[f]!.length);
+          scores[d]! += fieldWeight * (BM25.d + saturation(tf, this.lengths[slot * FIELD_COUNT + f]!, this.totalLength[f]! / documentCount));
+        }
+      }
+    });
+    // Matching more of the query's words multiplies the score, as in search().
+    return new Map(documents.map((document, d) => [document.id, scores[d]! * words[d]!]));
+  }
+
+  /**
+   * The words of `query` that weigh most in it, at most `count`, heaviest
+   * first (ties in query order): by how often the query repeats the word,
+   * times its IDF as written (a word no document holds weighs nothing). The
+   * words that tell a text from the rest, as "more like this" picks them.
+   */
+  distinctiveWords(query: string, count: number): string[] {
+    const repeats = new Map<string, number>();
+    for (const word of queryWords(query)) repeats.set(word, (repeats.get(word) ?? 0) + 1);
     const documents = this.slotOf.size;
-    let any = false;
+    const weightOf = (word: string, times: number) => {
+      const posting = this.postingOf.get(word);
+      return posting ? times * idf(documents, Math.max(...posting.slots.map((slots) => slots.length))) : 0;
+    };
+    return [...repeats]
+      .map(([word, times], at) => ({ word, at, weight: weightOf(word, times) }))
+      .filter((w) => w.weight > 0)
+      .sort((a, b) => b.weight - a.weight || a.at - b.at)
+      .slice(0, count)
+      .map((w) => w.word);
+  }
+
+  /** Adds one term's BM25+ contribution to every document holding it. */
+  private addPosting(posting: Posting, weight: number, wordIndex: number, touched: number[]): void {
+    const documents = this.slotOf.size;
     for (let f = 0; f < FIELD_COUNT; f++) {
       const slots = posting.slots[f]!;
       const count = slots.length;
       if (count === 0) continue;
-      any = true;
       const frequencies = posting.frequencies[f]!;
       const averageLength = this.totalLength[f]! / documents;
-      const idf = Math.log(1 + (documents - count + 0.5) / (count + 0.5));
-      const fieldWeight = weight * FIELDS[f]!.boost * idf;
+      const fieldWeight = weight * FIELDS[f]!.boost * idf(documents, count);
       for (let i = 0; i < count; i++) {
         const slot = slots[i]!;
-        const tf = frequencies[i]!;
-        const length = this.lengths[slot * FIELD_COUNT + f]!;
-        const saturation = (tf * (BM25.k + 1)) / (tf + BM25.k * (1 - BM25.b + (BM25.b * length) / averageLength));
         if (this.lastWord[slot] === -1) touched.push(slot);
         if (this.lastWord[slot] !== wordIndex) {
           this.lastWord[slot] = wordIndex;
           this.wordsMatched[slot]!++;
         }
-        this.scores[slot]! += fieldWeight * (BM25.d + saturation);
+        this.scores[slot]! += fieldWeight * (BM25.d + saturation(frequencies[i]!, this.lengths[slot * FIELD_COUNT + f]!, averageLength));
       }
     }
-    return any;
   }
 
   private ensureCapacity(slots: number): void {

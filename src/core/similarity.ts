@@ -1,7 +1,7 @@
 /**
- * Near-duplicates: the memories that say nearly what a memory says, found by
- * the store's own search (BM25+ with word forms and the developer vocabulary,
- * search.ts and relatedTerms.ts), relevance only, never priority.
+ * Near-duplicates: the memories that say nearly what a memory says, scored by
+ * the store's own search index (BM25+ with word forms and the developer
+ * vocabulary, search.ts and relatedTerms.ts), relevance only, never priority.
  *
  * A search score means nothing on its own: it grows with the length of the
  * query and the rarity of its words. So the memory's whole text (topic,
@@ -12,7 +12,7 @@
  * the two are averaged, so that a short memory is not a duplicate of every
  * long one that happens to contain its few words.
  */
-import type { MemorySearchIndex, SearchableMemory } from './search';
+import type { MemorySearchIndex, ScoringDocument, SearchableMemory } from './search';
 import type { Expansions } from './relatedTerms';
 
 /**
@@ -33,15 +33,24 @@ export const MAX_SIMILAR = 3;
 
 /**
  * How much of a memory's text is its query: the topic, the summary and the
- * start of the content say what the lesson is. Each search costs with its
- * words: with 4,000 characters and 8 candidates, finding the similar memories
- * took about 100 ms at 10,000 memories (bench corpus), with 1,000 and 3 about
- * 33 ms, and the calibration pairs keep their margin (similarity.test.ts).
+ * start of the content say what the lesson is. The calibration above was
+ * measured with this length; another would need the threshold measured again.
  */
 const QUERY_CHARS = 1_000;
-/** Hits read per direction: the memory itself and its nearest neighbours come first. */
-const LOOKAHEAD = 20;
-/** The nearest this many by the forward measure are measured the other way too (a search each); as many as are named. */
+/**
+ * Candidates are found by a search for this many of the query's heaviest
+ * words (MemorySearchIndex.distinctiveWords: repeats times rarity), as "more
+ * like this" does: a rewording keeps the names and unusual words that make a
+ * lesson, and searching for every word would score most of the store (4 to
+ * 10 ms at 10,000 memories). Of the settings tried on the bench corpus, 20
+ * words and a pool of 10 found the best match most often (12 words: 0.25 ms
+ * less, 56 best matches of 150 instead of 60); every setting found the
+ * calibration pairs' rewordings among 10,000 memories.
+ */
+const DISTINCTIVE_WORDS = 20;
+/** Hits of that search measured with the whole query (one scoresOf for all): the nearest neighbours come first. */
+const POOL = 10;
+/** The nearest this many by the forward measure are measured the other way too (a scoresOf each); as many as are named. */
 const CANDIDATES = 3;
 
 export interface SimilarHit {
@@ -56,36 +65,30 @@ export function similarityQuery(memory: Pick<SearchableMemory, 'topic' | 'summar
 }
 
 /**
- * How much of `memory`'s own score each other memory reaches for its text, at
- * most LOOKAHEAD of them, by ID. Empty when the memory is not in the index.
+ * How much of `memory`'s own score each of `others` reaches for its text, by
+ * ID (the score search() would give; see scoresOf). Empty when the memory's
+ * score is 0 (a text with no indexed word).
  */
 function scoreRatios(
   index: MemorySearchIndex,
   memory: SearchableMemory,
-  accept: (id: string) => boolean,
+  self: ScoringDocument,
+  others: readonly ScoringDocument[],
   expand: (query: string) => Expansions | undefined,
 ): Map<string, number> {
   const query = similarityQuery(memory);
-  const scores = new Map<string, number>();
-  let own = 0;
-  let read = 0;
-  for (const hit of index.search(query, (id) => id === memory.id || accept(id), expand(query))) {
-    if (hit.id === memory.id) own = hit.score;
-    else scores.set(hit.id, hit.score);
-    if (++read > LOOKAHEAD) break;
-  }
-  if (own <= 0) {
-    // The memory scores best for its own text; past the lookahead means the index does not hold it.
-    return new Map();
-  }
+  const scores = index.scoresOf(query, [self, ...others], expand(query));
+  const own = scores.get(self.id) ?? 0;
   const ratios = new Map<string, number>();
-  for (const [id, score] of scores) ratios.set(id, Math.min(1, score / own));
+  if (own <= 0) return ratios;
+  for (const other of others) ratios.set(other.id, Math.min(1, (scores.get(other.id) ?? 0) / own));
   return ratios;
 }
 
 /**
- * The similarity of two indexed memories, 0 to 1 (see the header). Both must
- * be in `index`; `expand` gives the developer vocabulary's expansions of a query.
+ * The similarity of two indexed memories, 0 to 1 (see the header); 0 when
+ * either is not in `index` as given. `expand` gives the developer
+ * vocabulary's expansions of a query.
  */
 export function similarityScore(
   index: MemorySearchIndex,
@@ -93,16 +96,23 @@ export function similarityScore(
   b: SearchableMemory,
   expand: (query: string) => Expansions | undefined = () => undefined,
 ): number {
-  const forward = scoreRatios(index, a, (id) => id === b.id, expand).get(b.id) ?? 0;
-  const backward = scoreRatios(index, b, (id) => id === a.id, expand).get(a.id) ?? 0;
+  const [docA, docB] = [index.scoringDocument(a), index.scoringDocument(b)];
+  if (!docA || !docB) return 0;
+  const forward = scoreRatios(index, a, docA, [docB], expand).get(b.id) ?? 0;
+  const backward = scoreRatios(index, b, docB, [docA], expand).get(a.id) ?? 0;
   return (forward + backward) / 2;
 }
 
 /**
  * The memories of `index` at least `threshold` similar to `memory` (which the
  * index holds), most similar first, at most `limit`. `accept` says which other
- * memories count (active ones, say); `memoryOf` gives a candidate's text for
- * the way back.
+ * memories count (active ones, say); `memoryOf` gives a candidate's text, as
+ * indexed, for measuring it.
+ *
+ * Candidates come from a search for the memory's rarest words; the nearest
+ * POOL are measured with its whole text (forward), the nearest CANDIDATES of
+ * those with each one's own text too (backward). Each measure scores only the
+ * memories compared, never the whole store.
  */
 export function findSimilar(
   index: MemorySearchIndex,
@@ -117,15 +127,32 @@ export function findSimilar(
 ): SimilarHit[] {
   const expand = options.expand ?? (() => undefined);
   const threshold = options.threshold ?? SIMILARITY_THRESHOLD;
-  const forward = scoreRatios(index, memory, (id) => id !== memory.id && options.accept(id), expand);
+  const self = index.scoringDocument(memory);
+  if (!self) return [];
+  const distinctive = index.distinctiveWords(similarityQuery(memory), DISTINCTIVE_WORDS).join(' ');
+  const pool: { memory: SearchableMemory; document: ScoringDocument }[] = [];
+  for (const hit of index.search(distinctive, (id) => id !== memory.id && options.accept(id), expand(distinctive))) {
+    const other = options.memoryOf(hit.id);
+    const document = other && index.scoringDocument(other);
+    if (other && document) pool.push({ memory: other, document });
+    if (pool.length >= POOL) break;
+  }
+  const forward = scoreRatios(
+    index,
+    memory,
+    self,
+    pool.map((p) => p.document),
+    expand,
+  );
+  const nearest = pool
+    .map((p) => ({ ...p, ratio: forward.get(p.document.id) ?? 0 }))
+    .sort((x, y) => y.ratio - x.ratio)
+    .slice(0, CANDIDATES);
   const hits: SimilarHit[] = [];
-  const nearest = [...forward].sort((x, y) => y[1] - x[1]).slice(0, CANDIDATES);
-  for (const [id, ratio] of nearest) {
-    const other = options.memoryOf(id);
-    if (!other) continue;
-    const backward = scoreRatios(index, other, (candidate) => candidate === memory.id, expand).get(memory.id) ?? 0;
-    const score = (ratio + backward) / 2;
-    if (score >= threshold) hits.push({ id, score: Math.round(score * 1000) / 1000 });
+  for (const candidate of nearest) {
+    const backward = scoreRatios(index, candidate.memory, candidate.document, [self], expand).get(self.id) ?? 0;
+    const score = (candidate.ratio + backward) / 2;
+    if (score >= threshold) hits.push({ id: candidate.document.id, score: Math.round(score * 1000) / 1000 });
   }
   return hits.sort((x, y) => y.score - x.score || (x.id < y.id ? -1 : 1)).slice(0, options.limit ?? MAX_SIMILAR);
 }

@@ -140,6 +140,20 @@ describe('search index', () => {
     assert.deepEqual([0, 1, 2].map((i) => singleBytes.readUInt32LE(numbersStart + 20 + 4 * i)), [1, 0, 1]);
     singleBytes.writeUInt32LE(7, numbersStart + 24);
     assert.equal(MemorySearchIndex.deserialize(singleBytes), null, 'a slot that holds no document');
+    // A term no document holds (never written: a query word reaching it would count as matched).
+    const whole = single.serialize(() => 'k');
+    const jsonLength = whole.readUInt32LE(0);
+    const header = JSON.parse(whole.toString('utf8', 4, 4 + jsonLength)) as { terms: string[] };
+    header.terms.push('ghost');
+    const json = Buffer.from(JSON.stringify(header), 'utf8');
+    const numbers = whole.subarray(Math.ceil((4 + jsonLength) / 4) * 4);
+    const padded = Math.ceil((4 + json.length) / 4) * 4;
+    const withGhost = Buffer.alloc(padded + numbers.length + 4 * 5);
+    withGhost.writeUInt32LE(json.length, 0);
+    json.copy(withGhost, 4);
+    numbers.copy(withGhost, padded);
+    assert.ok(MemorySearchIndex.deserialize(whole), 'the same bytes without the extra term load');
+    assert.equal(MemorySearchIndex.deserialize(withGhost), null, 'a term no document holds');
   });
 
   const memories: SearchableMemory[] = [
@@ -193,5 +207,70 @@ describe('search index', () => {
     assert.deepEqual([...index.search('cache')], all, 'the same order every time');
     const first = index.search('cache').next();
     assert.equal(first.done, false);
+  });
+
+  describe('scoring chosen documents (scoresOf)', () => {
+    const ids = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'];
+    const step = fc.oneof(
+      fc.constantFrom(...ids).chain((id) => memoryArb(id).map((memory) => ({ upsert: memory }))),
+      fc.constantFrom(...ids).map((id) => ({ remove: id })),
+    );
+    // The developer vocabulary's kind of expansions: query words reaching other stems at a weight.
+    const relatedArb = fc.array(fc.tuple(fc.constantFrom(...VOCABULARY), fc.constantFrom('postgr', 'index', 'render', 'cach', 'deadlin'), fc.double({ min: 0.1, max: 1, noNaN: true })), { maxLength: 4 });
+
+    it('gives each document exactly the score search() gives it, with word forms, related words and typos, after any changes', () => {
+      fc.assert(
+        fc.property(
+          fc.array(step, { minLength: 1, maxLength: 25 }),
+          fc.array(fc.oneof(queryArb, text(20)), { minLength: 1, maxLength: 4 }),
+          relatedArb,
+          fc.boolean(),
+          (steps, queries, relatedList, wordForms) => {
+            const index = new MemorySearchIndex({ wordForms });
+            const current = new Map<string, SearchableMemory>();
+            for (const s of steps) {
+              if ('upsert' in s) {
+                index.upsert(s.upsert);
+                current.set(s.upsert.id, s.upsert);
+              } else {
+                index.remove(s.remove);
+                current.delete(s.remove);
+              }
+            }
+            const related = new Map<string, Map<string, number>>();
+            for (const [word, stem, weight] of relatedList) related.set(word, new Map([...(related.get(word) ?? []), [stem, weight]]));
+            const documents = [...current.values()].map((m) => index.scoringDocument(m)!);
+            for (const query of queries) {
+              const scores = index.scoresOf(query, documents, related);
+              const searched = new Map([...index.search(query, undefined, related)].map((h) => [h.id, h.score]));
+              for (const id of current.keys()) assert.equal(scores.get(id), searched.get(id) ?? 0, `score of ${id} for "${query}"`);
+            }
+          },
+        ),
+        { numRuns: 300 },
+      );
+    });
+
+    it('scores only documents as the index holds them, and refuses documents read before a change', () => {
+      const index = new MemorySearchIndex();
+      const memory = { id: 'a', topic: 'Postgres deadlock', tags: [], summary: 'Lock order', content: 'Take the row locks in id order.' };
+      index.upsert(memory);
+      index.upsert({ id: 'b', topic: 'React render', tags: [], summary: '', content: '' });
+      assert.equal(index.scoringDocument({ ...memory, id: 'unknown' }), null, 'a document the index does not hold');
+      assert.equal(index.scoringDocument({ ...memory, content: 'Another text altogether, longer.' }), null, 'another text than the one indexed');
+      const document = index.scoringDocument(memory)!;
+      assert.ok(index.scoresOf('deadlock', [document]).get('a')! > 0);
+      index.remove('b');
+      assert.throws(() => index.scoresOf('deadlock', [document]), /outlived a change/);
+    });
+  });
+
+  it('distinctiveWords: the words that weigh most in a text, by repeats times rarity; none the index lacks', () => {
+    const index = new MemorySearchIndex();
+    for (let i = 0; i < 20; i++) index.upsert({ id: `c${i}`, topic: 'cache', tags: [], summary: '', content: i < 2 ? 'vacuum' : '' });
+    index.upsert({ id: 'x', topic: 'cache vacuum', tags: [], summary: '', content: 'xmin horizon' });
+    // xmin and horizon: one document each; vacuum: three, but repeated; cache: all 21.
+    assert.deepEqual(index.distinctiveWords('cache vacuum vacuum vacuum xmin horizon nowhere', 10), ['vacuum', 'xmin', 'horizon', 'cache']);
+    assert.deepEqual(index.distinctiveWords('cache vacuum xmin horizon', 2), ['xmin', 'horizon']);
   });
 });
