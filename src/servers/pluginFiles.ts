@@ -31,9 +31,18 @@ export interface PluginManifestSource {
 
 const ROOT = '${CLAUDE_PLUGIN_ROOT}';
 
+/**
+ * SessionStart's timeout in the plugin, in seconds. Without a server the hook
+ * opens the store itself: at 10,000 memories, the first time (no parse cache
+ * yet) took 4 s on a loaded 2-core machine (scripts/plugin-hook-timing.ts),
+ * next to the 5 s that suit a forward to a server. Claude Code waits for
+ * SessionStart only as long as the hook runs.
+ */
+export const PLUGIN_SESSION_START_TIMEOUT_S = 15;
+
 function pluginHook(spec: HookEvent): Record<string, unknown> {
   const command = spec.perToolCall ? `sh "${ROOT}/${PLUGIN_HOOK_SCRIPT}" ${spec.endpoint}` : `node "${ROOT}/${PLUGIN_CLI}" hook ${spec.endpoint}`;
-  return { type: 'command', command, timeout: spec.timeout };
+  return { type: 'command', command, timeout: spec.event === 'SessionStart' ? Math.max(spec.timeout, PLUGIN_SESSION_START_TIMEOUT_S) : spec.timeout };
 }
 
 /** hooks/hooks.json: every event `ltm init` hooks, with the plugin's commands and tool names. */

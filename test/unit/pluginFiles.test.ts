@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { PLUGIN_DIR, buildPlugin } from '../../scripts/buildPlugin';
 import { MANAGED_MARKER, SLASH_COMMANDS } from '../../src/servers/claudeTemplates';
 import { HOOK_EVENTS } from '../../src/servers/hookSettings';
-import { PLUGIN_CLI, PLUGIN_HOOK_SCRIPT, pluginFiles, pluginHooks } from '../../src/servers/pluginFiles';
+import { PLUGIN_CLI, PLUGIN_HOOK_SCRIPT, PLUGIN_SESSION_START_TIMEOUT_S, pluginFiles, pluginHooks } from '../../src/servers/pluginFiles';
 import { PLUGIN_NAME, PLUGIN_TOOL_PREFIX, PROJECT_TOOL_PREFIX } from '../../src/shared/toolNames';
 import { REPO_ROOT } from './storeTestKit';
 
@@ -18,14 +18,14 @@ const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json')
 describe('Claude Code plugin files', () => {
   const files = pluginFiles(manifest);
 
-  it('hooks every event ltm init hooks, with its timeout; Node only for the once-per-session events', () => {
+  it('hooks every event ltm init hooks, with its timeout (SessionStart longer: it may open the store); Node only for the once-per-session events', () => {
     const { hooks } = pluginHooks();
     assert.deepEqual(Object.keys(hooks), [...new Set(HOOK_EVENTS.map((e) => e.event))]);
     for (const spec of HOOK_EVENTS) {
       const [group] = hooks[spec.event] as { matcher?: string; hooks: { type: string; command: string; timeout: number }[] }[];
       const [hook] = group!.hooks;
       assert.equal(hook!.type, 'command');
-      assert.equal(hook!.timeout, spec.timeout);
+      assert.equal(hook!.timeout, spec.event === 'SessionStart' ? PLUGIN_SESSION_START_TIMEOUT_S : spec.timeout);
       const expected = spec.perToolCall ? `sh "\${CLAUDE_PLUGIN_ROOT}/${PLUGIN_HOOK_SCRIPT}" ${spec.endpoint}` : `node "\${CLAUDE_PLUGIN_ROOT}/${PLUGIN_CLI}" hook ${spec.endpoint}`;
       assert.equal(hook!.command, expected, spec.event);
     }
