@@ -55,11 +55,9 @@ async function main(): Promise<void> {
   requireBuiltCli();
   const root = fs.mkdtempSync(path.join(os.tmpdir(), 'ltm-plugin-timing-'));
   try {
-    const node = spawnSync(process.execPath, ['-e', '0']);
     const t0 = performance.now();
     for (let i = 0; i < runs; i++) spawnSync(process.execPath, ['-e', '0'], { encoding: 'utf8' });
     const bareNode = (performance.now() - t0) / runs;
-    void node;
     console.log(`node -e 0 (process start alone): ${bareNode.toFixed(0)} ms`);
     for (const count of [0, size]) {
       const project = path.join(root, `store-${count}`);
