@@ -191,6 +191,7 @@ function withoutFinalNewline(text: string): string {
 async function answer(run: () => Promise<Output> | Output, json: boolean): Promise<CliOutput> {
   try {
     const out = await run();
+    if (out.raw) return { stdout: out.text, stderr: '', exitCode: out.exitCode ?? 0 };
     return { stdout: `${json && !out.textOnly ? JSON.stringify(out.json, null, 2) : out.text}\n`, stderr: '', exitCode: out.exitCode ?? 0 };
   } catch (error) {
     if (error instanceof UsageError) return fail(error, 2);

@@ -18,6 +18,9 @@ import { gitRenameLookup } from './servers/gitRenames';
 // The server (and the MCP SDK it loads, ~100 ms) is imported by `serve` only: every other command starts without it.
 import type { LtmServer } from './servers/ltmServer';
 import { runningServerInfo } from './servers/serverInfo';
+import { HOOK_EVENTS, isHookEvent } from './servers/hookRoutes';
+import { runHookCommand } from './servers/hookCommand';
+import { PLUGIN_TOOL_PREFIX } from './shared/toolNames';
 import { DEFAULT_INJECTION_BUDGET_TOKENS, MIN_INJECTION_BUDGET_TOKENS } from './core/injection';
 import { contextText, previewContext } from './core/contextPreview';
 import { MIN_PROMPT_BUDGET_TOKENS } from './core/promptContext';
@@ -49,6 +52,8 @@ export interface Output {
   exitCode?: number;
   /** Print `text` even with --json (serve's last line follows the banner it wrote as text). */
   textOnly?: boolean;
+  /** Print `text` exactly, with no newline added: what a hook prints is read by Claude Code. */
+  raw?: boolean;
 }
 
 interface CommandHead {
@@ -412,6 +417,46 @@ export const COMMANDS: readonly Command[] = [
     run: serve,
   },
   {
+    name: 'mcp',
+    usage: '',
+    description: 'serve the MCP tools on standard input and output, for one Claude Code session (the plugin runs it)',
+    options: {},
+    positionals: [],
+    store: false,
+    run: async ({ projectDir, version, values }) => {
+      // Loaded here only: the MCP SDK would slow the start of every other command.
+      const { serveStdioMcp } = await import('./servers/stdioMcp');
+      await serveStdioMcp({ projectDir: claudeProjectDir(projectDir, values), version, sessionId: process.env.CLAUDE_CODE_SESSION_ID || undefined });
+      return { json: null, text: '', raw: true };
+    },
+  },
+  {
+    name: 'hook',
+    usage: `<${HOOK_EVENTS.join('|')}>`,
+    description: 'a Claude Code command hook (payload on standard input): to the running server, else answered here; always exits 0',
+    options: {},
+    positionals: ['event'],
+    store: false,
+    run: async ({ projectDir, values, positionals: [event] }) => {
+      // A hook never fails Claude Code, not even with an event it does not know.
+      if (!isHookEvent(event!)) return { json: null, text: '', raw: true };
+      let payload = '';
+      try {
+        payload = fs.readFileSync(0, 'utf8');
+      } catch {
+        payload = '';
+      }
+      const result = await runHookCommand({
+        event,
+        payload,
+        projectDir: claudeProjectDir(projectDir, values),
+        env: { LTM_PORT: process.env.LTM_PORT, LTM_TOKEN: process.env.LTM_TOKEN },
+        toolPrefix: PLUGIN_TOOL_PREFIX,
+      });
+      return { json: null, text: result.stdout, raw: true };
+    },
+  },
+  {
     name: 'env',
     usage: '',
     description: 'print export lines for a running server (eval "$(ltm env)")',
@@ -451,6 +496,17 @@ export const COMMANDS: readonly Command[] = [
     },
   },
 ];
+
+/**
+ * The project Claude Code runs in: --project when given, else
+ * CLAUDE_PROJECT_DIR (Claude Code sets it for hooks and MCP servers, which
+ * may start in a subfolder), else the current directory.
+ */
+function claudeProjectDir(projectDir: string, values: CommandInput['values']): string {
+  if (typeof values.project === 'string') return projectDir;
+  const fromClaude = process.env.CLAUDE_PROJECT_DIR;
+  return fromClaude && path.isAbsolute(fromClaude) ? fromClaude : projectDir;
+}
 
 /**
  * `--files a.ts,b.ts#L10-24` as anchor specs. A path that names a file from

@@ -7,6 +7,7 @@
  */
 import { oneLine, truncate } from './memoryFile';
 import type { MemoryView } from './store';
+import { PROJECT_TOOL_PREFIX } from '../shared/toolNames';
 
 export interface InjectionOptions {
   /** The most memories to inject (state.json `memories_to_load`). */
@@ -21,6 +22,8 @@ export interface InjectionOptions {
   reasons?: ReadonlyMap<string, readonly string[]>;
   /** Why a memory may be outdated (its anchored code changed: store.outdated), by ID; said in its header. */
   outdated?: ReadonlyMap<string, readonly string[]>;
+  /** How the session's Claude Code names LTM's tools (see toolNames.ts); the project's .mcp.json server by default. */
+  toolPrefix?: string;
 }
 
 export interface Injection {
@@ -137,10 +140,11 @@ export function buildInjection(ranked: readonly MemoryView[], totalActive: numbe
     used += block.length + 2;
   }
   const omitted = totalActive - injectedIds.length;
+  const tools = options.toolPrefix ?? PROJECT_TOOL_PREFIX;
   const closing =
     omitted > 0
-      ? `${omitted} more memor${omitted === 1 ? 'y is' : 'ies are'} stored. Search them with the recall tool (mcp__ltm__recall) or /recall <query>; archived ones with search_archives.`
-      : 'Store new lessons with the store_memory tool (mcp__ltm__store_memory) or /remember.';
+      ? `${omitted} more memor${omitted === 1 ? 'y is' : 'ies are'} stored. Search them with the recall tool (${tools}recall) or /recall <query>; archived ones with search_archives.`
+      : `Store new lessons with the store_memory tool (${tools}store_memory) or /remember.`;
   if (totalActive === 0) {
     const text = `${intro}\n\nNo memories yet. ${closing}`;
     return { text, injectedIds, omitted: 0, estimatedTokens: estimateTokens(text) };

@@ -19,7 +19,7 @@ export interface SessionStartContext extends Injection {
 /**
  * @param session the number of the session starting (ranked as of it: recency counts from it)
  */
-export function sessionStartContext(store: MemoryStore, options: { session: number; situation: SessionSituation | null; budgetTokens: number }): SessionStartContext {
+export function sessionStartContext(store: MemoryStore, options: { session: number; situation: SessionSituation | null; budgetTokens: number; toolPrefix?: string }): SessionStartContext {
   const { memories_to_load } = store.config;
   const limit = Math.max(1, memories_to_load);
   const byPriority = store.topForSession(options.session, limit);
@@ -37,6 +37,7 @@ export function sessionStartContext(store: MemoryStore, options: { session: numb
       reasons,
       outdated: new Map(chosen.map((c) => [c.view.id, store.outdated(c.view)])),
       ...(situation ? { situation: describeSituation(situation) } : {}),
+      ...(options.toolPrefix ? { toolPrefix: options.toolPrefix } : {}),
     },
   );
   for (const id of reasons.keys()) if (!injection.injectedIds.includes(id)) reasons.delete(id);

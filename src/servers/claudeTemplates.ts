@@ -3,6 +3,7 @@
  * the CLAUDE.md block. Each carries a marker so that `ltm uninit`
  * removes exactly these and nothing a person wrote.
  */
+import { PROJECT_TOOL_PREFIX } from '../shared/toolNames';
 
 export const MANAGED_MARKER = '<!-- ltm:managed — installed by `ltm init`; `ltm uninit` removes this file -->';
 export const CLAUDE_MD_BEGIN = '<!-- LTM:BEGIN — managed by LTM; `ltm init` replaces and `ltm uninit` removes this block -->';
@@ -11,13 +12,19 @@ export const CLAUDE_MD_END = '<!-- LTM:END -->';
 // Claude Code passes the tools' structured answers to the model, so ask for a faithful presentation.
 const SHOW_AS_IS = 'Present the tool\'s answer to the user faithfully and readably (IDs, topics, counts as they are); add nothing, leave nothing out.';
 
-export const SLASH_COMMANDS: Record<string, string> = {
+/**
+ * The slash commands, for the tool names of one setup (see toolNames.ts):
+ * `ltm init` writes them with its marker, the plugin ships them without (a
+ * plugin's files are Claude Code's to remove).
+ */
+export function slashCommands(toolPrefix: string, marker: string | null): Record<string, string> {
+  const m = marker === null ? '' : `${marker}\n`;
+  return {
   'remember.md': `---
 description: Store a long-term memory for this project (LTM)
 argument-hint: "[topic]"
 ---
-${MANAGED_MARKER}
-Store a long-term memory with the \`mcp__ltm__store_memory\` tool.
+${m}Store a long-term memory with the \`${toolPrefix}store_memory\` tool.
 
 Topic given by the user: $ARGUMENTS
 
@@ -34,25 +41,23 @@ ${SHOW_AS_IS}
 description: Search long-term memories (LTM); --archives or --all to include archived ones
 argument-hint: "[--archives | --all] <query>"
 ---
-${MANAGED_MARKER}
-Search long-term memories for: $ARGUMENTS
+${m}Search long-term memories for: $ARGUMENTS
 
-- If the arguments start with \`--archives\`, call \`mcp__ltm__search_archives\` with the rest as the query.
-- If they start with \`--all\`, call \`mcp__ltm__recall\` with \`scope: "all"\` and the rest as the query.
-- Otherwise call \`mcp__ltm__recall\` with the arguments as the query.
+- If the arguments start with \`--archives\`, call \`${toolPrefix}search_archives\` with the rest as the query.
+- If they start with \`--all\`, call \`${toolPrefix}recall\` with \`scope: "all"\` and the rest as the query.
+- Otherwise call \`${toolPrefix}recall\` with the arguments as the query.
 - If nothing was given, ask what to search for.
 
-${SHOW_AS_IS} Then, if a result looks relevant, offer to open it with \`mcp__ltm__get_memory\`.
+${SHOW_AS_IS} Then, if a result looks relevant, offer to open it with \`${toolPrefix}get_memory\`.
 `,
   'forget.md': `---
 description: Forget a long-term memory by ID (LTM); its text stays restorable in the archive
 argument-hint: "<memory id> [--purge]"
 ---
-${MANAGED_MARKER}
-Forget the long-term memory: $ARGUMENTS
+${m}Forget the long-term memory: $ARGUMENTS
 
 - The first argument is a memory ID such as \`mem_1a2b3c4d\`. If none was given, ask for it (\`/recall\` finds IDs).
-- Call \`mcp__ltm__forget\` with that \`id\`. Only if the user wrote \`--purge\` pass \`purge: true\`, after confirming that the text will be deleted for good.
+- Call \`${toolPrefix}forget\` with that \`id\`. Only if the user wrote \`--purge\` pass \`purge: true\`, after confirming that the text will be deleted for good.
 
 ${SHOW_AS_IS}
 `,
@@ -60,19 +65,21 @@ ${SHOW_AS_IS}
 description: Long-term memory (LTM) status and maintenance — status, help, list, check, fix, restore
 argument-hint: "[status | help | list [--tag T] [--phase N] [--archives] | check | fix [--clean-archives] | restore <id> [importance]]"
 ---
-${MANAGED_MARKER}
-Run the LTM subcommand given in: $ARGUMENTS
+${m}Run the LTM subcommand given in: $ARGUMENTS
 
-- (nothing) or \`status\`: call \`mcp__ltm__ltm_status\`.
+- (nothing) or \`status\`: call \`${toolPrefix}ltm_status\`.
 - \`help\`: list these subcommands and the commands /remember, /recall and /forget, one line each.
-- \`list\`: call \`mcp__ltm__list_memories\`, passing \`tag\` for \`--tag T\`, \`phase\` for \`--phase N\`, and \`phase: 3\` for \`--archives\`.
-- \`check\`: call \`mcp__ltm__ltm_check\`.
-- \`fix\`: call \`mcp__ltm__ltm_fix\`; pass \`clean_orphaned_archives: true\` only for \`--clean-archives\`.
-- \`restore <id> [critical|important|normal|low]\`: call \`mcp__ltm__restore_memory\` with \`memory_id\` and, if given, \`importance\`.
+- \`list\`: call \`${toolPrefix}list_memories\`, passing \`tag\` for \`--tag T\`, \`phase\` for \`--phase N\`, and \`phase: 3\` for \`--archives\`.
+- \`check\`: call \`${toolPrefix}ltm_check\`.
+- \`fix\`: call \`${toolPrefix}ltm_fix\`; pass \`clean_orphaned_archives: true\` only for \`--clean-archives\`.
+- \`restore <id> [critical|important|normal|low]\`: call \`${toolPrefix}restore_memory\` with \`memory_id\` and, if given, \`importance\`.
 
 ${SHOW_AS_IS}
 `,
 };
+}
+
+export const SLASH_COMMANDS: Record<string, string> = slashCommands(PROJECT_TOOL_PREFIX, MANAGED_MARKER);
 
 export const CLAUDE_MD_BLOCK = `${CLAUDE_MD_BEGIN}
 ## Long-term memory (LTM)

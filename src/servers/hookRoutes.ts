@@ -134,6 +134,8 @@ export interface HookRoutesOptions {
    * quick and never throw (see gitSituation.ts); none when not given.
    */
   readSituation?: () => Promise<SessionSituation | null>;
+  /** How the sessions name LTM's tools, for the injected text (see toolNames.ts); `mcp__ltm__` by default. */
+  toolPrefix?: string;
 }
 
 export class HookRoutes {
@@ -337,6 +339,7 @@ export class HookRoutes {
       session: started.number,
       situation,
       budgetTokens: this.options.injectionBudgetTokens?.() ?? DEFAULT_INJECTION_BUDGET_TOKENS,
+      toolPrefix: this.options.toolPrefix,
     });
     this.queueAccesses(started.number, injection.injectedIds, 'injected');
     // A start after a compaction (or /clear) begins a new context: what it injects is all the session

@@ -23,6 +23,7 @@
  */
 import { SHELL_COMMANDS, type CommandHost } from './hookShell';
 import type { Json, JsonFileEdit } from './jsonFileEdit';
+import { PROJECT_TOOL_PREFIX } from '../shared/toolNames';
 
 /** Every hook command LTM writes contains this. */
 export const HOOK_COMMAND_MARK = '.claude/ltm/hooks/ltm-hook.';
@@ -30,7 +31,7 @@ export const HOOK_COMMAND_MARK = '.claude/ltm/hooks/ltm-hook.';
 const HTTP_AUTHORIZATION = 'Bearer $LTM_TOKEN';
 const LTM_HTTP_URL = /^http:\/\/127\.0\.0\.1:\d+\/hook\/[a-z_]+(\?|$)/;
 
-interface HookEvent {
+export interface HookEvent {
   event: string;
   endpoint: string;
   matcher?: string;
@@ -45,7 +46,7 @@ export const HOOK_EVENTS: readonly HookEvent[] = [
   { event: 'UserPromptSubmit', endpoint: 'user_prompt_submit', timeout: 3, perToolCall: true },
   // store_memory: to link the call to its session; the file tools: to offer the memories that name the file;
   // Agent (Task before): to keep the task for the subagent's SubagentStart, whose payload does not hold it.
-  { event: 'PreToolUse', endpoint: 'pre_tool_use', matcher: 'mcp__ltm__store_memory|Read|Edit|Write|MultiEdit|NotebookEdit|Agent|Task', timeout: 3, perToolCall: true },
+  { event: 'PreToolUse', endpoint: 'pre_tool_use', matcher: `${PROJECT_TOOL_PREFIX}store_memory|Read|Edit|Write|MultiEdit|NotebookEdit|Agent|Task`, timeout: 3, perToolCall: true },
   { event: 'PostToolUse', endpoint: 'post_tool_use', matcher: '*', timeout: 3, perToolCall: true },
   { event: 'PostToolUseFailure', endpoint: 'post_tool_use', matcher: '*', timeout: 3, perToolCall: true },
   // A subagent starts: the memories about its task. Claude Code runs http hooks for it, as for tool calls.

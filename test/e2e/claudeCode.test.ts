@@ -8,7 +8,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { FakeAnthropic, lastToolResult, textOf, type MessagesRequest, type ReplyScript } from '../support/fakeAnthropic';
-import { claudeBinary, runClaude, type ClaudeRun } from '../support/claudeCode';
+import { claudeBinary, hookAttachments, runClaude, type ClaudeRun, type HookAttachment } from '../support/claudeCode';
 import { ltm, ltmJson, requireBuiltCli, startServe, type RunningServer } from '../support/ltmProcess';
 import { setHookTransport } from '../../src/servers/claudeSetup';
 import { commandHostNow } from '../../src/servers/hookShell';
@@ -24,30 +24,6 @@ interface StateFile {
   last_eviction: string | null;
   sessions: Record<string, { compacted: boolean; tool_failures: number }>;
   config: Record<string, number>;
-}
-
-interface HookAttachment {
-  type: string;
-  hookName: string;
-  hookEvent: string;
-  command?: string;
-  stderr?: string;
-}
-
-/** The hook results Claude Code recorded in a session's transcript (`attachment` lines). */
-function hookAttachments(home: string, sessionId: string): HookAttachment[] {
-  const projects = path.join(home, '.claude', 'projects');
-  const file = fs
-    .readdirSync(projects)
-    .map((dir) => path.join(projects, dir, `${sessionId}.jsonl`))
-    .find((f) => fs.existsSync(f));
-  assert.ok(file, `no transcript for session ${sessionId}`);
-  return fs
-    .readFileSync(file, 'utf8')
-    .split('\n')
-    .filter(Boolean)
-    .map((line) => (JSON.parse(line) as { attachment?: HookAttachment }).attachment)
-    .filter((a): a is HookAttachment => a !== undefined && a.type.startsWith('hook_'));
 }
 
 /** A script that reads `count` files with the Read tool, one call per model turn, then answers `done`. */

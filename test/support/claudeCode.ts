@@ -2,7 +2,7 @@
  * Runs the real Claude Code CLI (the pinned version that scripts/setup-test-deps.sh
  * installs) offline against a FakeAnthropic.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -37,6 +37,8 @@ export interface ClaudeRunOptions {
   args?: string[];
   home: string;
   timeoutMs?: number;
+  /** What --allowedTools allows (default: the ltm server of .mcp.json and Read). */
+  allowedTools?: string;
 }
 
 /** Runs `claude -p <prompt>`; never uses --bare (it would skip hooks and .mcp.json). */
@@ -57,7 +59,7 @@ export function runClaude(prompt: string, options: ClaudeRunOptions): Promise<Cl
     LTM_MCP_URL: undefined,
     ...options.env,
   };
-  const args = ['-p', prompt, '--output-format', 'json', '--allowedTools', 'mcp__ltm,Read', ...(options.args ?? [])];
+  const args = ['-p', prompt, '--output-format', 'json', '--allowedTools', options.allowedTools ?? 'mcp__ltm,Read', ...(options.args ?? [])];
   const started = Date.now();
   return new Promise((resolve, reject) => {
     // Async spawn: the fake model runs in this process and must keep answering.
@@ -79,4 +81,35 @@ export function runClaude(prompt: string, options: ClaudeRunOptions): Promise<Cl
       resolve({ status, stdout, stderr, durationMs: Date.now() - started, result });
     });
   });
+}
+
+export interface HookAttachment {
+  type: string;
+  hookName: string;
+  hookEvent: string;
+  command?: string;
+  stderr?: string;
+}
+
+/** The hook results Claude Code recorded in a session's transcript (`attachment` lines). */
+export function hookAttachments(home: string, sessionId: string): HookAttachment[] {
+  const projects = path.join(home, '.claude', 'projects');
+  const file = fs
+    .readdirSync(projects)
+    .map((dir) => path.join(projects, dir, `${sessionId}.jsonl`))
+    .find((f) => fs.existsSync(f));
+  if (!file) throw new Error(`no transcript for session ${sessionId}`);
+  return fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => (JSON.parse(line) as { attachment?: HookAttachment }).attachment)
+    .filter((a): a is HookAttachment => a !== undefined && a.type.startsWith('hook_'));
+}
+
+/** A non-interactive `claude` subcommand (`plugin install …`) with a scratch HOME; no model is asked. */
+export function claudeCommand(args: string[], options: { home: string; cwd: string }): { status: number | null; stdout: string; stderr: string } {
+  const env = { ...process.env, HOME: options.home, CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1', DISABLE_TELEMETRY: '1', DISABLE_ERROR_REPORTING: '1' };
+  const r = spawnSync(claudeBinary(), args, { cwd: options.cwd, env, encoding: 'utf8', timeout: 60_000 });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }

@@ -1,0 +1,78 @@
+/**
+ * The files of the Claude Code plugin that scripts/buildPlugin.ts stages
+ * (besides the CLI bundle and the hook script it copies), derived from what
+ * `ltm init` writes so that both setups stay one: the same hook events and
+ * timeouts (hookSettings.ts), the same slash commands (claudeTemplates.ts)
+ * for the plugin's tool names, the same MCP tools served by `ltm mcp`.
+ *
+ * - SessionStart, PreCompact and SessionEnd run `ltm hook <event>` (Node):
+ *   it forwards to a running server, else answers on the store itself
+ *   (hookCommand.ts). They fire once per session or compaction.
+ * - The per-prompt and per-tool-call events run hooks/ltm-hook.sh (sh, no
+ *   Node): it forwards to a running server and exits 0 at once without one.
+ * - MCP: `ltm mcp` over stdio, one process per session; no port, no token.
+ */
+import { slashCommands } from './claudeTemplates';
+import { HOOK_EVENTS, type HookEvent } from './hookSettings';
+import { MCP_SERVER_NAME, PLUGIN_NAME, PLUGIN_TOOL_PREFIX, PROJECT_TOOL_PREFIX } from '../shared/toolNames';
+
+/** Where the bundle and the hook script are inside the plugin (the same places as in the repository and the npm package). */
+export const PLUGIN_CLI = 'dist/cli.js';
+export const PLUGIN_HOOK_SCRIPT = 'hooks/ltm-hook.sh';
+
+/** What the plugin's manifest takes from the extension's. */
+export interface PluginManifestSource {
+  version: string;
+  description: string;
+  license: string;
+  homepage: string;
+  keywords: readonly string[];
+}
+
+const ROOT = '${CLAUDE_PLUGIN_ROOT}';
+
+/**
+ * SessionStart's timeout in the plugin, in seconds. Without a server the hook
+ * opens the store itself: at 10,000 memories, the first time (no parse cache
+ * yet) took 4 s on a loaded 2-core machine (scripts/plugin-hook-timing.ts),
+ * next to the 5 s that suit a forward to a server. Claude Code waits for
+ * SessionStart only as long as the hook runs.
+ */
+export const PLUGIN_SESSION_START_TIMEOUT_S = 15;
+
+function pluginHook(spec: HookEvent): Record<string, unknown> {
+  const command = spec.perToolCall ? `sh "${ROOT}/${PLUGIN_HOOK_SCRIPT}" ${spec.endpoint}` : `node "${ROOT}/${PLUGIN_CLI}" hook ${spec.endpoint}`;
+  return { type: 'command', command, timeout: spec.event === 'SessionStart' ? Math.max(spec.timeout, PLUGIN_SESSION_START_TIMEOUT_S) : spec.timeout };
+}
+
+/** hooks/hooks.json: every event `ltm init` hooks, with the plugin's commands and tool names. */
+export function pluginHooks(): { hooks: Record<string, unknown[]> } {
+  const hooks: Record<string, unknown[]> = {};
+  for (const spec of HOOK_EVENTS) {
+    const group: Record<string, unknown> = {};
+    if (spec.matcher) group.matcher = spec.matcher.replaceAll(PROJECT_TOOL_PREFIX, PLUGIN_TOOL_PREFIX);
+    group.hooks = [pluginHook(spec)];
+    (hooks[spec.event] ??= []).push(group);
+  }
+  return { hooks };
+}
+
+/** Every generated file of the plugin, by its path inside the plugin. */
+export function pluginFiles(source: PluginManifestSource): Record<string, string> {
+  const json = (value: unknown) => `${JSON.stringify(value, null, 2)}\n`;
+  const files: Record<string, string> = {
+    '.claude-plugin/plugin.json': json({
+      name: PLUGIN_NAME,
+      version: source.version,
+      description: source.description,
+      author: { name: 'LTM' },
+      homepage: source.homepage,
+      license: source.license,
+      keywords: source.keywords,
+    }),
+    '.mcp.json': json({ mcpServers: { [MCP_SERVER_NAME]: { command: 'node', args: [`${ROOT}/${PLUGIN_CLI}`, 'mcp'] } } }),
+    'hooks/hooks.json': json(pluginHooks()),
+  };
+  for (const [name, text] of Object.entries(slashCommands(PLUGIN_TOOL_PREFIX, null))) files[`commands/${name}`] = text;
+  return files;
+}

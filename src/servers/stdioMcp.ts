@@ -1,0 +1,56 @@
+/**
+ * `ltm mcp`: the MCP tools (mcpTools.ts) over standard input and output, for
+ * one Claude Code session, as the Claude Code plugin runs them. No port and
+ * no token: Claude Code starts the process and is its only client. Sessions
+ * running at once are as many processes on one store; its cross-process
+ * lock keeps their writes (and those of a server or a hook) apart, and the
+ * watcher shows each one what the others wrote.
+ */
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { SessionTracker } from '../core/sessions';
+import { MemoryStore } from '../core/store';
+import type { Readable, Writable } from 'node:stream';
+import { gitRenameLookup } from './gitRenames';
+import { createMcpServer } from './mcpTools';
+
+export interface StdioMcpOptions {
+  projectDir: string;
+  version: string;
+  /** The Claude Code session this process serves (Claude Code sets CLAUDE_CODE_SESSION_ID for it). */
+  sessionId?: string;
+  /** Standard input and output unless given (tests pass their own). */
+  input?: Readable;
+  output?: Writable;
+}
+
+/**
+ * Serves until the client closes standard input (Claude Code does when the
+ * session ends). The store is prepared, not read, so the handshake is
+ * answered at once; the first tool call reads it. A project without memories
+ * gets `.claude/ltm/` at its first write only.
+ */
+export async function serveStdioMcp(options: StdioMcpOptions): Promise<void> {
+  const store = MemoryStore.prepare(options.projectDir, { watch: true, renames: gitRenameLookup(options.projectDir) });
+  const sessions = new SessionTracker(store);
+  const server = createMcpServer({
+    store,
+    sessions,
+    version: options.version,
+    // Every tool call of this process is the session's: its difficulty and number apply.
+    sessionForToolUse: () => options.sessionId,
+  });
+  const transport = new StdioServerTransport(options.input, options.output);
+  const closed = new Promise<void>((resolve) => {
+    transport.onclose = () => resolve();
+    (options.input ?? process.stdin).once('end', () => resolve());
+  });
+  try {
+    await server.connect(transport);
+    await closed;
+  } finally {
+    await server.close().catch(() => undefined);
+    await store.settled();
+    if (store.isOpen) store.flushCaches();
+    store.dispose();
+  }
+}

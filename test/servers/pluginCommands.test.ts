@@ -1,0 +1,199 @@
+/**
+ * The commands the Claude Code plugin runs, as the real built CLI
+ * (dist/cli.js) in child processes: `ltm mcp` with the real MCP SDK client
+ * over stdio, and `ltm hook <event>` with and without a running server.
+ */
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { MemoryStore } from '../../src/core/store';
+import { runHookCommand } from '../../src/servers/hookCommand';
+import { PLUGIN_TOOL_PREFIX, PROJECT_TOOL_PREFIX } from '../../src/shared/toolNames';
+import { CLI, TOOL_NAMES, closedPort, deadPid, readState, serverJsonPath, sessionStartPayload, startTestServer, type Json } from './serverKit';
+import { ltmRoot, makeTempProject, removeDir, snapshotDiff, snapshotFiles } from '../unit/storeTestKit';
+
+/** `ltm hook <event>` as Claude Code runs it: the payload on stdin, the project in CLAUDE_PROJECT_DIR. */
+function runHook(event: string, payload: string, project: string, env: Record<string, string | undefined> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, 'hook', event], {
+      cwd: project,
+      env: { ...process.env, CLAUDE_PROJECT_DIR: project, LTM_PORT: undefined, LTM_TOKEN: undefined, ...env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(payload);
+  });
+}
+
+function contextOf(stdout: string): string {
+  return ((JSON.parse(stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput).additionalContext;
+}
+
+async function stdioClient(project: string, env: Record<string, string> = {}): Promise<Client> {
+  const client = new Client({ name: 'ltm-plugin-test', version: '1' });
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], cwd: project, env: { ...(process.env as Record<string, string>), CLAUDE_PROJECT_DIR: project, ...env }, stderr: 'pipe' }));
+  return client;
+}
+
+function structured(result: unknown): Json {
+  return (result as { structuredContent: Json }).structuredContent;
+}
+
+describe('ltm mcp (stdio, as the plugin runs it)', function () {
+  this.timeout(60_000);
+  let project: string;
+  beforeEach(() => (project = makeTempProject('ltm-mcp-stdio-')));
+  afterEach(() => removeDir(project));
+
+  it('offers the same tools as the HTTP server, and creates the store only with the first memory', async () => {
+    const client = await stdioClient(project);
+    try {
+      const { tools } = await client.listTools();
+      assert.deepEqual(tools.map((t) => t.name).sort(), TOOL_NAMES);
+      assert.ok(!fs.existsSync(ltmRoot(project)), 'starting creates nothing in the project');
+      const stored = structured(await client.callTool({ name: 'store_memory', arguments: { topic: 'Stdio works', content: 'The plugin serves MCP over stdio.' } }));
+      assert.equal(stored.success, true);
+      const recalled = structured(await client.callTool({ name: 'recall', arguments: { query: 'stdio plugin' } }));
+      assert.equal((recalled.memories as { id: string }[])[0]?.id, stored.id);
+    } finally {
+      await client.close();
+    }
+    const store = MemoryStore.open(project);
+    try {
+      assert.deepEqual(store.list({}).memories.map((m) => m.topic), ['Stdio works']);
+    } finally {
+      store.dispose();
+    }
+  });
+
+  it('the project comes from CLAUDE_PROJECT_DIR when Claude Code starts it in a subfolder', async () => {
+    const sub = path.join(project, 'packages', 'a');
+    fs.mkdirSync(sub, { recursive: true });
+    const client = await stdioClient(sub, { CLAUDE_PROJECT_DIR: project });
+    try {
+      await client.callTool({ name: 'store_memory', arguments: { topic: 'Root store', content: 'Stored at the project root.' } });
+    } finally {
+      await client.close();
+    }
+    assert.ok(fs.existsSync(path.join(ltmRoot(project), 'memories')));
+    assert.ok(!fs.existsSync(path.join(sub, '.claude')));
+  });
+
+  it('many sessions at once are many processes on one store: every write lands, the store stays healthy', async () => {
+    const clients = await Promise.all([0, 1, 2].map(() => stdioClient(project)));
+    try {
+      const results = await Promise.all(
+        clients.flatMap((client, c) =>
+          [0, 1, 2, 3, 4].map((i) => client.callTool({ name: 'store_memory', arguments: { topic: `Session ${c} lesson ${i}`, content: `Lesson ${i} learned by session ${c} about topic ${c * 10 + i}.` } })),
+        ),
+      );
+      assert.ok(results.every((r) => structured(r).success === true), JSON.stringify(results.find((r) => structured(r).success !== true)));
+      // Each process sees what the others wrote.
+      const listed = structured(await clients[0]!.callTool({ name: 'list_memories', arguments: { limit: 50 } }));
+      assert.equal((listed.memories as unknown[]).length, 15);
+    } finally {
+      await Promise.all(clients.map((c) => c.close()));
+    }
+    const store = MemoryStore.open(project);
+    try {
+      assert.equal(store.list({ limit: 50 }).memories.length, 15);
+      assert.equal(store.check().healthy, true, JSON.stringify(store.check()));
+    } finally {
+      store.dispose();
+    }
+  });
+});
+
+describe('ltm hook <event> (as the plugin runs it)', function () {
+  this.timeout(60_000);
+  let project: string;
+  beforeEach(() => (project = makeTempProject('ltm-hook-cmd-')));
+  afterEach(() => removeDir(project));
+
+  const seed = async (topic: string) => {
+    const store = MemoryStore.open(project);
+    try {
+      await store.store({ topic, content: `${topic}: the details.`, tags: [] });
+    } finally {
+      store.dispose();
+    }
+  };
+
+  it('without a server, SessionStart injects the memories, counts the session and SessionEnd closes it', async () => {
+    await seed('Injected without a server');
+    const start = await runHook('session_start', JSON.stringify(sessionStartPayload('plug-1')), project);
+    assert.equal(start.code, 0);
+    assert.equal(start.stderr, '');
+    const context = contextOf(start.stdout);
+    assert.match(context, /Injected without a server/);
+    assert.ok(context.includes(`${PLUGIN_TOOL_PREFIX}store_memory`), 'the plugin names its own tools');
+    assert.equal(readState(project).session_count, 1);
+    assert.ok(readState(project).sessions['plug-1'], 'the session is open');
+    const end = await runHook('session_end', JSON.stringify({ session_id: 'plug-1', hook_event_name: 'SessionEnd', reason: 'other' }), project);
+    assert.deepEqual([end.code, end.stdout, end.stderr], [0, '', '']);
+    assert.deepEqual(readState(project).sessions, {});
+  });
+
+  it('in a project without memories, SessionStart says how to store one and creates nothing', async () => {
+    const run = await runHook('session_start', JSON.stringify(sessionStartPayload('plug-2')), project);
+    assert.equal(run.code, 0);
+    assert.match(contextOf(run.stdout), /No memories yet/);
+    assert.ok(!fs.existsSync(ltmRoot(project)));
+  });
+
+  it('the per-tool-call events are not answered without a server: nothing printed, nothing written', async () => {
+    await seed('Tool call memory');
+    const before = snapshotFiles(ltmRoot(project));
+    for (const event of ['user_prompt_submit', 'pre_tool_use', 'post_tool_use', 'subagent_start']) {
+      const run = await runHook(event, JSON.stringify({ session_id: 'plug-3', prompt: 'Tool call memory details please', tool_name: 'Read' }), project);
+      assert.deepEqual([run.code, run.stdout, run.stderr], [0, '', ''], event);
+    }
+    assert.deepEqual(snapshotDiff(before, snapshotFiles(ltmRoot(project))), []);
+  });
+
+  it('never fails Claude Code: bad JSON, an unknown event, a stale server.json', async () => {
+    await seed('Still injected');
+    for (const [event, payload] of [['session_start', '{not json'], ['no_such_event', '{}'], ['session_start', '']] as const) {
+      const run = await runHook(event, payload, project);
+      assert.equal(run.code, 0, `${event} ${payload}`);
+      assert.equal(run.stderr, '');
+    }
+    // server.json of a server that died: answered here, at once.
+    fs.writeFileSync(serverJsonPath(project), JSON.stringify({ port: await closedPort(), token: 'x'.repeat(43), pid: deadPid(), version: 'old', started_at: new Date().toISOString(), url: 'http://127.0.0.1:1', project }));
+    const run = await runHook('session_start', JSON.stringify(sessionStartPayload('plug-4')), project);
+    assert.match(contextOf(run.stdout), /Still injected/);
+    // LTM_PORT/LTM_TOKEN of a server that is gone: answered here too.
+    const viaEnv = await runHook('session_start', JSON.stringify(sessionStartPayload('plug-5')), project, { LTM_PORT: String(await closedPort()), LTM_TOKEN: 'y'.repeat(43) });
+    assert.match(contextOf(viaEnv.stdout), /Still injected/);
+  });
+
+  it('when the project has a server (VS Code, ltm serve), the hook goes to it: one set of counters, one store', async () => {
+    const t = await startTestServer({ prepare: (store) => void store.store({ topic: 'Server memory', content: 'Answered by the running server.', tags: [] }) });
+    try {
+      await t.store.settled();
+      const payload = JSON.stringify(sessionStartPayload('plug-6'));
+      const answered = await runHookCommand({ event: 'session_start', payload, projectDir: t.project, env: {}, toolPrefix: PLUGIN_TOOL_PREFIX });
+      assert.equal(answered.answeredBy, 'server');
+      assert.match(contextOf(answered.stdout), /Server memory/);
+      // The server's own text: the server does not know which setup the session uses.
+      assert.ok(contextOf(answered.stdout).includes(PROJECT_TOOL_PREFIX));
+      // The CLI, found through server.json as the plugin finds it.
+      const run = await runHook('session_start', JSON.stringify(sessionStartPayload('plug-7')), t.project);
+      assert.match(contextOf(run.stdout), /Server memory/);
+      await t.idle();
+      assert.equal(readState(t.project).session_count, 2);
+      const offered = await runHookCommand({ event: 'user_prompt_submit', payload: JSON.stringify({ session_id: 'plug-8', prompt: 'why is the running server answering this memory' }), projectDir: t.project, env: {} });
+      assert.equal(offered.answeredBy, 'server');
+    } finally {
+      await t.stop();
+    }
+  });
+});
