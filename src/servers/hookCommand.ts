@@ -93,12 +93,12 @@ async function forwardToServer(input: HookCommandInput): Promise<string | null> 
 }
 
 /**
- * An HTTP header holds Latin-1 only: a project path with other characters
- * cannot be sent (fetch refuses it), so such a project is answered here.
+ * The project path as the hook script sends it: its UTF-8 bytes. fetch takes
+ * a header value as one character per byte, so the bytes are spelled as
+ * Latin-1 characters; the server reads them back as UTF-8 (utf8HeaderValue).
  */
 function encodeProjectHeader(project: string): string {
-  if (!/^[\u0020-\u007e\u00a0-\u00ff]*$/.test(project)) throw new Error('project path is not Latin-1');
-  return project;
+  return Buffer.from(project, 'utf8').toString('latin1');
 }
 
 function parsePayload(text: string): unknown {

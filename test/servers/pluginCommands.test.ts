@@ -196,4 +196,18 @@ describe('ltm hook <event> (as the plugin runs it)', function () {
       await t.stop();
     }
   });
+
+  it('a project whose path is not ASCII reaches its server too (the path is sent as UTF-8, as the hook script sends it)', async () => {
+    const parent = makeTempProject('ltm-hook-utf8-');
+    const accented = path.join(parent, 'café 日本 projet');
+    fs.mkdirSync(accented);
+    const t = await startTestServer({ project: accented });
+    try {
+      const answered = await runHookCommand({ event: 'session_start', payload: JSON.stringify(sessionStartPayload('plug-9')), projectDir: accented, env: {} });
+      assert.equal(answered.answeredBy, 'server');
+    } finally {
+      await t.stop();
+      removeDir(parent);
+    }
+  });
 });
