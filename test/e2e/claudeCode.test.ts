@@ -61,6 +61,18 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
       env: env ?? { LTM_PORT: String(server.port), LTM_TOKEN: server.token },
     });
   const script = (s: ReplyScript) => fake.setScript(s);
+  /** Store limits in state.json, as a person sets them. */
+  const setConfig = (config: Partial<StateFile['config']>) => {
+    const state = readState();
+    Object.assign(state.config, config);
+    fs.writeFileSync(path.join(project, '.claude/ltm/state.json'), JSON.stringify(state, null, 2));
+  };
+  /** Stores a memory with the CLI, as a person would; returns its ID. */
+  const storeWithCli = (topic: string, content: string, tags: string): string => {
+    const stored = ltm(['store', '--project', project, '--json', '--topic', topic, '--content', content, '--tags', tags]);
+    assert.equal(stored.status, 0, stored.stderr);
+    return (JSON.parse(stored.stdout) as { id: string }).id;
+  };
 
   before(async () => {
     requireBuiltCli();
@@ -201,11 +213,8 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     // The earlier sessions' end-of-session maintenance runs in the server's first pause of 150 ms
     // between hooks; let it finish before the limit is lowered, or it would evict under the new limit too.
     await new Promise((r) => setTimeout(r, 1_000));
-    const statePath = path.join(project, '.claude/ltm/state.json');
     const state = readState();
-    state.config.max_memories = 1;
-    state.config.eviction_batch_size = 1;
-    fs.writeFileSync(statePath, JSON.stringify(state, null, 2));
+    setConfig({ max_memories: 1, eviction_batch_size: 1 });
     const beforeList = ltmJson<{ memories: { id: string; phase: number; priority: number }[] }>(['list', '--project', project]);
     assert.equal(beforeList.memories.length, 2);
     const lowest = beforeList.memories[beforeList.memories.length - 1]!;
@@ -223,20 +232,13 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
   });
 
   it('a prompt about a low-priority memory gets it in the very next model request; an unrelated prompt gets nothing', async () => {
-    const statePath = path.join(project, '.claude/ltm/state.json');
-    const state = readState();
     // Only the top memory is injected at session start: the one the prompt is about must come from the prompt.
-    state.config.max_memories = 100;
-    state.config.memories_to_load = 1;
-    fs.writeFileSync(statePath, JSON.stringify(state, null, 2));
-    const stored = ltm([
-      'store', '--project', project, '--json',
-      '--topic', 'Gradle build cache serves stale Kotlin classes',
-      '--content', 'After switching branches the Gradle build cache served stale Kotlin classes. Fix: ./gradlew --stop, then delete ~/.gradle/caches/build-cache-1.',
-      '--tags', 'gradle,kotlin,importance:low',
-    ]);
-    assert.equal(stored.status, 0, stored.stderr);
-    const id = (JSON.parse(stored.stdout) as { id: string }).id;
+    setConfig({ max_memories: 100, memories_to_load: 1 });
+    const id = storeWithCli(
+      'Gradle build cache serves stale Kotlin classes',
+      'After switching branches the Gradle build cache served stale Kotlin classes. Fix: ./gradlew --stop, then delete ~/.gradle/caches/build-cache-1.',
+      'gradle,kotlin,importance:low',
+    );
 
     script(() => ({ text: 'looking' }));
     let before = fake.requests.length;
@@ -261,14 +263,11 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
 
   it('a prompt that says it in other words still gets that low-priority memory, and says which words stood for which', async () => {
     // memories_to_load is 1 since the test above, so this memory can only come from the prompt.
-    const stored = ltm([
-      'store', '--project', project, '--json',
-      '--topic', 'API pods OOMKilled at the 512Mi memory limit',
-      '--content', 'Pods restarted with reason OOMKilled and exit code 137: Node sized its heap from the host, not the container limit. NODE_OPTIONS=--max-old-space-size=384 fixes it.',
-      '--tags', 'kubernetes,node,importance:low',
-    ]);
-    assert.equal(stored.status, 0, stored.stderr);
-    const id = (JSON.parse(stored.stdout) as { id: string }).id;
+    const id = storeWithCli(
+      'API pods OOMKilled at the 512Mi memory limit',
+      'Pods restarted with reason OOMKilled and exit code 137: Node sized its heap from the host, not the container limit. NODE_OPTIONS=--max-old-space-size=384 fixes it.',
+      'kubernetes,node,importance:low',
+    );
 
     script(() => ({ text: 'looking' }));
     const before = fake.requests.length;
@@ -320,14 +319,12 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
   });
 
   it('a failing tool call whose error matches a memory gets it in the next model request', async () => {
-    const stored = ltm([
-      'store', '--project', project, '--json',
-      // Named without the file's name: what brings it is the failure, not the file (see the next test).
-      '--topic', 'Legacy settings ini replaced by settings.yaml',
-      '--content', 'The old legacy settings in ini format are gone since the v2 config loader; read settings.yaml instead.',
-      '--tags', 'config,importance:low',
-    ]);
-    assert.equal(stored.status, 0, stored.stderr);
+    // Named without the file's name: what brings it is the failure, not the file (see the next test).
+    storeWithCli(
+      'Legacy settings ini replaced by settings.yaml',
+      'The old legacy settings in ini format are gone since the v2 config loader; read settings.yaml instead.',
+      'config,importance:low',
+    );
     script((req) => (lastToolResult(req) ? { text: 'noted' } : { toolUse: { name: 'Read', input: { file_path: path.join(project, 'legacy-settings.ini') } } }));
     const before = fake.requests.length;
     const run = await claude('show me the startup options');
@@ -342,13 +339,11 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
   it('reading a file that a memory names brings that memory along with the file', async () => {
     // As in the prompt test: only the top memory is injected at start, so this low-priority one is not.
     assert.equal(readState().config.memories_to_load, 1);
-    const stored = ltm([
-      'store', '--project', project, '--json',
-      '--topic', 'Rate limits live in throttle-rules.yaml',
-      '--content', 'throttle-rules.yaml is read once at start: restart the API after editing it.',
-      '--tags', 'api,importance:low',
-    ]);
-    assert.equal(stored.status, 0, stored.stderr);
+    storeWithCli(
+      'Rate limits live in throttle-rules.yaml',
+      'throttle-rules.yaml is read once at start: restart the API after editing it.',
+      'api,importance:low',
+    );
     fs.writeFileSync(path.join(project, 'throttle-rules.yaml'), 'limit: 10\n');
     script((req) => (lastToolResult(req) ? { text: 'read it' } : { toolUse: { name: 'Read', input: { file_path: path.join(project, 'throttle-rules.yaml') } } }));
     const before = fake.requests.length;
@@ -361,18 +356,13 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
   });
 
   it('through the command hook too (a session that started before the server switched the hooks), reading a file brings its memory', async () => {
-    const statePath = path.join(project, '.claude/ltm/state.json');
-    const state = readState();
     // Only the top memory at session start: this low-priority one can only come with the file.
-    state.config.memories_to_load = 1;
-    fs.writeFileSync(statePath, JSON.stringify(state, null, 2));
-    const stored = ltm([
-      'store', '--project', project, '--json',
-      '--topic', 'Retry policy lives in backoff-rules.toml',
-      '--content', 'backoff-rules.toml caps retries at 5 with jitter; the client reads it at every request.',
-      '--tags', 'http,importance:low',
-    ]);
-    assert.equal(stored.status, 0, stored.stderr);
+    setConfig({ memories_to_load: 1 });
+    storeWithCli(
+      'Retry policy lives in backoff-rules.toml',
+      'backoff-rules.toml caps retries at 5 with jitter; the client reads it at every request.',
+      'http,importance:low',
+    );
     fs.writeFileSync(path.join(project, 'backoff-rules.toml'), 'retries = 5\n');
     const settingsFile = path.join(project, '.claude/settings.local.json');
     const withHttp = fs.readFileSync(settingsFile, 'utf8');
@@ -470,14 +460,11 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
       const r = spawnSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@t.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd: project, encoding: 'utf8' });
       assert.equal(r.status, 0, r.stderr);
     };
-    const stored = ltm([
-      'store', '--project', project, '--json',
-      '--topic', 'Connection pool size',
-      '--content', 'src/db/pool.ts caps the pool at 10 connections: Postgres allows 20 across two services.',
-      '--tags', 'postgres,importance:low',
-    ]);
-    assert.equal(stored.status, 0, stored.stderr);
-    const poolId = (JSON.parse(stored.stdout) as { id: string }).id;
+    const poolId = storeWithCli(
+      'Connection pool size',
+      'src/db/pool.ts caps the pool at 10 connections: Postgres allows 20 across two services.',
+      'postgres,importance:low',
+    );
     git('init', '-q', '-b', 'feature/pool-sizing');
     fs.mkdirSync(path.join(project, 'src/db'), { recursive: true });
     fs.writeFileSync(path.join(project, 'src/db/pool.ts'), 'export const size = 10;\n');
@@ -514,10 +501,7 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     const on = ltm(['review', '--on', '--project', project]);
     assert.equal(on.status, 0, on.stderr);
     // Room for every memory at session start: what keeps this one out must be its review, not the limit.
-    const statePath = path.join(project, '.claude/ltm/state.json');
-    const state = readState();
-    state.config.memories_to_load = 50;
-    fs.writeFileSync(statePath, JSON.stringify(state, null, 2));
+    setConfig({ memories_to_load: 50 });
     const content = 'Feature flags are read from config/flags.yaml once at boot: hot reload is disabled in production, so restart the worker after editing flags.';
     script((req) => {
       const toolResult = lastToolResult(req);
