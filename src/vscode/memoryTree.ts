@@ -10,7 +10,8 @@ import { CommandId } from './commandIds';
 import type { FolderWithStore } from './folderMemory';
 import { DisposableOwner } from './lifecycle';
 import { markStale } from './staleMarks';
-import type { GroupBy, TreeSort } from './settings';
+import type { TreeSort } from './settings';
+import { groupMemories, matchesFilter, normalizeFilter, type GroupBy, type MemoryFilter, type MemoryGroup } from './memoryGroups';
 import { demotionText, lastUsedText, usageText, type ListSort } from '../core/usage';
 import type { WorkspaceMemories } from './workspaceMemories';
 
@@ -19,7 +20,7 @@ export type MemoryTreeNode =
   | { kind: 'folder'; folder: FolderWithStore }
   /** Memories Claude stored while the project reviews new ones: not used until approved. */
   | { kind: 'inbox'; folder: FolderWithStore; memories: MemoryView[] }
-  | { kind: 'group'; folder: FolderWithStore; label: string; phase?: number; tag?: string | null; memories: MemoryView[] }
+  | { kind: 'group'; folder: FolderWithStore; group: MemoryGroup }
   | { kind: 'memory'; folder: FolderWithStore; memory: MemoryView };
 
 const PHASE_ICONS: Record<Phase, string> = {
@@ -83,6 +84,26 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
     this.changed.fire(undefined);
   }
 
+  private filterValue: MemoryFilter | undefined;
+
+  /** The filter the view applies, if any (ltm.filter, ltm.clearFilter). */
+  get filter(): MemoryFilter | undefined {
+    return this.filterValue;
+  }
+
+  setFilter(filter: MemoryFilter | undefined): void {
+    this.filterValue = normalizeFilter(filter);
+    this.changed.fire(undefined);
+  }
+
+  /** How many memories (active, archived and awaiting review) the view shows now, with the filter. */
+  shownCount(): number {
+    return this.memories.withStores().reduce((sum, folder) => {
+      const groups = this.groups(folder);
+      return sum + groups.reduce((n, g) => n + (g.kind === 'group' ? g.group.memories.length : g.kind === 'inbox' ? g.memories.length : 0), 0);
+    }, 0);
+  }
+
   refresh(): void {
     this.changed.fire(undefined);
   }
@@ -95,35 +116,21 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
       return folders.map((folder) => ({ kind: 'folder', folder }));
     }
     if (node.kind === 'folder') return this.groups(node.folder);
-    if (node.kind === 'group' || node.kind === 'inbox') return node.memories.map((memory) => ({ kind: 'memory', folder: node.folder, memory }));
+    if (node.kind === 'group') return node.group.memories.map((memory) => ({ kind: 'memory', folder: node.folder, memory }));
+    if (node.kind === 'inbox') return node.memories.map((memory) => ({ kind: 'memory', folder: node.folder, memory }));
     return [];
   }
 
   /** The Inbox first, when anything awaits review; then the groups of memories in use and archived. */
   private groups(folder: FolderWithStore): MemoryTreeNode[] {
-    const awaiting = folder.store.awaitingReview();
+    const awaiting = folder.store.awaitingReview().filter((m) => matchesFilter(m, this.filterValue));
     const inbox: MemoryTreeNode[] = awaiting.length > 0 ? [{ kind: 'inbox', folder, memories: awaiting }] : [];
     return [...inbox, ...this.memoryGroups(folder)];
   }
 
   private memoryGroups(folder: FolderWithStore): MemoryTreeNode[] {
-    const all = memoriesOf(folder, this.sortByValue);
-    if (this.groupByValue === 'phase') {
-      return PHASES.map(({ phase, label }) => ({ kind: 'group' as const, folder, label, phase, memories: all.filter((m) => m.phase === phase) })).filter(
-        (g) => g.memories.length > 0,
-      );
-    }
-    const byTag = new Map<string, MemoryView[]>();
-    const untagged: MemoryView[] = [];
-    for (const m of all) {
-      if (m.tags.length === 0) untagged.push(m);
-      for (const tag of m.tags) byTag.set(tag, [...(byTag.get(tag) ?? []), m]);
-    }
-    const groups: MemoryTreeNode[] = [...byTag]
-      .sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1))
-      .map(([tag, memories]) => ({ kind: 'group', folder, label: tag, tag, memories }));
-    if (untagged.length > 0) groups.push({ kind: 'group', folder, label: '(untagged)', tag: null, memories: untagged });
-    return groups;
+    const shown = memoriesOf(folder, this.sortByValue).filter((m) => matchesFilter(m, this.filterValue));
+    return groupMemories(shown, this.groupByValue).map((group) => ({ kind: 'group', folder, group }));
   }
 
   getTreeItem(node: MemoryTreeNode): vscode.TreeItem {
@@ -146,13 +153,17 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
       return item;
     }
     if (node.kind === 'group') {
-      const phase = PHASES.find((p) => p.phase === node.phase);
-      const collapsed = node.phase === 3 || (node.phase === undefined && node.memories.length > 20);
-      const item = new vscode.TreeItem(node.label, collapsed ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
-      item.description = String(node.memories.length);
+      const { group } = node;
+      const phase = PHASES.find((p) => p.phase === group.phase);
+      const item = new vscode.TreeItem(group.label, group.collapsed ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
+      const n = group.memories.length;
+      item.description = String(n);
       item.iconPath = new vscode.ThemeIcon(phase ? phase.icon : 'tag');
-      item.id = `group:${node.folder.folder.uri.toString()}:${this.groupByValue}:${node.label}`;
+      item.id = `group:${node.folder.folder.uri.toString()}:${this.groupByValue}:${group.label}`;
       item.contextValue = 'group';
+      // A bare tag or number read aloud says little: say what the row is.
+      const what = group.tag === undefined ? group.label : group.tag === null ? 'memories without a tag' : `tag ${group.tag}`;
+      item.accessibilityInformation = { label: `${what}, ${n} memor${n === 1 ? 'y' : 'ies'}` };
       return item;
     }
     return this.memoryItem(node.folder, node.memory);
