@@ -23,6 +23,10 @@ export type MemoryTreeNode =
   | { kind: 'group'; folder: FolderWithStore; group: MemoryGroup }
   | { kind: 'memory'; folder: FolderWithStore; memory: MemoryView };
 
+export function isMemoryNode(value: unknown): value is Extract<MemoryTreeNode, { kind: 'memory' }> {
+  return Boolean(value && typeof value === 'object' && (value as MemoryTreeNode).kind === 'memory');
+}
+
 const PHASE_ICONS: Record<Phase, string> = {
   [Phase.Full]: 'note',
   [Phase.Hint]: 'lightbulb',
