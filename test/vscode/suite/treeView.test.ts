@@ -102,6 +102,18 @@ describe('the Memories view', () => {
     assert.equal((await api.memoryTree.getTreeItem(docker)).accessibilityInformation?.label, 'tag docker, 1 memory');
   });
 
+  it('asks before forgetting the rows selected in the tree, and forgets nothing unless the person confirms', async () => {
+    const rows = await Promise.all([rowOf(ids.pool!), rowOf(ids.plain!)]);
+    // Nobody can answer here: VS Code refuses modal dialogs to extension tests, so the question fails, which must count as a "no".
+    const outcome = await Promise.race([
+      vscode.commands.executeCommand<unknown[] | undefined>('ltm.forget', rows[0], rows),
+      new Promise((r) => setTimeout(() => r('still asking'), 5_000)),
+    ]);
+    assert.notEqual(outcome, 'still asking');
+    assert.ok(!outcome || (Array.isArray(outcome) && outcome.length === 0), JSON.stringify(outcome));
+    assert.ok(fs.existsSync(fileOf(ids.pool!)) && fs.existsSync(fileOf(ids.plain!)), 'nothing was forgotten');
+  });
+
   it('forgets several memories at once, and Undo restores them as they were', async () => {
     const before = { pool: fs.readFileSync(fileOf(ids.pool!), 'utf8'), compose: fs.readFileSync(fileOf(ids.compose!), 'utf8') };
     const forgotten = await vscode.commands.executeCommand<{ id: string }[]>('ltm.forget', { ids: [ids.pool, ids.compose] });
