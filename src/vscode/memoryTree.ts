@@ -21,7 +21,8 @@ export type MemoryTreeNode =
   /** Memories Claude stored while the project reviews new ones: not used until approved. */
   | { kind: 'inbox'; folder: FolderWithStore; memories: MemoryView[] }
   | { kind: 'group'; folder: FolderWithStore; group: MemoryGroup }
-  | { kind: 'memory'; folder: FolderWithStore; memory: MemoryView };
+  /** `groupKey`: the group it is listed in (by tag, a memory is a row of each of its tags' groups). */
+  | { kind: 'memory'; folder: FolderWithStore; memory: MemoryView; groupKey?: string };
 
 export function isMemoryNode(value: unknown): value is Extract<MemoryTreeNode, { kind: 'memory' }> {
   return Boolean(value && typeof value === 'object' && (value as MemoryTreeNode).kind === 'memory');
@@ -48,6 +49,11 @@ const IMPORTANCE_COLOR: Partial<Record<Importance, string>> = {
 
 /** The store's order for each of the view's. */
 const LIST_SORT: Record<TreeSort, ListSort> = { priority: 'priority', lastUsed: 'used', created: 'created' };
+
+/** A group's key among its folder's: a tag may be called "Archived" or "(untagged)" too. */
+function groupKey(group: MemoryGroup): string {
+  return group.phase !== undefined ? `phase:${group.phase}` : group.tag === null ? 'untagged' : `tag:${group.tag}`;
+}
 
 /** Memories of a folder, active ones in the view's order and then archived ones, newest first. */
 function memoriesOf(folder: FolderWithStore, sortBy: TreeSort): MemoryView[] {
@@ -120,7 +126,7 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
       return folders.map((folder) => ({ kind: 'folder', folder }));
     }
     if (node.kind === 'folder') return this.groups(node.folder);
-    if (node.kind === 'group') return node.group.memories.map((memory) => ({ kind: 'memory', folder: node.folder, memory }));
+    if (node.kind === 'group') return node.group.memories.map((memory) => ({ kind: 'memory', folder: node.folder, memory, groupKey: groupKey(node.group) }));
     if (node.kind === 'inbox') return node.memories.map((memory) => ({ kind: 'memory', folder: node.folder, memory }));
     return [];
   }
@@ -163,22 +169,23 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
       const n = group.memories.length;
       item.description = String(n);
       item.iconPath = new vscode.ThemeIcon(phase ? phase.icon : 'tag');
-      item.id = `group:${node.folder.folder.uri.toString()}:${this.groupByValue}:${group.label}`;
+      item.id = `group:${node.folder.folder.uri.toString()}:${this.groupByValue}:${groupKey(group)}`;
       item.contextValue = 'group';
       // A bare tag or number read aloud says little: say what the row is.
       const what = group.tag === undefined ? group.label : group.tag === null ? 'memories without a tag' : `tag ${group.tag}`;
       item.accessibilityInformation = { label: `${what}, ${n} memor${n === 1 ? 'y' : 'ies'}` };
       return item;
     }
-    return this.memoryItem(node.folder, node.memory);
+    return this.memoryItem(node.folder, node.memory, node.groupKey);
   }
 
-  private memoryItem(folder: FolderWithStore, m: MemoryView): vscode.TreeItem {
+  private memoryItem(folder: FolderWithStore, m: MemoryView, inGroup = ''): vscode.TreeItem {
     if (m.status === 'proposed') return this.proposedItem(folder, m);
     const archived = m.phase === 3;
     const importance = importanceOf(m.tags);
     const item = new vscode.TreeItem(m.topic.replace(/\s+/g, ' ').slice(0, 200), vscode.TreeItemCollapsibleState.None);
-    item.id = `memory:${folder.folder.uri.toString()}:${m.id}`;
+    // VS Code refuses two rows with one ID: a memory shown in two tag groups is two rows.
+    item.id = `memory:${folder.folder.uri.toString()}:${inGroup}:${m.id}`;
     const tags = m.tags.filter((t) => !isImportanceTag(t));
     const parts = [
       ...(importance !== DEFAULT_IMPORTANCE ? [`★ ${importance}`] : []),

@@ -98,6 +98,10 @@ describe('the Memories view', () => {
       ['(untagged)', [ids.lint, ids.plain].sort(), false],
       ['Archived', [ids.old], true],
     ]);
+    // A memory with two tags is a row of each group; VS Code refuses two rows with one ID.
+    const rowIds: string[] = [];
+    for (const group of await groups()) for (const row of (await api.memoryTree.getChildren(group)) ?? []) rowIds.push((await api.memoryTree.getTreeItem(row)).id!);
+    assert.equal(new Set(rowIds).size, rowIds.length, `row IDs are unique: ${rowIds.join(', ')}`);
     const docker = (await groups()).find((g) => g.group.tag === 'docker')!;
     assert.equal((await api.memoryTree.getTreeItem(docker)).accessibilityInformation?.label, 'tag docker, 1 memory');
   });
