@@ -55,22 +55,46 @@ describe('the Memories view', () => {
     const first = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
     project = fs.mkdtempSync(path.join(path.dirname(first), 'tree-'));
     initStoreFiles(storePaths(project));
+    const statePath = path.join(project, '.claude', 'ltm', 'state.json');
+    const setLimit = (max: number) => {
+      // No state.json until the first session: the shape the store writes.
+      const state = (fs.existsSync(statePath)
+        ? JSON.parse(fs.readFileSync(statePath, 'utf8'))
+        : { version: 1, session_count: 0, sessions: {}, compaction_count: 0, last_eviction: null, config: { memories_to_load: 10 } }) as { config: Record<string, number> };
+      state.config = { ...state.config, max_memories: max, eviction_batch_size: 1 };
+      fs.writeFileSync(statePath, JSON.stringify(state, null, 2));
+    };
     const store = MemoryStore.open(project);
     try {
       const add = async (key: string, topic: string, tags: string[]) => (ids[key] = (await store.store({ topic, content: `${topic}: the details.`, tags })).memory.id);
       await add('pool', 'Postgres pool exhausted by batch jobs', ['postgres', 'importance:critical']);
       await add('compose', 'Docker compose needs the db healthcheck', ['postgres', 'docker']);
-      await add('lint', 'Lint before commit', ['importance:low']);
+      await add('lint', 'Lint before commit', []);
       await add('plain', 'The build writes dist/', []);
       await add('hooks', 'Hook curl uses 127.0.0.1', ['hooks', 'importance:important']);
       await add('old', 'Old pgbouncer setting', ['old', 'postgres']);
       await store.forget(ids.old!);
+      // A reduced memory whose importance changed after the reduction: its archive holds the older one.
+      await add('reduced', 'Staging uses its own bucket', ['importance:low']);
       store.flushCaches();
     } finally {
       store.dispose();
     }
+    setLimit(5);
+    const limited = MemoryStore.open(project);
+    try {
+      const evicted = await limited.evict();
+      assert.deepEqual(evicted.steps.map((step) => step.id), [ids.reduced], JSON.stringify(evicted));
+      // The text before the update is archived under an ID of its own: an archived row too.
+      ids.version = (await limited.update(ids.reduced!, { tags: ['importance:important'] })).versions[0]!;
+      assert.equal(limited.peek(ids.reduced!).phase, 1);
+      limited.flushCaches();
+    } finally {
+      limited.dispose();
+    }
+    setLimit(100);
     assert.ok(vscode.workspace.updateWorkspaceFolders(vscode.workspace.workspaceFolders!.length, 0, { uri: vscode.Uri.file(project) }));
-    await waitFor(() => api.folders().find((f) => f.path === project && f.memories === 5), 'the extension to open the store', 30_000);
+    await waitFor(() => api.folders().find((f) => f.path === project && f.memories === 6), 'the extension to open the store', 30_000);
   });
 
   after(async () => {
@@ -95,8 +119,8 @@ describe('the Memories view', () => {
       ['postgres', [ids.pool, ids.compose].sort(), false],
       ['docker', [ids.compose], false],
       ['hooks', [ids.hooks], false],
-      ['(untagged)', [ids.lint, ids.plain].sort(), false],
-      ['Archived', [ids.old], true],
+      ['(untagged)', [ids.lint, ids.plain, ids.reduced].sort(), false],
+      ['Archived', [ids.old, ids.version].sort(), true],
     ]);
     // A memory with two tags is a row of each group; VS Code refuses two rows with one ID.
     const rowIds: string[] = [];
@@ -116,6 +140,16 @@ describe('the Memories view', () => {
     assert.notEqual(outcome, 'still asking');
     assert.ok(!outcome || (Array.isArray(outcome) && outcome.length === 0), JSON.stringify(outcome));
     assert.ok(fs.existsSync(fileOf(ids.pool!)) && fs.existsSync(fileOf(ids.plain!)), 'nothing was forgotten');
+  });
+
+  it('Undo after Forget gives a reduced memory back the importance it had, not its archive\'s', async () => {
+    await vscode.commands.executeCommand('ltm.forget', { ids: [ids.reduced] });
+    assert.ok(!fs.existsSync(fileOf(ids.reduced!)));
+    const [restored] = await vscode.commands.executeCommand<MemoryView[]>('ltm.undoForget');
+    assert.ok(restored);
+    assert.equal(restored.id, ids.reduced);
+    assert.deepEqual(restored.tags, ['importance:important']);
+    assert.equal(restored.phase, 0, 'with its full text');
   });
 
   it('forgets several memories at once, and Undo restores them as they were', async () => {
@@ -155,7 +189,7 @@ describe('the Memories view', () => {
     const restored = await vscode.commands.executeCommand<MemoryView[]>('ltm.restore', rows[0], rows);
     assert.deepEqual(restored.map((m) => m.id).sort(), [ids.lint, ids.old].sort());
     assert.ok(fs.existsSync(fileOf(ids.lint!)) && fs.existsSync(fileOf(ids.old!)));
-    await waitFor(() => api.folders().find((f) => f.path === project)?.memories === 6, 'the view to count six memories');
+    await waitFor(() => api.folders().find((f) => f.path === project)?.memories === 7, 'the view to count seven memories');
   });
 
   it('filters by text and by tag, says so, and shows everything again when cleared', async () => {
@@ -177,7 +211,7 @@ describe('the Memories view', () => {
     assert.match(api.memoryView().message ?? '', /no memory matches/);
 
     await vscode.commands.executeCommand('ltm.clearFilter');
-    await waitFor(() => ours().length === 6, 'every memory again');
+    await waitFor(() => ours().length === 8, 'every memory again (seven and an archived version)');
     assert.equal(api.memoryView().description, undefined);
     assert.equal(api.memoryView().message, undefined);
   });
