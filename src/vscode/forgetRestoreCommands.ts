@@ -46,7 +46,9 @@ function selectedTargets(arg: unknown, selection: unknown): Target[] | undefined
   if (!isMemoryNode(arg)) return undefined;
   const key = (t: Target) => `${t.folder.folder.uri.toString()}\n${t.memory.id}`;
   const rows = Array.isArray(selection) ? selection.filter(isMemoryNode) : [];
-  return rows.some((r) => key(r) === key(arg)) ? rows : [arg];
+  if (!rows.some((r) => key(r) === key(arg))) return [arg];
+  // Grouped by tag, one memory can be selected in two groups: it is acted on once.
+  return [...new Map(rows.map((r) => [key(r), r])).values()];
 }
 
 /** `{ ids: [...] }`: memory IDs, in whichever folder holds each. */

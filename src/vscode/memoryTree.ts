@@ -6,6 +6,7 @@ import * as vscode from 'vscode';
 import { Phase, PHASE_NAMES } from '../core/model';
 import { DEFAULT_IMPORTANCE, importanceOf, isImportanceTag, type Importance } from '../core/priority';
 import type { MemoryView } from '../core/store';
+import { countOf } from '../shared/wording';
 import { CommandId } from './commandIds';
 import type { FolderWithStore } from './folderMemory';
 import { DisposableOwner } from './lifecycle';
@@ -173,7 +174,7 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
       item.contextValue = 'group';
       // A bare tag or number read aloud says little: say what the row is.
       const what = group.tag === undefined ? group.label : group.tag === null ? 'memories without a tag' : `tag ${group.tag}`;
-      item.accessibilityInformation = { label: `${what}, ${n} memor${n === 1 ? 'y' : 'ies'}` };
+      item.accessibilityInformation = { label: `${what}, ${countOf(n, 'memory', 'memories')}` };
       return item;
     }
     return this.memoryItem(node.folder, node.memory, node.groupKey);

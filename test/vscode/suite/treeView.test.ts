@@ -186,7 +186,8 @@ describe('the Memories view', () => {
       return lint?.memory.phase === 3 && old ? [lint, old] : undefined;
     }, 'both archived rows');
     // As VS Code calls it: the row the menu was opened on, then the selection.
-    const restored = await vscode.commands.executeCommand<MemoryView[]>('ltm.restore', rows[0], rows);
+    // The same memory selected twice (grouped by tag, a row in each of two groups) is restored once.
+    const restored = await vscode.commands.executeCommand<MemoryView[]>('ltm.restore', rows[0], [...rows, rows[1]]);
     assert.deepEqual(restored.map((m) => m.id).sort(), [ids.lint, ids.old].sort());
     assert.ok(fs.existsSync(fileOf(ids.lint!)) && fs.existsSync(fileOf(ids.old!)));
     await waitFor(() => api.folders().find((f) => f.path === project)?.memories === 7, 'the view to count seven memories');
