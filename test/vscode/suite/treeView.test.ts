@@ -217,6 +217,25 @@ describe('the Memories view', () => {
     assert.equal(api.memoryView().message, undefined);
   });
 
+  it('asks for the filter in a quick input: the tags of the memories, and Clear filter when one is on', async () => {
+    // The quick input opens asynchronously; the test cannot see it, so it gives it a moment.
+    const settle = () => new Promise((r) => setTimeout(r, 1_000));
+    // Nothing typed: the tags, most used first (postgres).
+    const picked = vscode.commands.executeCommand<unknown>('ltm.filter');
+    await settle();
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    assert.deepEqual(await picked, { tag: 'postgres' });
+    assert.equal(api.memoryView().description, 'filtered: tag postgres');
+    // With a filter on, the quick input starts with its text ("Containing …" first), then Clear filter.
+    await vscode.commands.executeCommand('ltm.filter', { text: 'pool' });
+    const cleared = vscode.commands.executeCommand<unknown>('ltm.filter');
+    await settle();
+    await vscode.commands.executeCommand('workbench.action.quickOpenSelectNext');
+    await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
+    assert.equal(await cleared, undefined);
+    assert.equal(api.memoryView().description, undefined);
+  });
+
   it('shows an invalid memory file in the Problems panel, with a quick fix that repairs it and clears the mark', async function () {
     this.timeout(60_000);
     const bad = path.join(memoriesDir(), 'mem_0badf00d.md');
