@@ -4,6 +4,7 @@
  * without holding up VS Code.
  */
 import * as vscode from 'vscode';
+import { countOf } from './shared/wording';
 import { AnchoredFiles } from './vscode/anchoredFiles';
 import { AnchorLensProvider } from './vscode/anchorLenses';
 import { ContextKey } from './vscode/commandIds';
@@ -11,6 +12,8 @@ import { registerCommands } from './vscode/commands';
 import { registerCliInstall } from './vscode/cliInstall';
 import { ContextPreviewDocuments } from './vscode/contextPreviewDocuments';
 import { LtmMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
+import { InvalidFileDiagnostics } from './vscode/invalidFileDiagnostics';
+import { filterText } from './vscode/memoryGroups';
 import { MemoryTreeProvider, type MemoryTreeNode } from './vscode/memoryTree';
 import { LtmSettings, isTreeSort, type GroupBy } from './vscode/settings';
 import { MemoryStatusBar } from './vscode/statusBar';
@@ -28,6 +31,8 @@ export interface LtmApi {
   memoryRows(): MemoryRow[];
   /** The Memories view's rows, as the view draws them (its tests walk it). */
   memoryTree: Pick<vscode.TreeDataProvider<MemoryTreeNode>, 'getChildren' | 'getTreeItem'>;
+  /** What the Memories view says about itself: its description and message, and whether its empty-store welcome applies. */
+  memoryView(): { description: string | undefined; message: string | undefined; emptyStore: boolean; canSelectMany: boolean };
 }
 
 let running: WorkspaceMemories | undefined;
@@ -46,12 +51,15 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
   const stored = context.workspaceState.get<unknown>('ltm.sortBy');
   const sortBy = isTreeSort(stored) ? stored : settings.sortBy;
   const tree = new MemoryTreeProvider(memories, groupBy, sortBy);
-  const treeView = vscode.window.createTreeView('ltm.memories', { treeDataProvider: tree, showCollapseAll: true });
+  // Several rows at once: Forget and Restore act on the whole selection (forgetRestoreCommands.ts).
+  const treeViewOptions = { treeDataProvider: tree, showCollapseAll: true, canSelectMany: true };
+  const treeView = vscode.window.createTreeView('ltm.memories', treeViewOptions);
+  const diagnostics = new InvalidFileDiagnostics(memories);
   const statusBar = new MemoryStatusBar(memories);
   const mcp = new LtmMcpProvider(memories, version);
   const panels = new Panels(context.extensionUri, log, memories);
   const previews = new ContextPreviewDocuments(memories, settings);
-  context.subscriptions.push(tree, treeView, statusBar, mcp, panels, previews);
+  context.subscriptions.push(tree, treeView, diagnostics, statusBar, mcp, panels, previews);
   // Anchored code: lenses over it, and the tree and panels refreshed when it changes.
   const anchored = new AnchoredFiles(memories, log);
   const lenses = new AnchorLensProvider(memories, anchored, settings);
@@ -73,16 +81,30 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
   context.subscriptions.push(...registerCommands({ context, log, memories, tree, panels, previews, serversChanged }));
   context.subscriptions.push(registerCliInstall(context, log));
 
+  let emptyStore = false;
   const updateContext = () => {
-    void vscode.commands.executeCommand('setContext', ContextKey.NoStore, memories.withStores().length === 0);
-    treeView.message = undefined;
+    const stores = memories.withStores();
+    void vscode.commands.executeCommand('setContext', ContextKey.NoStore, stores.length === 0);
+    // Initialized, with nothing in it yet: the welcome says what to do next (package.json viewsWelcome).
+    emptyStore = stores.length > 0 && stores.every((f) => f.store.memoryCount() === 0 && f.store.archivedIds().length === 0);
+    void vscode.commands.executeCommand('setContext', ContextKey.EmptyStore, emptyStore);
+    const filter = tree.filter;
+    void vscode.commands.executeCommand('setContext', ContextKey.Filtered, filter !== undefined);
+    treeView.description = filter ? `filtered: ${filterText(filter)}` : undefined;
+    if (filter) {
+      const shown = tree.shownCount();
+      treeView.message = `Filtered by ${filterText(filter)}: ${shown === 0 ? 'no memory matches' : countOf(shown, 'memory matches', 'memories match')}.`;
+    } else {
+      treeView.message = undefined;
+    }
     // The Inbox's count on the view and the activity bar: memories Claude is not given until reviewed.
     const awaiting = memories.withStores().reduce((sum, f) => sum + f.store.awaitingReview().length, 0);
     treeView.badge = awaiting > 0 ? { value: awaiting, tooltip: `${awaiting} memor${awaiting === 1 ? 'y awaits' : 'ies await'} review` } : undefined;
   };
   void vscode.commands.executeCommand('setContext', ContextKey.GroupBy, groupBy);
   void vscode.commands.executeCommand('setContext', ContextKey.SortBy, sortBy);
-  context.subscriptions.push(memories.onDidChange(updateContext));
+  // The tree changes with the memories, the filter, the grouping and the order: the view's texts follow it.
+  context.subscriptions.push(tree.onDidChangeTreeData(updateContext));
   context.subscriptions.push(
     settings.onDidChange(async (e) => {
       for (const folder of memories.withStores()) {
@@ -96,6 +118,7 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
   const ready = memories.start().then(
     () => {
       updateContext();
+      diagnostics.update();
       serversChanged();
     },
     (error: unknown) => log.error(`starting failed: ${(error as Error).stack ?? String(error)}`),
@@ -105,6 +128,7 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
     ready,
     memoryRows: () => memoryRows(tree),
     memoryTree: tree,
+    memoryView: () => ({ description: treeView.description, message: treeView.message, emptyStore, canSelectMany: treeViewOptions.canSelectMany }),
     onDidChangeMemories: (listener, thisArg, disposables) => memories.onDidChange((f) => listener.call(thisArg, f?.folder.uri.fsPath), undefined, disposables),
     folders: () =>
       memories.all().map((f) => ({

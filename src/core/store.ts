@@ -87,6 +87,7 @@ import type {
   ForgetResult,
   ListFilter,
   ListResult,
+  InvalidFile,
   MemoryView,
   MergeResult,
   OpenOptions,
@@ -487,6 +488,16 @@ export class MemoryStore {
   memoryCount(): number {
     this.refresh();
     return this.mirror.files.size;
+  }
+
+  /**
+   * Files in memories/ the store cannot read as memories, with why: what
+   * check() reports as invalid_file, id_mismatch and duplicate_id, without a
+   * full check (an editor marks them as the files change).
+   */
+  invalidFiles(): InvalidFile[] {
+    this.refresh();
+    return [...this.mirror.invalidFiles.values()].map((f) => ({ ...f }));
   }
 
   status(): StatusResult {

@@ -30,6 +30,10 @@ export const enum CommandId {
   SortByCreated = 'ltm.sortByCreated',
   Reanchor = 'ltm.reanchor',
   InstallCli = 'ltm.installCli',
+  Filter = 'ltm.filter',
+  ClearFilter = 'ltm.clearFilter',
+  /** The Undo of the notification after Forget (not in the palette): restores what was just forgotten. */
+  UndoForget = 'ltm.undoForget',
   /** A CodeLens's command (not in the palette): the memories anchored at its line. */
   OpenAnchoredMemories = 'ltm.openAnchoredMemories',
 }
@@ -39,4 +43,8 @@ export const enum ContextKey {
   NoStore = 'ltm.noStore',
   GroupBy = 'ltm.groupBy',
   SortBy = 'ltm.sortBy',
+  /** Every open store is empty: the view's welcome says what to do next. */
+  EmptyStore = 'ltm.emptyStore',
+  /** The Memories view shows only memories matching a filter. */
+  Filtered = 'ltm.filtered',
 }

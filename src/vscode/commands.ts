@@ -17,7 +17,9 @@ import { anchorCommands, rememberSelection } from './anchorCommands';
 import { CommandId, ContextKey } from './commandIds';
 import type { ContextPreviewDocuments } from './contextPreviewDocuments';
 import { hasOpenStore, type FolderMemory, type FolderWithStore } from './folderMemory';
-import type { MemoryTreeNode, MemoryTreeProvider } from './memoryTree';
+import { isMemoryNode, type MemoryTreeProvider } from './memoryTree';
+import { filterCommands } from './filterCommands';
+import { forgetRestoreCommands } from './forgetRestoreCommands';
 import type { Panels } from './webviewPanels';
 import type { WorkspaceMemories } from './workspaceMemories';
 import type { GroupBy, TreeSort } from './settings';
@@ -36,10 +38,6 @@ export interface CommandDeps {
 interface MemoryTarget {
   folder: FolderWithStore;
   memory: MemoryView;
-}
-
-function isMemoryNode(value: unknown): value is Extract<MemoryTreeNode, { kind: 'memory' }> {
-  return Boolean(value && typeof value === 'object' && (value as MemoryTreeNode).kind === 'memory');
 }
 
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
@@ -310,28 +308,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       await target.folder.store.updateSummary(target.memory.id, summary);
       target.folder.refresh();
     }),
-    command(CommandId.Forget, async (arg) => {
-      const target = await targetOf(arg, 'Memory to forget');
-      if (!target || target.memory.phase === 3) return;
-      const choice = await vscode.window.showWarningMessage(
-        `Forget "${target.memory.topic}"? Its text stays in the archive and can be restored.`,
-        { modal: true },
-        'Forget',
-      );
-      if (choice !== 'Forget') return;
-      await target.folder.store.forget(target.memory.id);
-      target.folder.refresh();
-      log.info(`${target.folder.name}: forgot ${target.memory.id}`);
-    }),
     command(CommandId.MergeInto, (arg) => mergeInto(arg)),
-    command(CommandId.Restore, async (arg) => {
-      const target = await targetOf(arg, 'Archived memory to restore', 3);
-      if (!target) return;
-      const restored = await target.folder.store.restore(target.memory.id);
-      target.folder.refresh();
-      log.info(`${target.folder.name}: restored ${restored.id}`);
-      void vscode.window.showInformationMessage(`LTM: restored "${restored.topic}" with its full text.`);
-    }),
     command(CommandId.CopyId, async (arg) => {
       const target = await targetOf(arg, 'Memory whose ID to copy');
       if (target) await vscode.env.clipboard.writeText(target.memory.id);
@@ -344,8 +321,10 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const folder = await folderWithStore('check');
       if (folder) panels.showIntegrity(folder);
     }),
-    command(CommandId.FixIntegrity, async () => {
-      const folder = await folderWithStore('repair');
+    // The Problems panel's quick fix names the folder (invalidFileDiagnostics.ts).
+    command(CommandId.FixIntegrity, async (arg) => {
+      const given = folderArg(arg);
+      const folder = given ? memories.withStores().find((f) => f.folder.uri.fsPath === given) : await folderWithStore('repair');
       return folder ? fix(folder) : undefined;
     }),
     command(CommandId.ShowArchives, () => panels.showArchives()),
@@ -412,7 +391,15 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     command(CommandId.SortByLastUsed, () => setSortBy('lastUsed')),
     command(CommandId.SortByCreated, () => setSortBy('created')),
     ...anchorCommands(command, deps),
+    ...forgetRestoreCommands(command, { log, memories, pickMemory }),
+    ...filterCommands(command, { memories, tree }),
   ];
+}
+
+/** `{ folder }` given to ltm.fixIntegrity: the folder's path. */
+function folderArg(arg: unknown): string | undefined {
+  const folder = arg && typeof arg === 'object' ? (arg as { folder?: unknown }).folder : undefined;
+  return typeof folder === 'string' ? folder : undefined;
 }
 
 /** `{ id, into }` given to ltm.mergeInto: both memory IDs, merged without asking. */

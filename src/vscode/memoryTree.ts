@@ -6,11 +6,13 @@ import * as vscode from 'vscode';
 import { Phase, PHASE_NAMES } from '../core/model';
 import { DEFAULT_IMPORTANCE, importanceOf, isImportanceTag, type Importance } from '../core/priority';
 import type { MemoryView } from '../core/store';
+import { countOf } from '../shared/wording';
 import { CommandId } from './commandIds';
 import type { FolderWithStore } from './folderMemory';
 import { DisposableOwner } from './lifecycle';
 import { markStale } from './staleMarks';
-import type { GroupBy, TreeSort } from './settings';
+import type { TreeSort } from './settings';
+import { groupMemories, matchesFilter, normalizeFilter, type GroupBy, type MemoryFilter, type MemoryGroup } from './memoryGroups';
 import { demotionText, lastUsedText, usageText, type ListSort } from '../core/usage';
 import type { WorkspaceMemories } from './workspaceMemories';
 
@@ -19,8 +21,13 @@ export type MemoryTreeNode =
   | { kind: 'folder'; folder: FolderWithStore }
   /** Memories Claude stored while the project reviews new ones: not used until approved. */
   | { kind: 'inbox'; folder: FolderWithStore; memories: MemoryView[] }
-  | { kind: 'group'; folder: FolderWithStore; label: string; phase?: number; tag?: string | null; memories: MemoryView[] }
-  | { kind: 'memory'; folder: FolderWithStore; memory: MemoryView };
+  | { kind: 'group'; folder: FolderWithStore; group: MemoryGroup }
+  /** `groupKey`: the group it is listed in (by tag, a memory is a row of each of its tags' groups). */
+  | { kind: 'memory'; folder: FolderWithStore; memory: MemoryView; groupKey?: string };
+
+export function isMemoryNode(value: unknown): value is Extract<MemoryTreeNode, { kind: 'memory' }> {
+  return Boolean(value && typeof value === 'object' && (value as MemoryTreeNode).kind === 'memory');
+}
 
 const PHASE_ICONS: Record<Phase, string> = {
   [Phase.Full]: 'note',
@@ -43,6 +50,11 @@ const IMPORTANCE_COLOR: Partial<Record<Importance, string>> = {
 
 /** The store's order for each of the view's. */
 const LIST_SORT: Record<TreeSort, ListSort> = { priority: 'priority', lastUsed: 'used', created: 'created' };
+
+/** A group's key among its folder's: a tag may be called "Archived" or "(untagged)" too. */
+function groupKey(group: MemoryGroup): string {
+  return group.phase !== undefined ? `phase:${group.phase}` : group.tag === null ? 'untagged' : `tag:${group.tag}`;
+}
 
 /** Memories of a folder, active ones in the view's order and then archived ones, newest first. */
 function memoriesOf(folder: FolderWithStore, sortBy: TreeSort): MemoryView[] {
@@ -83,6 +95,26 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
     this.changed.fire(undefined);
   }
 
+  private filterValue: MemoryFilter | undefined;
+
+  /** The filter the view applies, if any (ltm.filter, ltm.clearFilter). */
+  get filter(): MemoryFilter | undefined {
+    return this.filterValue;
+  }
+
+  setFilter(filter: MemoryFilter | undefined): void {
+    this.filterValue = normalizeFilter(filter);
+    this.changed.fire(undefined);
+  }
+
+  /** How many memories (active, archived and awaiting review) the view shows now, with the filter. */
+  shownCount(): number {
+    return this.memories.withStores().reduce((sum, folder) => {
+      const groups = this.groups(folder);
+      return sum + groups.reduce((n, g) => n + (g.kind === 'group' ? g.group.memories.length : g.kind === 'inbox' ? g.memories.length : 0), 0);
+    }, 0);
+  }
+
   refresh(): void {
     this.changed.fire(undefined);
   }
@@ -95,35 +127,21 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
       return folders.map((folder) => ({ kind: 'folder', folder }));
     }
     if (node.kind === 'folder') return this.groups(node.folder);
-    if (node.kind === 'group' || node.kind === 'inbox') return node.memories.map((memory) => ({ kind: 'memory', folder: node.folder, memory }));
+    if (node.kind === 'group') return node.group.memories.map((memory) => ({ kind: 'memory', folder: node.folder, memory, groupKey: groupKey(node.group) }));
+    if (node.kind === 'inbox') return node.memories.map((memory) => ({ kind: 'memory', folder: node.folder, memory }));
     return [];
   }
 
   /** The Inbox first, when anything awaits review; then the groups of memories in use and archived. */
   private groups(folder: FolderWithStore): MemoryTreeNode[] {
-    const awaiting = folder.store.awaitingReview();
+    const awaiting = folder.store.awaitingReview().filter((m) => matchesFilter(m, this.filterValue));
     const inbox: MemoryTreeNode[] = awaiting.length > 0 ? [{ kind: 'inbox', folder, memories: awaiting }] : [];
     return [...inbox, ...this.memoryGroups(folder)];
   }
 
   private memoryGroups(folder: FolderWithStore): MemoryTreeNode[] {
-    const all = memoriesOf(folder, this.sortByValue);
-    if (this.groupByValue === 'phase') {
-      return PHASES.map(({ phase, label }) => ({ kind: 'group' as const, folder, label, phase, memories: all.filter((m) => m.phase === phase) })).filter(
-        (g) => g.memories.length > 0,
-      );
-    }
-    const byTag = new Map<string, MemoryView[]>();
-    const untagged: MemoryView[] = [];
-    for (const m of all) {
-      if (m.tags.length === 0) untagged.push(m);
-      for (const tag of m.tags) byTag.set(tag, [...(byTag.get(tag) ?? []), m]);
-    }
-    const groups: MemoryTreeNode[] = [...byTag]
-      .sort((a, b) => b[1].length - a[1].length || (a[0] < b[0] ? -1 : 1))
-      .map(([tag, memories]) => ({ kind: 'group', folder, label: tag, tag, memories }));
-    if (untagged.length > 0) groups.push({ kind: 'group', folder, label: '(untagged)', tag: null, memories: untagged });
-    return groups;
+    const shown = memoriesOf(folder, this.sortByValue).filter((m) => matchesFilter(m, this.filterValue));
+    return groupMemories(shown, this.groupByValue).map((group) => ({ kind: 'group', folder, group }));
   }
 
   getTreeItem(node: MemoryTreeNode): vscode.TreeItem {
@@ -146,24 +164,29 @@ export class MemoryTreeProvider extends DisposableOwner implements vscode.TreeDa
       return item;
     }
     if (node.kind === 'group') {
-      const phase = PHASES.find((p) => p.phase === node.phase);
-      const collapsed = node.phase === 3 || (node.phase === undefined && node.memories.length > 20);
-      const item = new vscode.TreeItem(node.label, collapsed ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
-      item.description = String(node.memories.length);
+      const { group } = node;
+      const phase = PHASES.find((p) => p.phase === group.phase);
+      const item = new vscode.TreeItem(group.label, group.collapsed ? vscode.TreeItemCollapsibleState.Collapsed : vscode.TreeItemCollapsibleState.Expanded);
+      const n = group.memories.length;
+      item.description = String(n);
       item.iconPath = new vscode.ThemeIcon(phase ? phase.icon : 'tag');
-      item.id = `group:${node.folder.folder.uri.toString()}:${this.groupByValue}:${node.label}`;
+      item.id = `group:${node.folder.folder.uri.toString()}:${this.groupByValue}:${groupKey(group)}`;
       item.contextValue = 'group';
+      // A bare tag or number read aloud says little: say what the row is.
+      const what = group.tag === undefined ? group.label : group.tag === null ? 'memories without a tag' : `tag ${group.tag}`;
+      item.accessibilityInformation = { label: `${what}, ${countOf(n, 'memory', 'memories')}` };
       return item;
     }
-    return this.memoryItem(node.folder, node.memory);
+    return this.memoryItem(node.folder, node.memory, node.groupKey);
   }
 
-  private memoryItem(folder: FolderWithStore, m: MemoryView): vscode.TreeItem {
+  private memoryItem(folder: FolderWithStore, m: MemoryView, inGroup = ''): vscode.TreeItem {
     if (m.status === 'proposed') return this.proposedItem(folder, m);
     const archived = m.phase === 3;
     const importance = importanceOf(m.tags);
     const item = new vscode.TreeItem(m.topic.replace(/\s+/g, ' ').slice(0, 200), vscode.TreeItemCollapsibleState.None);
-    item.id = `memory:${folder.folder.uri.toString()}:${m.id}`;
+    // VS Code refuses two rows with one ID: a memory shown in two tag groups is two rows.
+    item.id = `memory:${folder.folder.uri.toString()}:${inGroup}:${m.id}`;
     const tags = m.tags.filter((t) => !isImportanceTag(t));
     const parts = [
       ...(importance !== DEFAULT_IMPORTANCE ? [`★ ${importance}`] : []),

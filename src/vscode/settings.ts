@@ -7,8 +7,9 @@ import * as vscode from 'vscode';
 import { DEFAULT_INJECTION_BUDGET_TOKENS } from '../core/injection';
 import { DEFAULT_PROMPT_BUDGET_TOKENS } from '../core/promptContext';
 import { isStaleMemoriesMode, type StoreConfig } from '../core/model';
+import type { GroupBy } from './memoryGroups';
 
-export type GroupBy = 'phase' | 'tag';
+export type { GroupBy };
 
 /** How the Memories view orders memories within a group (`ltm.sortBy`). */
 export type TreeSort = 'priority' | 'lastUsed' | 'created';

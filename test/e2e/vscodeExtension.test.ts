@@ -13,6 +13,8 @@ import { REPO_ROOT, requireBuiltCli } from '../support/ltmProcess';
 import { requireVsCodeTools } from '../vscode/codeServer';
 import { runExtensionTests } from '../vscode/runExtensionTests';
 import { prepareSuiteWorkspace } from '../vscode/workspace';
+import { initStoreFiles } from '../../src/core/store';
+import { storePaths } from '../../src/core/storeFiles';
 
 describe('the extension in a real VS Code (mocha inside the extension host)', function () {
   this.timeout(600_000);
@@ -44,5 +46,21 @@ describe('the extension in a real VS Code (mocha inside the extension host)', fu
     assert.equal(run.exitCode, 0, `the extension-host suite failed:\n${report}`);
     assert.match(report, /passing/, 'mocha ran and reported');
     assert.doesNotMatch(report, /failing/);
+  });
+
+  it('passes the suite of a store just initialized and empty (emptyStore.test.ts)', async () => {
+    const workspace = path.join(root, 'empty');
+    fs.mkdirSync(workspace, { recursive: true });
+    initStoreFiles(storePaths(workspace));
+    const run = await runExtensionTests({
+      extensionDevelopmentPath: REPO_ROOT,
+      extensionTestsPath: path.join(REPO_ROOT, 'out', 'test', 'vscode', 'suite', 'index.js'),
+      workspace,
+      extensionEnvironment: { LTM_TEST_SUITE_FILES: 'emptyStore.test.js' },
+    });
+    const report = run.log.join('\n');
+    for (const line of run.log.filter((l) => /✔|^\s*\d+ (passing|failing)|^\s+\d+\) /.test(l))) process.stdout.write(`      [host] ${line}\n`);
+    assert.equal(run.exitCode, 0, `the empty-store suite failed:\n${report}`);
+    assert.match(report, /2 passing/);
   });
 });

@@ -280,6 +280,10 @@ describe('integrity: every other kind of problem', () => {
     const good = memoryBytes(ctx);
     for (const name of Object.keys(bad)) good.delete(name.slice(0, -3));
 
+    // What an editor marks, without a full check: the same files, each with its reason.
+    const listed = store.invalidFiles();
+    assert.deepEqual(listed.map((f) => f.name).sort(), Object.keys(bad).sort());
+    assert.match(listed.find((f) => f.name === 'mem_0badf00f.md')!.reason, /phase/);
     const report = store.check();
     const invalid = report.problems.filter((p) => p.kind === 'invalid_file');
     assert.deepEqual(invalid.map((p) => p.file).sort(), Object.keys(bad).sort(), describeProblems(report));
@@ -291,6 +295,7 @@ describe('integrity: every other kind of problem', () => {
     assert.equal(store.list().total, 3, 'invalid files are not memories');
 
     await fixAndExpectHealthy(ctx, store);
+    assert.deepEqual(store.invalidFiles(), []);
     for (const name of Object.keys(bad)) assert.ok(!fs.existsSync(path.join(ctx.root, 'memories', name)), `${name} left in memories/`);
     const quarantined = fs.readdirSync(path.join(ctx.root, 'quarantine'));
     for (const [name, text] of Object.entries(bad)) {
