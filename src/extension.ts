@@ -14,7 +14,7 @@ import { LtmMcpProvider, MCP_PROVIDER_ID } from './vscode/mcpProvider';
 import { MemoryTreeProvider, type MemoryTreeNode } from './vscode/memoryTree';
 import { LtmSettings, isTreeSort, type GroupBy } from './vscode/settings';
 import { MemoryStatusBar } from './vscode/statusBar';
-import { Panels } from './vscode/webviewPanels';
+import { Panels, type MemoryPanelProbe } from './vscode/webviewPanels';
 import { WorkspaceMemories } from './vscode/workspaceMemories';
 
 /** What the extension exports: used by its integration tests and open to other extensions. */
@@ -28,6 +28,8 @@ export interface LtmApi {
   memoryRows(): MemoryRow[];
   /** The Memories view's rows, as the view draws them (its tests walk it). */
   memoryTree: Pick<vscode.TreeDataProvider<MemoryTreeNode>, 'getChildren' | 'getTreeItem'>;
+  /** The open memory panels: title, pinned, unsaved; `receive` handles a message as if the panel's page sent it (its tests speak for the page). */
+  memoryPanels(): MemoryPanelProbe[];
 }
 
 let running: WorkspaceMemories | undefined;
@@ -105,6 +107,7 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
     ready,
     memoryRows: () => memoryRows(tree),
     memoryTree: tree,
+    memoryPanels: () => panels.probes(),
     onDidChangeMemories: (listener, thisArg, disposables) => memories.onDidChange((f) => listener.call(thisArg, f?.folder.uri.fsPath), undefined, disposables),
     folders: () =>
       memories.all().map((f) => ({
