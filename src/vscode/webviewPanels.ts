@@ -166,6 +166,8 @@ export class MemoryPanel extends LtmPanel {
     if (edit) this.pinnedFlag = true;
     this.watch(folder);
     this.own({ dispose: () => this.folderListener?.dispose() });
+    // The title at once; the page gets the memory when it says it is ready.
+    this.update();
   }
 
   get key(): string {
