@@ -21,7 +21,6 @@ import type { LtmApi } from '../../../src/extension';
 import type { MemoryFields } from '../../../src/shared/protocol';
 import { fieldsOf } from '../../../src/vscode/memoryEdit';
 import type { MemoryTreeNode } from '../../../src/vscode/memoryTree';
-import type { MemoryPanelProbe } from '../../../src/vscode/webviewPanels';
 
 const EXTENSION_ID = 'ltm-tools.ltm';
 
