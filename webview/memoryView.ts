@@ -52,6 +52,8 @@ export function memoryView(app: HTMLElement, post: PostMessage) {
     if (!shown) return;
     const m = shown.memory;
     editingId = m.id;
+    // Editing keeps the panel (the extension pins it on the first change): no "Keep open" while editing.
+    shown = { ...shown, panel: { ...shown.panel, pinned: true } };
     const reducedNote =
       m.phase > 0 ? 'This memory was reduced: its Content is the reduced text. Saving a changed Content makes the memory full again with what you write; the original stays in the archive.' : null;
     editor = memoryEditor({ id: m.id, edit, levels: shown.constants.importanceLevels, reducedNote, post, onCancel: stopEditing });
