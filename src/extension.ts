@@ -17,7 +17,7 @@ import { filterText } from './vscode/memoryGroups';
 import { MemoryTreeProvider, type MemoryTreeNode } from './vscode/memoryTree';
 import { LtmSettings, isTreeSort, type GroupBy } from './vscode/settings';
 import { MemoryStatusBar } from './vscode/statusBar';
-import { Panels } from './vscode/webviewPanels';
+import { Panels, type MemoryPanelProbe } from './vscode/webviewPanels';
 import { WorkspaceMemories } from './vscode/workspaceMemories';
 
 /** What the extension exports: used by its integration tests and open to other extensions. */
@@ -33,6 +33,8 @@ export interface LtmApi {
   memoryTree: Pick<vscode.TreeDataProvider<MemoryTreeNode>, 'getChildren' | 'getTreeItem'>;
   /** What the Memories view says about itself: its description and message, and whether its empty-store welcome applies. */
   memoryView(): { description: string | undefined; message: string | undefined; emptyStore: boolean; canSelectMany: boolean };
+  /** The open memory panels: title, pinned, unsaved; `receive` handles a message as if the panel's page sent it (its tests speak for the page). */
+  memoryPanels(): MemoryPanelProbe[];
 }
 
 let running: WorkspaceMemories | undefined;
@@ -129,6 +131,7 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
     memoryRows: () => memoryRows(tree),
     memoryTree: tree,
     memoryView: () => ({ description: treeView.description, message: treeView.message, emptyStore, canSelectMany: treeViewOptions.canSelectMany }),
+    memoryPanels: () => panels.probes(),
     onDidChangeMemories: (listener, thisArg, disposables) => memories.onDidChange((f) => listener.call(thisArg, f?.folder.uri.fsPath), undefined, disposables),
     folders: () =>
       memories.all().map((f) => ({

@@ -39,7 +39,13 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const message = event.data;
   switch (message.type) {
     case 'memory':
-      if (view === 'memory') memory.show(message.memory, message.constants);
+      if (view === 'memory') memory.show(message.memory, message.constants, message.panel);
+      break;
+    case 'saved':
+      memory.saved(message.id);
+      break;
+    case 'conflict':
+      memory.conflict(message.id, message.fields, message.theirs);
       break;
     case 'memoryGone':
       memory.gone(message.message);

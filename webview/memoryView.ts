@@ -1,12 +1,15 @@
 /**
- * The memory panel: one memory's topic, tags, Summary (editable), Content,
- * priority, details and phase history. Memory text goes on the page only as
- * text nodes or an element's value.
+ * The memory panel: one memory's topic, tags, Summary and Content (rendered
+ * Markdown, or the edit mode of memoryEditor.ts), priority, details and phase
+ * history. Memory text goes on the page as text nodes, an element's value, or
+ * through the Markdown renderer with raw HTML off (markdownView.ts).
  */
-import type { MemoryDetails, MemoryPanelConstants } from '../src/shared/protocol';
+import type { EditableField, MemoryDetails, MemoryEdit, MemoryFields, MemoryPanelConstants, MemoryPanelState } from '../src/shared/protocol';
 import { anchorsSection } from './anchorsSection';
 import { button, formatDate, h, icon } from './dom';
-import type { PostMessage } from './page';
+import { markdownBlock } from './markdownView';
+import { memoryEditor } from './memoryEditor';
+import { notice, type PostMessage } from './page';
 
 function priorityRow(label: string, weight: string, value: number, contribution: number): HTMLElement {
   const bar = h('div', { className: 'bar', role: 'meter', 'aria-valuemin': '0', 'aria-valuemax': '1', 'aria-valuenow': value.toFixed(2), 'aria-label': label });
@@ -23,7 +26,59 @@ function weightLabel(weight: number): string {
 }
 
 export function memoryView(app: HTMLElement, post: PostMessage) {
-  function show(m: MemoryDetails, constants: MemoryPanelConstants): void {
+  /** The memory shown, as last sent; while editing it is kept without rendering, so the edit is not interrupted. */
+  let shown: { memory: MemoryDetails; constants: MemoryPanelConstants; panel: MemoryPanelState } | null = null;
+  let editor: ReturnType<typeof memoryEditor> | null = null;
+  let editingId: string | null = null;
+
+  // Ctrl+S / Cmd+S saves the edit. (VS Code's keybinding may save it too; the extension saves once.)
+  document.addEventListener('keydown', (event) => {
+    if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 's' && editor) {
+      event.preventDefault();
+      editor.save();
+    }
+  });
+
+  function show(m: MemoryDetails, constants: MemoryPanelConstants, panel: MemoryPanelState): void {
+    shown = { memory: m, constants, panel };
+    if (editingId === m.id) return;
+    editor = null;
+    editingId = null;
+    if (panel.edit && m.fields) startEditing(panel.edit, true);
+    else render();
+  }
+
+  function startEditing(edit: MemoryEdit, restored: boolean): void {
+    if (!shown) return;
+    const m = shown.memory;
+    editingId = m.id;
+    // Editing keeps the panel (the extension pins it on the first change): no "Keep open" while editing.
+    shown = { ...shown, panel: { ...shown.panel, pinned: true } };
+    const reducedNote =
+      m.phase > 0 ? 'This memory was reduced: its Content is the reduced text. Saving a changed Content makes the memory full again with what you write; the original stays in the archive.' : null;
+    editor = memoryEditor({ id: m.id, edit, levels: shown.constants.importanceLevels, reducedNote, post, onCancel: stopEditing });
+    render();
+    if (restored) notice('info', 'Your unsaved changes to this memory were restored.');
+  }
+
+  function stopEditing(): void {
+    editor = null;
+    editingId = null;
+    render();
+  }
+
+  /** The extension saved the edit: back to reading (the saved memory follows). */
+  function saved(id: string): void {
+    if (editingId === id) stopEditing();
+  }
+
+  function conflict(id: string, fields: EditableField[], theirs: MemoryFields): void {
+    if (editingId === id) editor?.conflict(fields, theirs);
+  }
+
+  function render(): void {
+    if (!shown) return;
+    const { memory: m, constants, panel } = shown;
     const { phaseNames, priorityWeights: w, importanceTagPrefix, defaultImportance } = constants;
     const archived = m.phase === 3;
     const importance = m.priority?.importance ?? defaultImportance;
@@ -46,29 +101,14 @@ export function memoryView(app: HTMLElement, post: PostMessage) {
           ? button('Restore full text', () => post({ type: 'restore', id: m.id }), { icon: 'history', id: 'restore' })
           : null,
         m.phase < 3 ? button('Merge into…', () => post({ type: 'mergeInto', id: m.id }), { icon: 'merge', secondary: true, id: 'merge-into' }) : null,
+        m.fields && !editor ? button('Edit', () => m.fields && startEditing({ base: m.fields, draft: m.fields }, false), { icon: 'edit', id: 'edit' }) : null,
+        panel.pinned ? null : button('Keep open', () => post({ type: 'pin' }), { icon: 'pin', secondary: true, id: 'keep-open' }),
       ),
     );
 
-    const summaryInput = h('vscode-textarea', { id: 'summary', rows: '3', resize: 'vertical', 'aria-label': 'Summary', value: m.summary }) as HTMLElement & { value: string };
-    summaryInput.value = m.summary;
-    const save = button('Save summary', () => post({ type: 'saveSummary', id: m.id, summary: summaryInput.value }), { id: 'save-summary', disabled: true });
-    save.setAttribute('data-keep-disabled', '');
-    summaryInput.addEventListener('input', () => {
-      const changed = summaryInput.value.trim() !== m.summary.trim() && summaryInput.value.trim() !== '';
-      if (changed) {
-        save.removeAttribute('disabled');
-        save.removeAttribute('data-keep-disabled');
-      } else {
-        save.setAttribute('disabled', '');
-        save.setAttribute('data-keep-disabled', '');
-      }
-    });
-    const summarySection = archived
-      ? h('section', {}, h('h2', {}, 'Summary'), h('p', { id: 'summary-text', className: 'summary' }, m.summary))
-      : h('section', {}, h('h2', {}, 'Summary'), h('p', { className: 'muted hint' }, 'Editing the summary rewrites only the ## Summary section of the file.'), summaryInput, h('div', { className: 'actions' }, save));
-
+    const summarySection = h('section', {}, h('h2', {}, 'Summary'), markdownBlock(m.summary, post, { id: 'summary-text', className: 'summary' }));
     const contentTitle = m.phase === 0 ? 'Content' : m.phase === 1 ? 'Content (hint: first paragraph)' : m.phase === 2 ? 'Content (abstract)' : 'Content (archived full text)';
-    const contentSection = h('section', {}, h('h2', {}, contentTitle), h('pre', { id: 'content', className: 'content' }, m.content || '(empty)'));
+    const contentSection = h('section', {}, h('h2', {}, contentTitle), m.content ? markdownBlock(m.content, post, { id: 'content' }) : h('p', { id: 'content', className: 'muted' }, '(empty)'));
     const archiveSection =
       m.archivedContent !== null && m.phase > 0 && m.phase < 3
         ? h('vscode-collapsible', { title: 'Full original text (from the archive)', id: 'archived-text' }, h('pre', { className: 'content' }, m.archivedContent))
@@ -154,13 +194,16 @@ export function memoryView(app: HTMLElement, post: PostMessage) {
     // A possibly outdated memory says so before anything else.
     const anchors = m.anchors ? anchorsSection(m.id, m.anchors, post) : null;
     const [staleAnchors, freshAnchors] = anchors && m.anchors?.stale ? [anchors, null] : [null, anchors];
-    app.replaceChildren(header, staleAnchors ?? '', summarySection, contentSection, freshAnchors ?? '', archiveSection ?? '', prioritySection ?? '', usageSection ?? '', h('section', {}, h('h2', {}, 'Details'), facts), history);
+    const body = editor ? [editor.element] : [summarySection, contentSection];
+    app.replaceChildren(header, staleAnchors ?? '', ...body, freshAnchors ?? '', archiveSection ?? '', prioritySection ?? '', usageSection ?? '', h('section', {}, h('h2', {}, 'Details'), facts), history);
   }
 
   /** The panel's memory no longer exists in its folder (forgotten, or the store went away). */
   function gone(message: string): void {
+    editor = null;
+    editingId = null;
     app.replaceChildren(h('header', {}, h('h1', {}, 'Memory not found')), h('p', {}, message));
   }
 
-  return { show, gone };
+  return { show, gone, saved, conflict };
 }

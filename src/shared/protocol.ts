@@ -1,10 +1,11 @@
 /**
  * The messages between the extension and its webview, typed in both
  * directions. Imported by src/vscode (extension side) and webview/ (browser
- * side); it depends on neither, and on the engine for types only, so the
- * browser bundle takes no code from it.
+ * side); it depends on neither. Of the engine it takes types, and
+ * isImportance for checking a message from the page; the browser imports
+ * types only from here, so its bundle takes no engine code.
  */
-import type { Importance, PriorityWeights } from '../core/priority';
+import { isImportance, type Importance, type PriorityWeights } from '../core/priority';
 
 export type { Importance, PriorityWeights };
 
@@ -68,6 +69,37 @@ export interface MemoryDetails {
   folder: string;
   /** The code the memory is anchored to and how it stands now; null without anchors (and for archived memories). */
   anchors: AnchorsView | null;
+  /** What the panel's edit mode starts from; null for archived memories, which are not edited. */
+  fields: MemoryFields | null;
+}
+
+/** The fields the memory panel edits. Tags leave out the `importance:` tags: importance is its own field. */
+export interface MemoryFields {
+  topic: string;
+  tags: string[];
+  importance: Importance;
+  summary: string;
+  content: string;
+}
+
+/** The fields an edit can change, as the store's update names them (importance is a tag). */
+export type EditableField = 'topic' | 'tags' | 'summary' | 'content';
+
+/**
+ * An edit in the memory panel: the fields as the edit started from them (so
+ * that a save notices a change made on disk meanwhile) and as they are now.
+ */
+export interface MemoryEdit {
+  base: MemoryFields;
+  draft: MemoryFields;
+}
+
+/** How the panel showing a memory stands. */
+export interface MemoryPanelState {
+  /** A pinned panel stays; an unpinned one is the preview, which the next memory opened replaces. */
+  pinned: boolean;
+  /** Unsaved changes the panel holds (restored after the panel was closed with them), or null. */
+  edit: MemoryEdit | null;
 }
 
 /** What became of an anchor's text: as written, moved (followed), changed, or its file gone. */
@@ -140,11 +172,17 @@ export interface MemoryPanelConstants {
   importanceTagPrefix: string;
   /** The importance of a memory without such a tag: no badge. */
   defaultImportance: Importance;
+  /** The importances, strongest first: the edit mode's choices. */
+  importanceLevels: readonly Importance[];
 }
 
 /** Extension → webview. */
 export type ToWebview =
-  | { type: 'memory'; memory: MemoryDetails; constants: MemoryPanelConstants }
+  | { type: 'memory'; memory: MemoryDetails; constants: MemoryPanelConstants; panel: MemoryPanelState }
+  /** The edit was saved: leave edit mode (the saved memory follows). */
+  | { type: 'saved'; id: string }
+  /** The fields the edit changes were changed on disk too since it started: the page asks whether to overwrite. */
+  | { type: 'conflict'; id: string; fields: EditableField[]; theirs: MemoryFields }
   | { type: 'memoryGone'; id: string; message: string }
   | { type: 'integrity'; report: IntegrityView; fix: FixView | null }
   | { type: 'archives'; query: string; items: ArchivedItemView[] }
@@ -154,7 +192,14 @@ export type ToWebview =
 /** Webview → extension. */
 export type FromWebview =
   | { type: 'ready' }
-  | { type: 'saveSummary'; id: string; summary: string }
+  /** The panel's edit as it stands (null: no unsaved changes). Sent on every change. */
+  | { type: 'edit'; id: string; edit: MemoryEdit | null }
+  /** Save the edit last sent; `overwrite` after the person chose to overwrite a change made on disk. */
+  | { type: 'save'; id: string; overwrite: boolean }
+  /** "Keep open": the preview panel becomes a panel of its own. */
+  | { type: 'pin' }
+  /** A link in rendered memory text: opened outside VS Code by the extension, never in the page. */
+  | { type: 'openLink'; url: string }
   | { type: 'restore'; id: string }
   | { type: 'openFile'; id: string }
   | { type: 'mergeInto'; id: string }
@@ -176,7 +221,10 @@ export interface WebviewBoot {
 
 const FROM_WEBVIEW_TYPES = new Set<FromWebview['type']>([
   'ready',
-  'saveSummary',
+  'edit',
+  'save',
+  'pin',
+  'openLink',
   'restore',
   'openFile',
   'mergeInto',
@@ -196,8 +244,12 @@ export function parseFromWebview(value: unknown): FromWebview | null {
   if (typeof m.type !== 'string' || !FROM_WEBVIEW_TYPES.has(m.type as FromWebview['type'])) return null;
   const str = (k: string) => typeof m[k] === 'string';
   switch (m.type) {
-    case 'saveSummary':
-      return str('id') && str('summary') ? (m as FromWebview) : null;
+    case 'edit':
+      return str('id') && (m.edit === null || isMemoryEdit(m.edit)) ? (m as FromWebview) : null;
+    case 'save':
+      return str('id') && typeof m.overwrite === 'boolean' ? (m as FromWebview) : null;
+    case 'openLink':
+      return str('url') ? (m as FromWebview) : null;
     case 'restore':
     case 'openFile':
     case 'mergeInto':
@@ -215,4 +267,28 @@ export function parseFromWebview(value: unknown): FromWebview | null {
     default:
       return m as FromWebview;
   }
+}
+
+/** The most tags an edit may carry; the store caps them further. */
+const MAX_EDIT_TAGS = 200;
+
+function isMemoryFields(value: unknown): value is MemoryFields {
+  if (!value || typeof value !== 'object') return false;
+  const f = value as Record<string, unknown>;
+  return (
+    typeof f.topic === 'string' &&
+    typeof f.summary === 'string' &&
+    typeof f.content === 'string' &&
+    typeof f.importance === 'string' &&
+    isImportance(f.importance) &&
+    Array.isArray(f.tags) &&
+    f.tags.length <= MAX_EDIT_TAGS &&
+    f.tags.every((t) => typeof t === 'string')
+  );
+}
+
+function isMemoryEdit(value: unknown): value is MemoryEdit {
+  if (!value || typeof value !== 'object') return false;
+  const e = value as Record<string, unknown>;
+  return isMemoryFields(e.base) && isMemoryFields(e.draft);
 }

@@ -7,6 +7,8 @@ export const enum CommandId {
   NewMemory = 'ltm.newMemory',
   Search = 'ltm.search',
   OpenMemory = 'ltm.openMemory',
+  /** Ctrl+S / Cmd+S in a memory panel (a keybinding, not in the palette). */
+  SaveMemoryPanel = 'ltm.saveMemoryPanel',
   EditSummary = 'ltm.editSummary',
   Forget = 'ltm.forget',
   MergeInto = 'ltm.mergeInto',

@@ -20,6 +20,7 @@ import { hasOpenStore, type FolderMemory, type FolderWithStore } from './folderM
 import { isMemoryNode, type MemoryTreeProvider } from './memoryTree';
 import { filterCommands } from './filterCommands';
 import { forgetRestoreCommands } from './forgetRestoreCommands';
+import { RepeatedOpen } from './repeatedOpen';
 import type { Panels } from './webviewPanels';
 import type { WorkspaceMemories } from './workspaceMemories';
 import type { GroupBy, TreeSort } from './settings';
@@ -42,6 +43,7 @@ interface MemoryTarget {
 
 export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   const { log, memories, tree, panels } = deps;
+  const repeatedOpen = new RepeatedOpen();
 
   /** Runs a command body; any error becomes one clear message and a log line. */
   const command = (id: CommandId, body: (...args: unknown[]) => unknown): vscode.Disposable =>
@@ -147,8 +149,9 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   };
 
   /** The memory with this ID in whichever folder holds it. */
-  const findMemory = (id: string): MemoryTarget => {
+  const findMemory = (id: string, folderPath?: string): MemoryTarget => {
     for (const folder of memories.withStores()) {
+      if (folderPath !== undefined && folder.folder.uri.fsPath !== folderPath && folder.folder.uri.toString() !== folderPath) continue;
       try {
         return { folder, memory: folder.store.peek(id) };
       } catch (error) {
@@ -291,10 +294,17 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
     }),
     command(CommandId.NewMemory, () => remember(false)),
     command(CommandId.Search, () => searchMemories(memories, panels)),
-    command(CommandId.OpenMemory, async (arg) => {
-      const target = await targetOf(arg, 'Memory to open');
-      if (target) panels.showMemory(target.folder, target.memory.id);
+    // `ltm.openMemory` takes a tree item, or `{ id, folder? }`; `{ pin: true }` (in the object or as a second argument) keeps the panel open.
+    command(CommandId.OpenMemory, async (arg, options) => {
+      const given = openArgs(arg);
+      const target = given ? findMemory(given.id, given.folder) : await targetOf(arg, 'Memory to open');
+      if (!target) return undefined;
+      const clickedTwice = isMemoryNode(arg) && repeatedOpen.isRepeat(`${target.folder.folder.uri.toString()}#${target.memory.id}`);
+      const pin = clickedTwice || given?.pin === true || (typeof options === 'object' && options !== null && (options as { pin?: unknown }).pin === true);
+      panels.showMemory(target.folder, target.memory.id, { pin });
+      return undefined;
     }),
+    command(CommandId.SaveMemoryPanel, () => panels.saveActive()),
     command(CommandId.EditSummary, async (arg) => {
       const target = await targetOf(arg, 'Memory whose summary to edit');
       if (!target || target.memory.phase === 3) return;
@@ -403,6 +413,14 @@ function folderArg(arg: unknown): string | undefined {
 }
 
 /** `{ id, into }` given to ltm.mergeInto: both memory IDs, merged without asking. */
+/** What `ltm.openMemory` may be given instead of a tree item (a keybinding, another extension, a test). */
+function openArgs(arg: unknown): { id: string; folder?: string; pin: boolean } | undefined {
+  if (!arg || typeof arg !== 'object' || isMemoryNode(arg)) return undefined;
+  const a = arg as Record<string, unknown>;
+  if (typeof a.id !== 'string') return undefined;
+  return { id: a.id, folder: typeof a.folder === 'string' ? a.folder : undefined, pin: a.pin === true };
+}
+
 function mergeArgs(arg: unknown): { id: string; into: string } | undefined {
   if (!arg || typeof arg !== 'object' || isMemoryNode(arg)) return undefined;
   const a = arg as Record<string, unknown>;

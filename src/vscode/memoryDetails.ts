@@ -3,10 +3,11 @@
  */
 import { PROBLEM_TITLES, type IntegrityReport } from '../core/integrity';
 import { PHASE_NAMES } from '../core/model';
-import { DEFAULT_IMPORTANCE, IMPORTANCE_TAG_PREFIX, PRIORITY_WEIGHTS } from '../core/priority';
+import { DEFAULT_IMPORTANCE, IMPORTANCE_LEVELS, IMPORTANCE_TAG_PREFIX, PRIORITY_WEIGHTS } from '../core/priority';
 import type { FixResult, MemoryStore, SearchResultItem } from '../core/store';
 import { demotionText, usageText, type MemoryUsage } from '../core/usage';
 import { anchorsView } from './anchorDetails';
+import { fieldsOf } from './memoryEdit';
 import type { ArchivedItemView, FixView, IntegrityView, MemoryDetails, MemoryPanelConstants, UsageView } from '../shared/protocol';
 
 /** Sent with every memory, so the panel explains it with the engine's own numbers. */
@@ -15,6 +16,7 @@ export const MEMORY_PANEL_CONSTANTS: MemoryPanelConstants = {
   priorityWeights: PRIORITY_WEIGHTS,
   importanceTagPrefix: IMPORTANCE_TAG_PREFIX,
   defaultImportance: DEFAULT_IMPORTANCE,
+  importanceLevels: IMPORTANCE_LEVELS,
 };
 
 /** Details of an active memory, or of an archived one; null when the ID is unknown. */
@@ -62,6 +64,7 @@ export function memoryDetails(store: MemoryStore, id: string, folder: string): M
       archivedAt: null,
       folder,
       anchors: anchorsView(store, id),
+      fields: fieldsOf(active),
     };
   }
   let archived;
@@ -93,6 +96,7 @@ export function memoryDetails(store: MemoryStore, id: string, folder: string): M
     archivedAt: archived.entry?.archived_at ?? null,
     folder,
     anchors: null,
+    fields: null,
   };
 }
 

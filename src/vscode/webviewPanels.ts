@@ -8,12 +8,14 @@ import { countOf } from '../shared/wording';
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { describeError, LtmError } from '../core/errors';
-import { parseFromWebview, type FromWebview, type ToWebview, type WebviewView } from '../shared/protocol';
+import { isSafeLinkUrl } from '../shared/links';
+import { parseFromWebview, type EditableField, type FromWebview, type MemoryEdit, type MemoryFields, type ToWebview, type WebviewView } from '../shared/protocol';
 import { CommandId } from './commandIds';
 import { openAnchor } from './anchorCommands';
 import type { FolderMemory } from './folderMemory';
 import { DisposableOwner } from './lifecycle';
 import { archivedItemView, fixView, integrityView, MEMORY_PANEL_CONSTANTS, memoryDetails } from './memoryDetails';
+import { conflictingFields, differingFields, fieldsOf, updateFor } from './memoryEdit';
 import type { WorkspaceMemories } from './workspaceMemories';
 
 export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, view: WebviewView, title: string): string {
@@ -64,22 +66,26 @@ abstract class LtmPanel extends DisposableOwner {
     this.panel.iconPath = new vscode.ThemeIcon(view === 'memory' ? 'note' : view === 'integrity' ? 'shield' : 'archive');
     this.panel.webview.html = webviewHtml(this.panel.webview, extensionUri, view, title);
     this.own(this.panel.onDidDispose(() => this.dispose()));
-    this.own(
-      this.panel.webview.onDidReceiveMessage(async (raw: unknown) => {
-        const message = parseFromWebview(raw);
-        if (!message) {
-          this.log.warn(`ignored a malformed message from the ${view} webview`);
-          return;
-        }
-        try {
-          await this.onMessage(message);
-        } catch (error) {
-          const message = describeError(error);
-          this.log.error(`${view} webview: ${message}`);
-          this.post({ type: 'notice', level: 'error', message });
-        }
-      }),
-    );
+    this.view = view;
+    this.own(this.panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
+  }
+
+  private readonly view: WebviewView;
+
+  /** A message from the page: checked, then handled; an error becomes the page's notice and a log line. */
+  protected async receive(raw: unknown): Promise<void> {
+    const message = parseFromWebview(raw);
+    if (!message) {
+      this.log.warn(`ignored a malformed message from the ${this.view} webview`);
+      return;
+    }
+    try {
+      await this.onMessage(message);
+    } catch (error) {
+      const text = describeError(error);
+      this.log.error(`${this.view} webview: ${text}`);
+      this.post({ type: 'notice', level: 'error', message: text });
+    }
   }
 
   protected post(message: ToWebview): void {
@@ -88,6 +94,10 @@ abstract class LtmPanel extends DisposableOwner {
 
   reveal(): void {
     this.panel.reveal();
+  }
+
+  get active(): boolean {
+    return this.panel.active;
   }
 
   onDidDispose(listener: () => void): vscode.Disposable {
@@ -103,41 +113,204 @@ abstract class LtmPanel extends DisposableOwner {
   protected abstract onMessage(message: FromWebview): Promise<void>;
 }
 
+/** What a test (or another extension) can see of a memory panel, and a way to speak to it as its page does. */
+export interface MemoryPanelProbe {
+  folder: string;
+  id: string;
+  title: string;
+  pinned: boolean;
+  dirty: boolean;
+  /** The fields of the last conflict the page was told of, or null. */
+  conflict: EditableField[] | null;
+  /** Handles a message as if the page sent it (it is checked as the page's are). */
+  receive(raw: unknown): Promise<void>;
+}
+
+/** What saving the panel's edit did. */
+export type SaveOutcome = 'saved' | 'unchanged' | 'conflict' | 'nothing';
+
+/** The longest topic the tab's title shows whole. */
+const TITLE_TOPIC_CHARS = 40;
+
+/**
+ * One memory's panel. Unpinned, it is the preview: opening another memory
+ * shows it here instead of in a new tab (Panels). It is pinned by "Keep
+ * open", by opening it pinned (a double-click in the tree), and by starting
+ * to edit, as an editor's preview tab is.
+ *
+ * Closing a panel with unsaved changes cannot be refused (a webview panel has
+ * no veto on close), so the edit is kept (Panels.drafts) and restored when the
+ * memory is opened again; a notification at close says so and offers to
+ * reopen or discard it. That keeps the person's text without a modal dialog
+ * over a tab that is already gone.
+ */
 export class MemoryPanel extends LtmPanel {
+  private folderListener: vscode.Disposable | null = null;
+  private edit: MemoryEdit | null;
+  /** The memory on disk as the person saw it in a conflict; an overwrite checks against it, not the edit's base. */
+  private conflictSeen: MemoryFields | null = null;
+  private conflictFields: EditableField[] | null = null;
+  private saving: Promise<SaveOutcome> | null = null;
+  private topic = '';
+
   constructor(
     extensionUri: vscode.Uri,
     log: vscode.LogOutputChannel,
-    readonly folder: FolderMemory,
-    readonly memoryId: string,
+    public folder: FolderMemory,
+    public memoryId: string,
+    private pinnedFlag: boolean,
+    edit: MemoryEdit | null,
   ) {
     super(extensionUri, 'ltm.memory', 'Memory', 'memory', log);
-    this.own(folder.onDidChange(() => this.update()));
+    this.edit = edit;
+    if (edit) this.pinnedFlag = true;
+    this.watch(folder);
+    this.own({ dispose: () => this.folderListener?.dispose() });
+    // The title at once; the page gets the memory when it says it is ready.
+    this.update();
+  }
+
+  get key(): string {
+    return memoryKey(this.folder, this.memoryId);
+  }
+
+  get pinned(): boolean {
+    return this.pinnedFlag;
+  }
+
+  /** The unsaved edit, or null (Panels keeps it when the panel is closed). */
+  get unsaved(): MemoryEdit | null {
+    return this.edit;
+  }
+
+  get displayTopic(): string {
+    return this.topic || this.memoryId;
+  }
+
+  probe(): MemoryPanelProbe {
+    return {
+      folder: this.folder.name,
+      id: this.memoryId,
+      title: this.panel.title,
+      pinned: this.pinnedFlag,
+      dirty: this.edit !== null,
+      conflict: this.conflictFields,
+      receive: (raw) => this.receive(raw),
+    };
+  }
+
+  /** Shows another memory in this (preview) panel. */
+  showMemory(folder: FolderMemory, id: string): void {
+    if (folder !== this.folder) this.watch(folder);
+    this.folder = folder;
+    this.memoryId = id;
+    this.edit = null;
+    this.conflictSeen = null;
+    this.conflictFields = null;
+    this.update();
+  }
+
+  pin(): void {
+    if (this.pinnedFlag) return;
+    this.pinnedFlag = true;
+    this.update();
+  }
+
+  private watch(folder: FolderMemory): void {
+    this.folderListener?.dispose();
+    this.folderListener = folder.onDidChange(() => this.update());
+  }
+
+  private setTitle(): void {
+    const short = this.topic.length > TITLE_TOPIC_CHARS ? `${this.topic.slice(0, TITLE_TOPIC_CHARS - 1)}…` : this.topic;
+    // Webview tabs cannot be shown in italics as a preview editor's are: the title says it.
+    this.panel.title = `${this.edit ? '● ' : ''}${short}${this.pinnedFlag ? '' : ' (Preview)'}`;
   }
 
   update(): void {
     const store = this.folder.store;
     const details = store ? memoryDetails(store, this.memoryId, this.folder.name) : null;
     if (!details) {
-      this.panel.title = `${this.memoryId} (gone)`;
+      this.panel.title = `${this.edit ? '● ' : ''}${this.memoryId} (gone)`;
       this.post({ type: 'memoryGone', id: this.memoryId, message: `${this.memoryId} no longer exists in ${this.folder.name}.` });
       return;
     }
-    this.panel.title = details.topic.length > 40 ? `${details.topic.slice(0, 39)}…` : details.topic;
-    this.post({ type: 'memory', memory: details, constants: MEMORY_PANEL_CONSTANTS });
+    this.topic = details.topic;
+    this.setTitle();
+    this.post({ type: 'memory', memory: details, constants: MEMORY_PANEL_CONSTANTS, panel: { pinned: this.pinnedFlag, edit: this.edit } });
+  }
+
+  /**
+   * Saves the edit: the fields it changed, in one store.update (which archives
+   * the previous text first). A field it changes that changed on disk since
+   * the edit started is not overwritten: the page is told and asks.
+   */
+  save(overwrite = false): Promise<SaveOutcome> {
+    // Ctrl+S reaches both the page and the keybinding: one save at a time, the second finds nothing left to save.
+    this.saving ??= this.saveNow(overwrite).finally(() => (this.saving = null));
+    return this.saving;
+  }
+
+  private async saveNow(overwrite: boolean): Promise<SaveOutcome> {
+    const store = this.folder.store;
+    const edit = this.edit;
+    if (!store || !edit) return 'nothing';
+    const update = updateFor(edit);
+    if (Object.keys(update).length === 0) {
+      this.setEdit(null);
+      this.post({ type: 'saved', id: this.memoryId });
+      return 'unchanged';
+    }
+    const onDisk = fieldsOf(store.peek(this.memoryId));
+    const conflict = conflictingFields(edit, onDisk, overwrite && this.conflictSeen ? this.conflictSeen : edit.base);
+    if (conflict.length > 0) {
+      this.conflictSeen = onDisk;
+      this.conflictFields = conflict;
+      this.log.info(`${this.folder.name}: not saving ${this.memoryId}: ${conflict.join(', ')} changed on disk since the edit started`);
+      this.post({ type: 'conflict', id: this.memoryId, fields: conflict, theirs: onDisk });
+      return 'conflict';
+    }
+    const result = await store.update(this.memoryId, update);
+    this.log.info(`${this.folder.name}: saved ${this.memoryId} (${result.changed.join(', ') || 'nothing changed'})`);
+    this.setEdit(null);
+    this.post({ type: 'saved', id: this.memoryId });
+    this.post({ type: 'notice', level: 'info', message: result.changed.length > 0 ? `Saved (${result.changed.join(', ')}); the previous text is in the archive.` : 'Nothing changed.' });
+    this.folder.refresh();
+    this.update();
+    return result.changed.length > 0 ? 'saved' : 'unchanged';
+  }
+
+  private setEdit(edit: MemoryEdit | null): void {
+    this.edit = edit;
+    if (!edit) {
+      this.conflictSeen = null;
+      this.conflictFields = null;
+    }
+    // Editing a preview keeps it, as typing in an editor's preview tab does.
+    if (edit) this.pinnedFlag = true;
+    this.setTitle();
   }
 
   protected async onMessage(message: FromWebview): Promise<void> {
     const store = this.folder.store;
     if (!store) return;
+    // A message about another memory is from before the preview showed this one.
+    if ('id' in message && message.type !== 'openMemory' && message.id !== this.memoryId) return;
     switch (message.type) {
       case 'ready':
         this.update();
         return;
-      case 'saveSummary':
-        await store.updateSummary(message.id, message.summary);
-        this.log.info(`${this.folder.name}: summary of ${message.id} saved`);
-        this.post({ type: 'notice', level: 'info', message: 'Summary saved.' });
-        this.folder.refresh();
+      case 'edit':
+        this.setEdit(message.edit && differingFields(message.edit.base, message.edit.draft).length > 0 ? message.edit : null);
+        return;
+      case 'save':
+        await this.save(message.overwrite);
+        return;
+      case 'pin':
+        this.pin();
+        return;
+      case 'openLink':
+        await openLink(message.url, this.log);
         return;
       case 'restore':
         await store.restore(message.id);
@@ -170,6 +343,19 @@ export class MemoryPanel extends LtmPanel {
         return;
     }
   }
+}
+
+/** Opens a link from memory text outside VS Code, if it is one the renderer would have made (links.ts). */
+async function openLink(url: string, log: vscode.LogOutputChannel): Promise<void> {
+  if (!isSafeLinkUrl(url)) {
+    log.warn(`memory webview: refused to open a link that is not http(s) or mailto`);
+    return;
+  }
+  await vscode.env.openExternal(vscode.Uri.parse(url.trim(), true));
+}
+
+function memoryKey(folder: FolderMemory, id: string): string {
+  return `${folder.folder.uri.toString()}#${id}`;
 }
 
 export class IntegrityPanel extends LtmPanel {
@@ -264,9 +450,15 @@ export class ArchivesPanel extends LtmPanel {
   }
 }
 
-/** Opens at most one panel per memory, one integrity panel and one archives panel. */
+/**
+ * Opens the memory panels (one preview, which the next memory opened
+ * replaces, and the pinned ones: at most one panel per memory), one integrity
+ * panel and one archives panel. It keeps the edits of memory panels closed
+ * with unsaved changes, to restore them when the memory is opened again.
+ */
 export class Panels extends DisposableOwner {
-  private readonly memoryPanels = new Map<string, MemoryPanel>();
+  private readonly memoryPanels = new Set<MemoryPanel>();
+  private readonly drafts = new Map<string, MemoryEdit>();
   private integrity: IntegrityPanel | null = null;
   private archives: ArchivesPanel | null = null;
 
@@ -278,29 +470,71 @@ export class Panels extends DisposableOwner {
     super();
     this.own({
       dispose: () => {
-        for (const p of this.memoryPanels.values()) p.dispose();
+        for (const p of this.memoryPanels) p.dispose();
         this.integrity?.dispose();
         this.archives?.dispose();
       },
     });
   }
 
-  showMemory(folder: FolderMemory, id: string): void {
-    const key = `${folder.folder.uri.toString()}#${id}`;
-    const existing = this.memoryPanels.get(key);
-    if (existing && !existing.isDisposed) {
-      existing.reveal();
-      existing.update();
-      return;
+  /**
+   * Shows a memory: in its own panel if one is open, else in the preview
+   * (unless `pin`), else in a new panel. An edit kept from a panel closed
+   * with unsaved changes comes back with it.
+   */
+  showMemory(folder: FolderMemory, id: string, options: { pin?: boolean } = {}): MemoryPanel {
+    const key = memoryKey(folder, id);
+    const open = [...this.memoryPanels].find((p) => p.key === key);
+    if (open) {
+      open.reveal();
+      if (options.pin) open.pin();
+      else open.update();
+      return open;
     }
-    const panel = new MemoryPanel(this.extensionUri, this.log, folder, id);
-    this.memoryPanels.set(key, panel);
-    panel.onDidDispose(() => this.memoryPanels.delete(key));
+    const draft = this.drafts.get(key) ?? null;
+    this.drafts.delete(key);
+    const preview = [...this.memoryPanels].find((p) => !p.pinned);
+    if (preview && !options.pin && !draft) {
+      preview.showMemory(folder, id);
+      preview.reveal();
+      return preview;
+    }
+    const panel = new MemoryPanel(this.extensionUri, this.log, folder, id, options.pin ?? false, draft);
+    this.memoryPanels.add(panel);
+    panel.onDidDispose(() => this.closed(panel));
+    if (draft) void vscode.window.showInformationMessage(`LTM: restored your unsaved changes to "${panel.displayTopic}".`);
+    return panel;
+  }
+
+  /** The memory panels, as tests see them. */
+  probes(): MemoryPanelProbe[] {
+    return [...this.memoryPanels].filter((p) => !p.isDisposed).map((p) => p.probe());
+  }
+
+  /** Saves the edit of the active memory panel (Ctrl+S / Cmd+S while it has focus). */
+  async saveActive(): Promise<SaveOutcome> {
+    const active = [...this.memoryPanels].find((p) => p.active);
+    return active ? active.save() : 'nothing';
+  }
+
+  private closed(panel: MemoryPanel): void {
+    this.memoryPanels.delete(panel);
+    const edit = panel.unsaved;
+    if (!edit || this.isDisposed) return;
+    const key = panel.key;
+    this.drafts.set(key, edit);
+    const { folder, memoryId } = panel;
+    void vscode.window
+      .showWarningMessage(`LTM: "${panel.displayTopic}" was closed with unsaved changes. They are kept and come back when you open it again.`, 'Reopen', 'Discard')
+      .then((choice) => {
+        if (choice === 'Reopen' && this.drafts.has(key)) this.showMemory(folder, memoryId);
+        else if (choice === 'Discard') this.drafts.delete(key);
+      });
   }
 
   /** Shows open memory panels again (the code their anchors point to may have changed). */
   updateMemories(): void {
-    for (const panel of this.memoryPanels.values()) if (!panel.isDisposed) panel.update();
+    for (const panel of this.memoryPanels) if (!panel.isDisposed) panel.update();
   }
 
   showIntegrity(folder: FolderMemory): IntegrityPanel {

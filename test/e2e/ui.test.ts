@@ -130,7 +130,7 @@ describe('the packaged extension in a real VS Code (UI)', function () {
     await group('Archived').waitFor();
   });
 
-  it('opens a memory in its panel with the priority broken down, and saves an edited Summary', async () => {
+  it('opens a memory in its panel with the priority broken down, and saves an edited Summary with Ctrl+S', async () => {
     const target = ltmJson<ListJson>(['list', '--project', project]).memories.find((m) => m.topic === SAMPLE_MEMORIES[1]!.topic)!;
     const file = memoryFile(project, target.id);
     const before = fs.readFileSync(file, 'utf8');
@@ -142,9 +142,13 @@ describe('the packaged extension in a real VS Code (UI)', function () {
     await shot('memory-panel');
 
     const edited = 'Pool of 10 ran dry under batch jobs: raised to 50, 60 s timeout, clients released in finally.';
-    await frame.locator('#summary textarea').fill(edited);
-    await frame.locator('#save-summary').click();
-    await frame.locator('#notice', { hasText: 'Summary saved' }).waitFor();
+    await frame.locator('#edit').click();
+    await frame.locator('#edit-summary textarea').fill(edited);
+    await frame.locator('#dirty', { hasText: 'Unsaved changes' }).waitFor();
+    await page.locator('.tab', { hasText: `● ${target.topic.slice(0, 20)}` }).first().waitFor();
+    await shot('memory-panel-edit');
+    await frame.locator('#edit-summary textarea').press('Control+s');
+    await frame.locator('#notice', { hasText: 'Saved (summary)' }).waitFor();
     const after = fs.readFileSync(file, 'utf8');
     const oldSummary = SAMPLE_MEMORIES[1]!.summary;
     assert.ok(before.includes(`## Summary\n${oldSummary}\n\n## Content\n`));

@@ -39,7 +39,7 @@ describe('the extension in a real VS Code (mocha inside the extension host)', fu
       extensionDevelopmentPath: REPO_ROOT,
       extensionTestsPath: path.join(REPO_ROOT, 'out', 'test', 'vscode', 'suite', 'index.js'),
       workspace,
-      extensionEnvironment: { LTM_TEST_CLAUDE: claudeBinary() },
+      extensionEnvironment: { LTM_TEST_CLAUDE: claudeBinary(), ...(process.env.LTM_TEST_SUITE_FILES ? { LTM_TEST_SUITE_FILES: process.env.LTM_TEST_SUITE_FILES } : {}) },
     });
     const report = run.log.join('\n');
     for (const line of run.log.filter((l) => /✔|^\s*\d+ (passing|failing)|^\s+\d+\) /.test(l))) process.stdout.write(`      [host] ${line}\n`);

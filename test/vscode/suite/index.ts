@@ -11,8 +11,9 @@ export const OWN_WORKSPACE_FILES: readonly string[] = ['emptyStore.test.js'];
 
 export async function run(): Promise<void> {
   const mocha = new Mocha({ ui: 'bdd', timeout: 120_000, color: false, reporter: 'spec' });
-  // LTM_TEST_SUITE_FILES: the files to run (comma-separated), for a run on another workspace.
-  const only = process.env.LTM_TEST_SUITE_FILES?.split(',').filter(Boolean);
+  // LTM_TEST_SUITE_FILES: the files to run, comma-separated, with or without `.test.js` (a developer's focused run:
+  // LTM_TEST_SUITE_FILES=memoryPanel,usage; or a run on another workspace); unset, every file but those with their own workspace.
+  const only = process.env.LTM_TEST_SUITE_FILES?.split(',').filter(Boolean).map((name) => (name.trim().endsWith('.test.js') ? name.trim() : `${name.trim()}.test.js`));
   const chosen = (f: string) => (only ? only.includes(f) : !OWN_WORKSPACE_FILES.includes(f));
   for (const file of fs.readdirSync(__dirname).filter((f) => f.endsWith('.test.js') && chosen(f)).sort()) {
     mocha.addFile(path.join(__dirname, file));
