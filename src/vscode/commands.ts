@@ -19,6 +19,7 @@ import type { ContextPreviewDocuments } from './contextPreviewDocuments';
 import { hasOpenStore, type FolderMemory, type FolderWithStore } from './folderMemory';
 import { isMemoryNode, type MemoryTreeProvider } from './memoryTree';
 import { filterCommands } from './filterCommands';
+import { showStatus } from './statusView';
 import { forgetRestoreCommands } from './forgetRestoreCommands';
 import type { Panels } from './webviewPanels';
 import type { WorkspaceMemories } from './workspaceMemories';
@@ -328,26 +329,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       return folder ? fix(folder) : undefined;
     }),
     command(CommandId.ShowArchives, () => panels.showArchives()),
-    command(CommandId.ShowStatus, async () => {
-      const folders = memories.withStores();
-      if (folders.length === 0) {
-        void vscode.window.showInformationMessage('LTM: no folder has a memory store yet.', 'Initialize Memory').then((c) => c && vscode.commands.executeCommand(CommandId.Initialize));
-        return;
-      }
-      const lines = folders.map((f) => {
-        const s = f.store.status();
-        const server = f.server
-          ? `server 127.0.0.1:${f.server.port}${f.server.own ? '' : ` (another window's, pid ${f.server.pid})`}`
-          : `server not running${f.serverProblem ? ` (${f.serverProblem})` : ''}`;
-        return `${f.name}: ${s.total_memories} memories (Full ${s.by_phase.full}, Hint ${s.by_phase.hint}, Abstract ${s.by_phase.abstract}), ${s.total_archived} archived, ${s.session_count} sessions, ${server}`;
-      });
-      for (const line of lines) log.info(line);
-      void vscode.window.showInformationMessage(`LTM: ${lines.join(' | ')}`, 'Check Integrity', 'Show Log').then((choice) => {
-        if (choice === 'Check Integrity') void vscode.commands.executeCommand(CommandId.CheckIntegrity);
-        if (choice === 'Show Log') log.show();
-      });
-      return lines;
-    }),
+    command(CommandId.ShowStatus, (arg) => showStatus({ log, memories, panels, extensionId: deps.context.extension.id }, arg)),
     command(CommandId.PreviewContext, (arg) => previewContext(memories, deps.previews, arg)),
     command(CommandId.Refresh, () => {
       for (const f of memories.all()) f.refresh();
