@@ -290,7 +290,16 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const editor = vscode.window.activeTextEditor;
       return editor?.document.uri.scheme === 'file' ? rememberSelection(deps, editor) : remember(true);
     }),
-    command(CommandId.NewMemory, () => remember(false)),
+    // One form (webviewPanels.ts NewMemoryPanel): the folder of the active editor, `{ folder }` (a path), or the one picked.
+    command(CommandId.NewMemory, async (arg) => {
+      const given = folderArg(arg);
+      const editor = vscode.window.activeTextEditor;
+      const folder = given
+        ? memories.withStores().find((f) => f.folder.uri.fsPath === given)
+        : ((editor && memories.withStores().find((f) => editor.document.uri.fsPath.startsWith(f.folder.uri.fsPath + path.sep))) ?? (await folderWithStore('add to')));
+      if (given && !folder) throw new LtmError('invalid_input', `${given} is not a folder of this workspace with a memory store`);
+      return folder ? panels.showNewMemory(folder) : undefined;
+    }),
     command(CommandId.Search, () => searchMemories(memories, panels)),
     command(CommandId.OpenMemory, async (arg) => {
       const target = await targetOf(arg, 'Memory to open');
@@ -378,7 +387,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   ];
 }
 
-/** `{ folder }` given to ltm.fixIntegrity: the folder's path. */
+/** `{ folder }` given to ltm.fixIntegrity and ltm.newMemory: the folder's path. */
 function folderArg(arg: unknown): string | undefined {
   const folder = arg && typeof arg === 'object' ? (arg as { folder?: unknown }).folder : undefined;
   return typeof folder === 'string' ? folder : undefined;

@@ -8,10 +8,13 @@ import { countOf } from '../shared/wording';
 import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { describeError, LtmError } from '../core/errors';
-import { parseFromWebview, type FromWebview, type ToWebview, type WebviewView } from '../shared/protocol';
+import { DEFAULT_IMPORTANCE, IMPORTANCE_LEVELS } from '../core/priority';
+import type { StoreResult } from '../core/storeTypes';
+import { parseFromWebview, type FromWebview, type NewMemoryInput, type ToWebview, type WebviewView } from '../shared/protocol';
 import { CommandId } from './commandIds';
 import { openAnchor } from './anchorCommands';
-import type { FolderMemory } from './folderMemory';
+import type { FolderMemory, FolderWithStore } from './folderMemory';
+import { fieldOfMessage, storeInputOf } from './newMemoryInput';
 import { DisposableOwner } from './lifecycle';
 import { archivedItemView, fixView, integrityView, MEMORY_PANEL_CONSTANTS, memoryDetails } from './memoryDetails';
 import type { WorkspaceMemories } from './workspaceMemories';
@@ -44,15 +47,18 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, v
 </html>`;
 }
 
+const PANEL_ICONS: Record<WebviewView, string> = { memory: 'note', integrity: 'shield', archives: 'archive', newMemory: 'add' };
+
 /** A webview panel speaking the typed protocol. */
 abstract class LtmPanel extends DisposableOwner {
   protected readonly panel: vscode.WebviewPanel;
+  private readonly posted = this.own(new vscode.EventEmitter<ToWebview>());
 
   constructor(
     extensionUri: vscode.Uri,
     viewType: string,
     title: string,
-    view: WebviewView,
+    private readonly view: WebviewView,
     protected readonly log: vscode.LogOutputChannel,
   ) {
     super();
@@ -61,28 +67,38 @@ abstract class LtmPanel extends DisposableOwner {
       retainContextWhenHidden: false,
       localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist')],
     });
-    this.panel.iconPath = new vscode.ThemeIcon(view === 'memory' ? 'note' : view === 'integrity' ? 'shield' : 'archive');
+    this.panel.iconPath = new vscode.ThemeIcon(PANEL_ICONS[view]);
     this.panel.webview.html = webviewHtml(this.panel.webview, extensionUri, view, title);
     this.own(this.panel.onDidDispose(() => this.dispose()));
-    this.own(
-      this.panel.webview.onDidReceiveMessage(async (raw: unknown) => {
-        const message = parseFromWebview(raw);
-        if (!message) {
-          this.log.warn(`ignored a malformed message from the ${view} webview`);
-          return;
-        }
-        try {
-          await this.onMessage(message);
-        } catch (error) {
-          const message = describeError(error);
-          this.log.error(`${view} webview: ${message}`);
-          this.post({ type: 'notice', level: 'error', message });
-        }
-      }),
-    );
+    this.own(this.panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
+  }
+
+  /**
+   * A message from the page: checked, then handled; an error goes back to
+   * the page as a notice. Public so that tests drive a panel as its page would.
+   */
+  async receive(raw: unknown): Promise<void> {
+    const message = parseFromWebview(raw);
+    if (!message) {
+      this.log.warn(`ignored a malformed message from the ${this.view} webview`);
+      return;
+    }
+    try {
+      await this.onMessage(message);
+    } catch (error) {
+      const text = describeError(error);
+      this.log.error(`${this.view} webview: ${text}`);
+      this.post({ type: 'notice', level: 'error', message: text });
+    }
+  }
+
+  /** Fires with every message sent to the page (what tests read of it). */
+  get onDidPost(): vscode.Event<ToWebview> {
+    return this.posted.event;
   }
 
   protected post(message: ToWebview): void {
+    this.posted.fire(message);
     void this.panel.webview.postMessage(message);
   }
 
@@ -264,9 +280,64 @@ export class ArchivesPanel extends LtmPanel {
   }
 }
 
+/**
+ * "New memory" as one form: topic, Summary, content, tags, importance and
+ * anchored files. Saved through the store as a person's memory (approved at
+ * once); the store's validation messages go back under their field, and
+ * then nothing was written.
+ */
+export class NewMemoryPanel extends LtmPanel {
+  constructor(
+    extensionUri: vscode.Uri,
+    log: vscode.LogOutputChannel,
+    readonly folder: FolderWithStore,
+    private readonly openMemory: (folder: FolderMemory, id: string) => void,
+  ) {
+    super(extensionUri, 'ltm.newMemory', 'New memory', 'newMemory', log);
+  }
+
+  protected async onMessage(message: FromWebview): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        this.post({ type: 'newMemoryForm', form: { folder: this.folder.name, importanceLevels: IMPORTANCE_LEVELS, defaultImportance: DEFAULT_IMPORTANCE } });
+        return;
+      case 'createMemory':
+        await this.create(message.memory);
+        return;
+      case 'cancel':
+        this.dispose();
+        return;
+      default:
+        return;
+    }
+  }
+
+  private async create(form: NewMemoryInput): Promise<StoreResult | undefined> {
+    this.post({ type: 'busy', busy: true });
+    let result: StoreResult;
+    try {
+      result = await this.folder.store.store(storeInputOf(form));
+    } catch (error) {
+      if (!(error instanceof LtmError) || error.code !== 'invalid_input') throw error;
+      this.post({ type: 'formError', field: fieldOfMessage(error.message), message: error.message });
+      return undefined;
+    } finally {
+      this.post({ type: 'busy', busy: false });
+    }
+    const { memory, redactions } = result;
+    this.folder.refresh();
+    this.log.info(`${this.folder.name}: stored ${memory.id} "${memory.topic}"`);
+    if (redactions.length > 0) void vscode.window.showInformationMessage(`LTM: secrets were removed from "${memory.topic}" before it was saved: ${redactions.map((r) => r.kind).join(', ')}.`);
+    this.openMemory(this.folder, memory.id);
+    this.dispose();
+    return result;
+  }
+}
+
 /** Opens at most one panel per memory, one integrity panel and one archives panel. */
 export class Panels extends DisposableOwner {
   private readonly memoryPanels = new Map<string, MemoryPanel>();
+  private readonly newMemoryForms = new Map<string, NewMemoryPanel>();
   private integrity: IntegrityPanel | null = null;
   private archives: ArchivesPanel | null = null;
 
@@ -279,6 +350,7 @@ export class Panels extends DisposableOwner {
     this.own({
       dispose: () => {
         for (const p of this.memoryPanels.values()) p.dispose();
+        for (const f of this.newMemoryForms.values()) f.dispose();
         this.integrity?.dispose();
         this.archives?.dispose();
       },
@@ -311,6 +383,20 @@ export class Panels extends DisposableOwner {
     }
     this.integrity = new IntegrityPanel(this.extensionUri, this.log, folder);
     return this.integrity;
+  }
+
+  /** The New memory form for a folder (one per folder: run again, it comes to the front). */
+  showNewMemory(folder: FolderWithStore): NewMemoryPanel {
+    const key = folder.folder.uri.toString();
+    const existing = this.newMemoryForms.get(key);
+    if (existing && !existing.isDisposed) {
+      existing.reveal();
+      return existing;
+    }
+    const form = new NewMemoryPanel(this.extensionUri, this.log, folder, (f, id) => this.showMemory(f, id));
+    this.newMemoryForms.set(key, form);
+    form.onDidDispose(() => this.newMemoryForms.delete(key));
+    return form;
   }
 
   showArchives(): void {
