@@ -1,8 +1,9 @@
 /**
  * The browser side of LTM's webviews: wires the extension's messages to the
- * view this page shows (memory panel, integrity panel or archives view). The
- * views are in their own modules; everything a memory contains is put on the
- * page with textContent or as an element's value: never parsed as HTML.
+ * view this page shows (memory panel, integrity panel, archives view or New
+ * memory form). The views are in their own modules; everything a memory
+ * contains is put on the page with textContent or as an element's value:
+ * never parsed as HTML.
  */
 // Every custom element the views create is registered here, before anything renders.
 import '@vscode-elements/elements/dist/vscode-badge/index.js';
@@ -10,7 +11,10 @@ import '@vscode-elements/elements/dist/vscode-button/index.js';
 import '@vscode-elements/elements/dist/vscode-checkbox/index.js';
 import '@vscode-elements/elements/dist/vscode-collapsible/index.js';
 import '@vscode-elements/elements/dist/vscode-divider/index.js';
+import '@vscode-elements/elements/dist/vscode-label/index.js';
+import '@vscode-elements/elements/dist/vscode-option/index.js';
 import '@vscode-elements/elements/dist/vscode-progress-ring/index.js';
+import '@vscode-elements/elements/dist/vscode-single-select/index.js';
 import '@vscode-elements/elements/dist/vscode-textarea/index.js';
 import '@vscode-elements/elements/dist/vscode-textfield/index.js';
 import type { FromWebview, ToWebview, WebviewView } from '../src/shared/protocol';
@@ -18,6 +22,7 @@ import { archivesView } from './archivesView';
 import { h } from './dom';
 import { integrityView } from './integrityView';
 import { memoryView } from './memoryView';
+import { newMemoryView } from './newMemoryView';
 import { notice, setBusy, type PostMessage } from './page';
 
 interface VsCodeApi {
@@ -34,6 +39,7 @@ const view = (document.body.dataset.view ?? 'memory') as WebviewView;
 const memory = memoryView(app, post);
 const integrity = integrityView(app, post);
 const archives = archivesView(app, post);
+const newMemory = newMemoryView(app, post);
 
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const message = event.data;
@@ -61,6 +67,13 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       break;
     case 'notice':
       notice(message.level, message.message);
+      break;
+    case 'newMemoryForm':
+      if (view === 'newMemory') newMemory.show(message.form);
+      break;
+    case 'formError':
+      // An error about no field of the form (or a field it lacks) is the page's notice.
+      if (!newMemory.error(message.field, message.message)) notice('error', message.message);
       break;
     default: {
       // A message type added to the protocol without a case here fails to compile.

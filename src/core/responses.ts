@@ -365,7 +365,8 @@ export function statusText(s: StatusResult, style: TextStyle = MARKDOWN): string
   ].join('\n');
 }
 
-function formatBytes(bytes: number): string {
+/** A size in B, KB or MB, as `ltm status` and the status view say it. */
+export function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;

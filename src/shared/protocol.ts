@@ -9,7 +9,7 @@ import { isImportance, type Importance, type PriorityWeights } from '../core/pri
 
 export type { Importance, PriorityWeights };
 
-export type WebviewView = 'memory' | 'integrity' | 'archives';
+export type WebviewView = 'memory' | 'integrity' | 'archives' | 'newMemory';
 
 export interface PriorityView {
   total: number;
@@ -176,6 +176,29 @@ export interface MemoryPanelConstants {
   importanceLevels: readonly Importance[];
 }
 
+/** The fields of the New memory form, as typed: the extension splits tags and files and validates it all. */
+export interface NewMemoryInput {
+  topic: string;
+  summary: string;
+  content: string;
+  /** Comma-separated. */
+  tags: string;
+  importance: string;
+  /** Anchors: paths relative to the folder, each maybe with #L10-24; one per line or comma-separated. */
+  files: string;
+}
+
+export type NewMemoryField = keyof NewMemoryInput;
+
+export const NEW_MEMORY_FIELDS: readonly NewMemoryField[] = ['topic', 'summary', 'content', 'tags', 'importance', 'files'];
+
+/** What the New memory form is set up with: the engine's importance levels (one source) and the folder. */
+export interface NewMemoryFormView {
+  folder: string;
+  importanceLevels: readonly Importance[];
+  defaultImportance: Importance;
+}
+
 /** Extension → webview. */
 export type ToWebview =
   | { type: 'memory'; memory: MemoryDetails; constants: MemoryPanelConstants; panel: MemoryPanelState }
@@ -187,7 +210,10 @@ export type ToWebview =
   | { type: 'integrity'; report: IntegrityView; fix: FixView | null }
   | { type: 'archives'; query: string; items: ArchivedItemView[] }
   | { type: 'busy'; busy: boolean }
-  | { type: 'notice'; level: 'info' | 'error'; message: string };
+  | { type: 'notice'; level: 'info' | 'error'; message: string }
+  | { type: 'newMemoryForm'; form: NewMemoryFormView }
+  /** The store refused the form's input (nothing was written): the message, under the field it is about (null: the form's). */
+  | { type: 'formError'; field: NewMemoryField | null; message: string };
 
 /** Webview → extension. */
 export type FromWebview =
@@ -212,7 +238,11 @@ export type FromWebview =
   /** "Still true": hash the memory's anchors again from the code as it is now. */
   | { type: 'reanchor'; id: string }
   /** "Update memory": edit the memory's file. */
-  | { type: 'editMemory'; id: string };
+  | { type: 'editMemory'; id: string }
+  /** The New memory form's Save. */
+  | { type: 'createMemory'; memory: NewMemoryInput }
+  /** The New memory form's Cancel. */
+  | { type: 'cancel' };
 
 /** What the page is told when it loads (a data attribute of its body). */
 export interface WebviewBoot {
@@ -235,6 +265,8 @@ const FROM_WEBVIEW_TYPES = new Set<FromWebview['type']>([
   'openAnchor',
   'reanchor',
   'editMemory',
+  'createMemory',
+  'cancel',
 ]);
 
 /** The extension trusts nothing from the page: a message is checked before it is used. */
@@ -264,6 +296,11 @@ export function parseFromWebview(value: unknown): FromWebview | null {
       return typeof m.cleanArchives === 'boolean' ? (m as FromWebview) : null;
     case 'searchArchives':
       return str('query') ? (m as FromWebview) : null;
+    case 'createMemory': {
+      const input = m.memory as Record<string, unknown> | null;
+      if (!input || typeof input !== 'object') return null;
+      return NEW_MEMORY_FIELDS.every((field) => typeof input[field] === 'string') ? (m as FromWebview) : null;
+    }
     default:
       return m as FromWebview;
   }

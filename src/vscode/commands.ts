@@ -19,6 +19,7 @@ import type { ContextPreviewDocuments } from './contextPreviewDocuments';
 import { hasOpenStore, type FolderMemory, type FolderWithStore } from './folderMemory';
 import { isMemoryNode, type MemoryTreeProvider } from './memoryTree';
 import { filterCommands } from './filterCommands';
+import { showStatus } from './statusView';
 import { forgetRestoreCommands } from './forgetRestoreCommands';
 import { RepeatedOpen } from './repeatedOpen';
 import type { Panels } from './webviewPanels';
@@ -292,7 +293,16 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       const editor = vscode.window.activeTextEditor;
       return editor?.document.uri.scheme === 'file' ? rememberSelection(deps, editor) : remember(true);
     }),
-    command(CommandId.NewMemory, () => remember(false)),
+    // One form (webviewPanels.ts NewMemoryPanel): the folder of the active editor, `{ folder }` (a path), or the one picked.
+    command(CommandId.NewMemory, async (arg) => {
+      const given = folderArg(arg);
+      const editor = vscode.window.activeTextEditor;
+      const folder = given
+        ? memories.withStores().find((f) => f.folder.uri.fsPath === given)
+        : ((editor && memories.withStores().find((f) => editor.document.uri.fsPath.startsWith(f.folder.uri.fsPath + path.sep))) ?? (await folderWithStore('add to')));
+      if (given && !folder) throw new LtmError('invalid_input', `${given} is not a folder of this workspace with a memory store`);
+      return folder ? panels.showNewMemory(folder) : undefined;
+    }),
     command(CommandId.Search, () => searchMemories(memories, panels)),
     // `ltm.openMemory` takes a tree item, or `{ id, folder? }`; `{ pin: true }` (in the object or as a second argument) keeps the panel open.
     command(CommandId.OpenMemory, async (arg, options) => {
@@ -338,26 +348,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
       return folder ? fix(folder) : undefined;
     }),
     command(CommandId.ShowArchives, () => panels.showArchives()),
-    command(CommandId.ShowStatus, async () => {
-      const folders = memories.withStores();
-      if (folders.length === 0) {
-        void vscode.window.showInformationMessage('LTM: no folder has a memory store yet.', 'Initialize Memory').then((c) => c && vscode.commands.executeCommand(CommandId.Initialize));
-        return;
-      }
-      const lines = folders.map((f) => {
-        const s = f.store.status();
-        const server = f.server
-          ? `server 127.0.0.1:${f.server.port}${f.server.own ? '' : ` (another window's, pid ${f.server.pid})`}`
-          : `server not running${f.serverProblem ? ` (${f.serverProblem})` : ''}`;
-        return `${f.name}: ${s.total_memories} memories (Full ${s.by_phase.full}, Hint ${s.by_phase.hint}, Abstract ${s.by_phase.abstract}), ${s.total_archived} archived, ${s.session_count} sessions, ${server}`;
-      });
-      for (const line of lines) log.info(line);
-      void vscode.window.showInformationMessage(`LTM: ${lines.join(' | ')}`, 'Check Integrity', 'Show Log').then((choice) => {
-        if (choice === 'Check Integrity') void vscode.commands.executeCommand(CommandId.CheckIntegrity);
-        if (choice === 'Show Log') log.show();
-      });
-      return lines;
-    }),
+    command(CommandId.ShowStatus, (arg) => showStatus({ log, memories, panels, extensionId: deps.context.extension.id }, arg)),
     command(CommandId.PreviewContext, (arg) => previewContext(memories, deps.previews, arg)),
     command(CommandId.Refresh, () => {
       for (const f of memories.all()) f.refresh();
@@ -406,7 +397,7 @@ export function registerCommands(deps: CommandDeps): vscode.Disposable[] {
   ];
 }
 
-/** `{ folder }` given to ltm.fixIntegrity: the folder's path. */
+/** `{ folder }` given to ltm.fixIntegrity and ltm.newMemory: the folder's path. */
 function folderArg(arg: unknown): string | undefined {
   const folder = arg && typeof arg === 'object' ? (arg as { folder?: unknown }).folder : undefined;
   return typeof folder === 'string' ? folder : undefined;

@@ -9,10 +9,13 @@ import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { describeError, LtmError } from '../core/errors';
 import { isSafeLinkUrl } from '../shared/links';
-import { parseFromWebview, type EditableField, type FromWebview, type MemoryEdit, type MemoryFields, type ToWebview, type WebviewView } from '../shared/protocol';
+import { DEFAULT_IMPORTANCE, IMPORTANCE_LEVELS } from '../core/priority';
+import type { StoreResult } from '../core/storeTypes';
+import { parseFromWebview, type EditableField, type FromWebview, type MemoryEdit, type MemoryFields, type NewMemoryInput, type ToWebview, type WebviewView } from '../shared/protocol';
 import { CommandId } from './commandIds';
 import { openAnchor } from './anchorCommands';
-import type { FolderMemory } from './folderMemory';
+import type { FolderMemory, FolderWithStore } from './folderMemory';
+import { fieldOfMessage, storeInputOf } from './newMemoryInput';
 import { DisposableOwner } from './lifecycle';
 import { archivedItemView, fixView, integrityView, MEMORY_PANEL_CONSTANTS, memoryDetails } from './memoryDetails';
 import { conflictingFields, differingFields, fieldsOf, updateFor } from './memoryEdit';
@@ -46,15 +49,18 @@ export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, v
 </html>`;
 }
 
+const PANEL_ICONS: Record<WebviewView, string> = { memory: 'note', integrity: 'shield', archives: 'archive', newMemory: 'add' };
+
 /** A webview panel speaking the typed protocol. */
 abstract class LtmPanel extends DisposableOwner {
   protected readonly panel: vscode.WebviewPanel;
+  private readonly posted = this.own(new vscode.EventEmitter<ToWebview>());
 
   constructor(
     extensionUri: vscode.Uri,
     viewType: string,
     title: string,
-    view: WebviewView,
+    private readonly view: WebviewView,
     protected readonly log: vscode.LogOutputChannel,
   ) {
     super();
@@ -63,17 +69,17 @@ abstract class LtmPanel extends DisposableOwner {
       retainContextWhenHidden: false,
       localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist')],
     });
-    this.panel.iconPath = new vscode.ThemeIcon(view === 'memory' ? 'note' : view === 'integrity' ? 'shield' : 'archive');
+    this.panel.iconPath = new vscode.ThemeIcon(PANEL_ICONS[view]);
     this.panel.webview.html = webviewHtml(this.panel.webview, extensionUri, view, title);
     this.own(this.panel.onDidDispose(() => this.dispose()));
-    this.view = view;
     this.own(this.panel.webview.onDidReceiveMessage((raw: unknown) => this.receive(raw)));
   }
 
-  private readonly view: WebviewView;
-
-  /** A message from the page: checked, then handled; an error becomes the page's notice and a log line. */
-  protected async receive(raw: unknown): Promise<void> {
+  /**
+   * A message from the page: checked, then handled; an error goes back to
+   * the page as a notice and a log line. Public so that tests drive a panel as its page would.
+   */
+  async receive(raw: unknown): Promise<void> {
     const message = parseFromWebview(raw);
     if (!message) {
       this.log.warn(`ignored a malformed message from the ${this.view} webview`);
@@ -88,7 +94,13 @@ abstract class LtmPanel extends DisposableOwner {
     }
   }
 
+  /** Fires with every message sent to the page (what tests read of it). */
+  get onDidPost(): vscode.Event<ToWebview> {
+    return this.posted.event;
+  }
+
   protected post(message: ToWebview): void {
+    this.posted.fire(message);
     void this.panel.webview.postMessage(message);
   }
 
@@ -451,14 +463,69 @@ export class ArchivesPanel extends LtmPanel {
 }
 
 /**
+ * "New memory" as one form: topic, Summary, content, tags, importance and
+ * anchored files. Saved through the store as a person's memory (approved at
+ * once); the store's validation messages go back under their field, and
+ * then nothing was written.
+ */
+export class NewMemoryPanel extends LtmPanel {
+  constructor(
+    extensionUri: vscode.Uri,
+    log: vscode.LogOutputChannel,
+    readonly folder: FolderWithStore,
+    private readonly openMemory: (folder: FolderMemory, id: string) => void,
+  ) {
+    super(extensionUri, 'ltm.newMemory', 'New memory', 'newMemory', log);
+  }
+
+  protected async onMessage(message: FromWebview): Promise<void> {
+    switch (message.type) {
+      case 'ready':
+        this.post({ type: 'newMemoryForm', form: { folder: this.folder.name, importanceLevels: IMPORTANCE_LEVELS, defaultImportance: DEFAULT_IMPORTANCE } });
+        return;
+      case 'createMemory':
+        await this.create(message.memory);
+        return;
+      case 'cancel':
+        this.dispose();
+        return;
+      default:
+        return;
+    }
+  }
+
+  private async create(form: NewMemoryInput): Promise<StoreResult | undefined> {
+    this.post({ type: 'busy', busy: true });
+    let result: StoreResult;
+    try {
+      result = await this.folder.store.store(storeInputOf(form));
+    } catch (error) {
+      if (!(error instanceof LtmError) || error.code !== 'invalid_input') throw error;
+      this.post({ type: 'formError', field: fieldOfMessage(error.message), message: error.message });
+      return undefined;
+    } finally {
+      this.post({ type: 'busy', busy: false });
+    }
+    const { memory, redactions } = result;
+    this.folder.refresh();
+    this.log.info(`${this.folder.name}: stored ${memory.id} "${memory.topic}"`);
+    if (redactions.length > 0) void vscode.window.showInformationMessage(`LTM: secrets were removed from "${memory.topic}" before it was saved: ${redactions.map((r) => r.kind).join(', ')}.`);
+    this.openMemory(this.folder, memory.id);
+    this.dispose();
+    return result;
+  }
+}
+
+/**
  * Opens the memory panels (one preview, which the next memory opened
  * replaces, and the pinned ones: at most one panel per memory), one integrity
- * panel and one archives panel. It keeps the edits of memory panels closed
+ * panel, one archives panel and one New memory form per folder. It keeps the edits of memory panels closed
  * with unsaved changes, to restore them when the memory is opened again.
  */
 export class Panels extends DisposableOwner {
   private readonly memoryPanels = new Set<MemoryPanel>();
   private readonly drafts = new Map<string, MemoryEdit>();
+  private readonly newMemoryForms = new Map<string, NewMemoryPanel>();
   private integrity: IntegrityPanel | null = null;
   private archives: ArchivesPanel | null = null;
 
@@ -471,6 +538,7 @@ export class Panels extends DisposableOwner {
     this.own({
       dispose: () => {
         for (const p of this.memoryPanels) p.dispose();
+        for (const f of this.newMemoryForms.values()) f.dispose();
         this.integrity?.dispose();
         this.archives?.dispose();
       },
@@ -545,6 +613,20 @@ export class Panels extends DisposableOwner {
     }
     this.integrity = new IntegrityPanel(this.extensionUri, this.log, folder);
     return this.integrity;
+  }
+
+  /** The New memory form for a folder (one per folder: run again, it comes to the front). */
+  showNewMemory(folder: FolderWithStore): NewMemoryPanel {
+    const key = folder.folder.uri.toString();
+    const existing = this.newMemoryForms.get(key);
+    if (existing && !existing.isDisposed) {
+      existing.reveal();
+      return existing;
+    }
+    const form = new NewMemoryPanel(this.extensionUri, this.log, folder, (f, id) => this.showMemory(f, id));
+    this.newMemoryForms.set(key, form);
+    form.onDidDispose(() => this.newMemoryForms.delete(key));
+    return form;
   }
 
   showArchives(): void {

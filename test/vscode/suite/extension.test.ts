@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { LtmApi } from '../../../src/extension';
+import type { StatusEntry } from '../../../src/vscode/statusView';
 import { MemoryStore } from '../../../src/core/store';
 import { FakeAnthropic, textOf } from '../../support/fakeAnthropic';
 import { runClaude } from '../../support/claudeCode';
@@ -255,9 +256,10 @@ describe('LTM in a real VS Code', () => {
       assert.ok(serveRuns(), `ltm serve stopped: ${serveOutput}`);
       assert.equal(await health(foreign.port, foreign.token), 200);
       // Not an error: the status says whose server it is.
-      const status = (await vscode.commands.executeCommand<string[]>('ltm.showStatus')) ?? [];
-      const line = status.find((l) => l.startsWith(`${path.basename(dir)}:`)) ?? '';
-      assert.match(line, new RegExp(`server 127\\.0\\.0\\.1:${foreign.port} \\(another window's, pid ${child.pid}\\)`), status.join('\n'));
+      const status = (await vscode.commands.executeCommand<StatusEntry[]>('ltm.showStatus')) ?? [];
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      const serverRow = (rows: StatusEntry[]) => rows.find((r) => r.folder === dir && r.key === 'server')?.description ?? '';
+      assert.equal(serverRow(status), `127.0.0.1:${foreign.port} (another window's, pid ${child.pid})`, JSON.stringify(status));
 
       const env = await terminalEnvironment(dir);
       assert.deepEqual([env.LTM_PORT, env.LTM_TOKEN, env.LTM_MCP_URL], [String(foreign.port), foreign.token, `http://127.0.0.1:${foreign.port}/mcp`], 'terminals of the folder use the running server');
@@ -277,8 +279,9 @@ describe('LTM in a real VS Code', () => {
       assert.equal(own.port, foreign.port, 'the same port: Claude Code sessions that knew the old server keep working');
       assert.equal(await health(own.port, own.token), 200);
       await waitFor(() => api.folders().find((f) => f.path === dir)?.port === own.port, 'the extension to report its own server');
-      const after = (await vscode.commands.executeCommand<string[]>('ltm.showStatus')) ?? [];
-      assert.match(after.find((l) => l.startsWith(`${path.basename(dir)}:`)) ?? '', new RegExp(`server 127\\.0\\.0\\.1:${own.port}$`), after.join('\n'));
+      const after = (await vscode.commands.executeCommand<StatusEntry[]>('ltm.showStatus')) ?? [];
+      await vscode.commands.executeCommand('workbench.action.closeQuickOpen');
+      assert.equal(serverRow(after), `127.0.0.1:${own.port}`, JSON.stringify(after));
       const envAfter = await terminalEnvironment(dir);
       assert.deepEqual([envAfter.LTM_PORT, envAfter.LTM_TOKEN], [String(own.port), own.token]);
 
