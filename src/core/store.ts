@@ -1001,7 +1001,8 @@ export class MemoryStore {
       this.index.replaceIds(new Set(mirror.files.keys()));
       for (const id of [...mirror.stats.keys()]) if (!this.isActive(id)) this.statsWriter.set(id, undefined);
       this.index.write();
-      this.statsWriter.write();
+      // stats.json whole again, for readers of the reference format (and a damaged one rewritten).
+      this.statsWriter.compact();
       mirror.writeArchiveIndex();
       if (report.problems.some((p) => p.kind === 'state_unreadable')) mirror.writeState();
       return { actions, report: checkIntegrity(integritySnapshot(mirror, this.index)) };
@@ -1113,6 +1114,16 @@ export class MemoryStore {
       if (s.last_session === sessionNumber && this.isActive(id)) ids.push(id);
     });
     return ids;
+  }
+
+  /**
+   * Writes the stats journal into stats.json and removes it (statsJournal.ts),
+   * so that readers of the reference format see every count: a server does
+   * this when it stops. Nothing to do without a journal.
+   */
+  async compactStats(): Promise<void> {
+    if (!this.exists() || !fs.existsSync(this.paths.statsJournal)) return;
+    await this.mutate(() => this.statsWriter.compact());
   }
 
   /** Recomputes and stores the priority of the given memories. */

@@ -27,6 +27,8 @@ export interface StorePaths {
   index: string;
   archiveIndex: string;
   stats: string;
+  /** The journal of changes not yet in stats.json (statsJournal.ts). */
+  statsJournal: string;
   state: string;
   gitignore: string;
   lock: string;
@@ -47,6 +49,7 @@ export function storePaths(projectDir: string): StorePaths {
     index: path.join(root, 'index.json'),
     archiveIndex: path.join(root, 'archive_index.json'),
     stats: path.join(root, 'stats.json'),
+    statsJournal: path.join(root, 'stats.log'),
     state: path.join(root, 'state.json'),
     gitignore: path.join(root, '.gitignore'),
     lock: path.join(root, '.lock'),
@@ -59,6 +62,7 @@ export function storePaths(projectDir: string): StorePaths {
 /** Files that belong to one machine; memories, archives and both indexes are shared through git. */
 export const GITIGNORE_LINES = [
   'stats.json',
+  'stats.log',
   'state.json',
   'server.json',
   'server-identity.json',
@@ -194,6 +198,12 @@ export function readStats(text: string | null): ReadResult<Map<string, MemorySta
     if (fast) return { value: fast, status };
   }
   return readStatsBySchema(text);
+}
+
+/** One stats entry as statsSchema reads it (a line of the stats journal), or null when it is not an object. */
+export function statsEntryFrom(raw: unknown): MemoryStats | null {
+  const result = statsEntrySchema.safeParse(raw);
+  return result.success ? (result.data as MemoryStats) : null;
 }
 
 /** stats.json read through statsSchema alone (readStats' fallback; tests compare the two). */

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { splitFrontmatter } from '../../src/core/memoryFile';
 import { MemoryStore } from '../../src/core/store';
 import { NO_USAGE } from '../../src/core/usage';
+import { statsOnDisk } from './storeTestKit';
 
 /**
  * A store written by the reference Python implementation (claude-ltm 0.2.5).
@@ -224,6 +225,8 @@ describe('interop with claude-ltm 0.2.5 stores', () => {
       await store.recordUsageBySession(new Map([[3, { injected: ids }]]));
       await store.recordRecalls([ids[0]!]);
       await store.get(ids[0]!);
+      // What a server leaves when it stops: the stats journal written into stats.json.
+      await store.compactStats();
       const memories = (JSON.parse(fs.readFileSync(path.join(root, 'stats.json'), 'utf8')) as { version: number; memories: Record<string, Record<string, unknown>> }).memories;
       for (const id of ids) {
         const entry = memories[id]!;
@@ -247,8 +250,12 @@ describe('interop with claude-ltm 0.2.5 stores', () => {
 
       const view = await store.get('mem_56b2d1cd');
       assert.equal(view.access_count, 2);
+      // The access is in the stats journal; stats.json (what the reference reads) gets it at compaction.
+      assert.equal(fs.readFileSync(path.join(root, 'stats.json'), 'utf8'), statsBefore, 'get() appends to the journal');
+      assert.equal(statsOnDisk(root).mem_56b2d1cd!.access_count, 2);
+      await store.compactStats();
       const statsAfter = fs.readFileSync(path.join(root, 'stats.json'), 'utf8');
-      assert.notEqual(statsAfter, statsBefore, 'get() writes stats.json');
+      assert.notEqual(statsAfter, statsBefore, 'compaction writes stats.json');
       assert.equal((JSON.parse(statsAfter) as { memories: Record<string, { access_count: number }> }).memories.mem_56b2d1cd!.access_count, 2);
       assert.ok(fs.readFileSync(file).equals(original), 'the memory file is byte-identical after get()');
       assert.equal(view.hasSections, false);
