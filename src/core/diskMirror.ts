@@ -32,6 +32,7 @@ import { applyJournal, journalAppliesTo, journalHeader, readJournalLines } from 
 import { MEMORY_ID_FORMAT, isMemoryId, type ArchiveReason, type Memory, type MemoryStats } from './model';
 import {
   archiveIndexJson,
+  ensureGitignore,
   readArchiveIndex,
   readIndexIds,
   readState,
@@ -583,6 +584,8 @@ export class DiskMirror {
     if (!base) throw new Error('the stats journal needs stats.json to apply to');
     const text = lines.join('');
     if (!this.journal.applies) {
+      // A store made by an older version has no ignore line for the journal yet (a read may start it).
+      ensureGitignore(this.paths);
       writeFileAtomic(this.paths.statsJournal, journalHeader(base) + text, { durable: false });
       const signature = statSignature(this.paths.statsJournal);
       this.journal = { signature, consumed: signature?.size ?? 0, lines: lines.length + 1, applies: true };

@@ -26,7 +26,6 @@ import { DiskMirror, type LoadedFile } from './diskMirror';
 import type { FileRecord } from './loadedFile';
 import { LtmError, invalidInput, notFound } from './errors';
 import { selectEvictionBatch } from './eviction';
-import { readTextIfExists, writeFileAtomic } from './files';
 import { IndexWriter } from './indexWriter';
 import { checkIntegrity, type IntegrityReport } from './integrity';
 import { StoreLock } from './lock';
@@ -66,7 +65,7 @@ import { StoreAnchors } from './storeAnchors';
 import { StoreQueries } from './storeQueries';
 import { reciprocalRankFusion } from './rankFusion';
 import { USAGE_KINDS, isDemotionCandidate, isListSort, LIST_SORTS, usageOf, type UsageKind } from './usage';
-import { GITIGNORE_LINES, GITIGNORE_TEXT, storePaths, type StorePaths, type StoreState } from './storeFiles';
+import { ensureGitignore, storePaths, type StorePaths, type StoreState } from './storeFiles';
 import { prepareInput, rejectUnpairedSurrogates } from './storeInput';
 import { applyUpdate, mergedContent, mergedTags, prepareUpdate, versionText, type UpdateInput } from './memoryUpdate';
 import { MAX_SIMILAR } from './similarity';
@@ -1298,12 +1297,5 @@ export class MemoryStore {
 export function initStoreFiles(paths: StorePaths): void {
   fs.mkdirSync(paths.memories, { recursive: true });
   fs.mkdirSync(paths.archives, { recursive: true });
-  const existing = readTextIfExists(paths.gitignore);
-  if (existing === null) {
-    writeFileAtomic(paths.gitignore, GITIGNORE_TEXT);
-    return;
-  }
-  const lines = new Set(existing.split(/\r?\n/).map((l) => l.trim()));
-  const missing = GITIGNORE_LINES.filter((l) => !lines.has(l));
-  if (missing.length > 0) writeFileAtomic(paths.gitignore, `${existing.replace(/\n?$/, '\n')}${missing.join('\n')}\n`);
+  ensureGitignore(paths);
 }

@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import { z } from 'zod';
-import { hasConflictMarkers } from './files';
+import { hasConflictMarkers, readTextIfExists, writeFileAtomic } from './files';
 import {
   DEFAULT_CONFIG,
   MEMORY_ID_PATTERN,
@@ -75,6 +75,18 @@ export const GITIGNORE_LINES = [
 ] as const;
 
 export const GITIGNORE_TEXT = `# LTM: per-machine files. memories/, archives/, index.json and archive_index.json are shared through git.\n${GITIGNORE_LINES.join('\n')}\n`;
+
+/** Writes the store's .gitignore, or adds the lines an older version's lacks (a new per-machine file). */
+export function ensureGitignore(paths: StorePaths): void {
+  const existing = readTextIfExists(paths.gitignore);
+  if (existing === null) {
+    writeFileAtomic(paths.gitignore, GITIGNORE_TEXT);
+    return;
+  }
+  const lines = new Set(existing.split(/\r?\n/).map((l) => l.trim()));
+  const missing = GITIGNORE_LINES.filter((l) => !lines.has(l));
+  if (missing.length > 0) writeFileAtomic(paths.gitignore, `${existing.replace(/\n?$/, '\n')}${missing.join('\n')}\n`);
+}
 
 /** How a JSON file was found: fine, absent, or unusable with a reason. */
 export type JsonFileStatus = { kind: 'ok' } | { kind: 'missing' } | { kind: 'conflicted' } | { kind: 'unreadable'; reason: string };

@@ -239,6 +239,34 @@ describe('interop with claude-ltm 0.2.5 stores', () => {
     });
   });
 
+  describe('the stats journal (stats.log) in a reference store', () => {
+    it('with changes pending in the journal, every file the reference reads is still a valid store of its format, and the journal is git-ignored', async () => {
+      const { project, root } = copyStore(FINAL);
+      const store = open(project);
+      const ids = store.list({ limit: 100 }).memories.map((m) => m.id);
+      await store.get(ids[0]!);
+      await store.store({ topic: 'Journal pending', content: 'Stored while the stats journal holds changes.' });
+      await store.recordAccesses(ids);
+      assert.ok(fs.existsSync(path.join(root, 'stats.log')), 'changes wait in the journal');
+      // stats.json as the reference reads it: a dictionary of entries with its four fields, each with its type.
+      const statsJson = JSON.parse(fs.readFileSync(path.join(root, 'stats.json'), 'utf8')) as { memories: Record<string, Record<string, unknown>> };
+      for (const entry of Object.values(statsJson.memories)) {
+        assert.deepEqual([typeof entry.access_count, typeof entry.accessed_at, typeof entry.last_session, typeof entry.priority], ['number', 'string', 'number', 'number']);
+      }
+      // index.json lists every memory file, and every memory file reads as the reference writes it.
+      const index = JSON.parse(fs.readFileSync(path.join(root, 'index.json'), 'utf8')) as { memories: Record<string, unknown> };
+      const files = fs.readdirSync(path.join(root, 'memories')).filter((n) => n.endsWith('.md'));
+      assert.deepEqual(Object.keys(index.memories).sort(), files.map((n) => n.slice(0, -3)).sort());
+      for (const name of files) readReferenceFile(fs.readFileSync(path.join(root, 'memories', name), 'utf8'));
+      assert.match(fs.readFileSync(path.join(root, '.gitignore'), 'utf8'), /^stats\.log$/m);
+      // LTM itself reads the journal: every access counted.
+      const fresh = MemoryStore.open(project);
+      stores.push(fresh);
+      assert.equal(fresh.peek(ids[0]!).access_count, store.peek(ids[0]!).access_count);
+      assert.equal(statsOnDisk(root)[ids[1]!]!.access_count, store.peek(ids[1]!).access_count);
+    });
+  });
+
   describe('a derived summary is not written back until the memory is edited', () => {
     it('get() counts an access in stats.json but leaves the memory file byte-identical; updateSummary() gives it sections', async () => {
       const { project, root } = copyStore(FINAL);
