@@ -30,7 +30,7 @@ const MEMORIES_PER_SESSION = 25;
 
 /** One line per row: what each measurement is. */
 const DESCRIBE = {
-  store: 'MemoryStore.store() of a new memory: lock, write the .md file (fsync\'d), rewrite index.json and stats.json (atomic renames without fsync: the index can be rebuilt from the memory files, stats hold only access counts)',
+  store: 'MemoryStore.store() of a new memory: lock, write the .md file (fsync\'d), rewrite index.json (atomic rename without fsync: it can be rebuilt from the memory files), append the new stats entry to stats.log (stats.json is rewritten only when the journal is long)',
   get: 'MemoryStore.get() of a random memory: counts an access, so rewrites stats.json under the lock',
   list: 'MemoryStore.list() with the default filter (limit 50): every memory ranked by priority',
   listTag: 'MemoryStore.list({ tag }) cycling through common and rare tags (limit 50)',
@@ -466,7 +466,7 @@ function sizeTables(r: SizeResult): Table[] {
       ['integrity after build', b.integrity, 'MemoryStore.check() on the finished store (the generated-files path must leave a healthy store)'],
       ['memories/', mb(r.files.memoriesDirBytes! / 2 ** 20), 'total size of the memory files'],
       ['index.json', mb(r.files.indexJsonBytes! / 2 ** 20), 'rewritten by every store(), forget(), restore() and eviction cycle'],
-      ['stats.json', mb(r.files.statsJsonBytes! / 2 ** 20), 'rewritten by every store(), get() and eviction cycle'],
+      ['stats.json', mb(r.files.statsJsonBytes! / 2 ** 20), 'rewritten when stats.log holds more than max(256, entries / 4) lines, at server stop and by fix'],
       ['parse-cache.json', mb(r.files.parseCacheBytes! / 2 ** 20), 'per file: signature, frontmatter fields and Summary, read at open'],
       ['child RSS after open + list', mb(m.childAfterOpenList.rssMB), 'fresh process (bundled engine), after gc, median of the cold-open runs'],
       ['child heapUsed after open + list', mb(m.childAfterOpenList.heapUsedMB), 'same process, V8 heap in use after gc'],

@@ -28,9 +28,11 @@ import {
 import { LoadedFile } from './loadedFile';
 import { InvalidMemoryFile, memoryOf, parseBody, splitFrontmatter } from './memoryFile';
 import type { MemoryRecordCache } from './memoryRecords';
+import { applyJournal, journalAppliesTo, journalHeader, readJournalLines } from './statsJournal';
 import { MEMORY_ID_FORMAT, isMemoryId, type ArchiveReason, type Memory, type MemoryStats } from './model';
 import {
   archiveIndexJson,
+  ensureGitignore,
   readArchiveIndex,
   readIndexIds,
   readState,
@@ -78,9 +80,21 @@ export class DiskMirror {
    */
   private indexFile: { status: JsonFileStatus; ids: Set<string>; text: string | null } | null = null;
 
+  /** stats.json's entries with the stats journal (statsJournal.ts) applied. */
   stats = new Map<string, MemoryStats>();
   statsStatus: JsonFileStatus = { kind: 'missing' };
   statsSignature: FileSignature | null = null;
+  /**
+   * stats.log as read: its signature, the bytes of complete lines read (the
+   * next read starts there), how many lines they hold, and whether it applies
+   * to stats.json as read (a journal naming another stats.json is ignored).
+   */
+  private journal: { signature: FileSignature | null; consumed: number; lines: number; applies: boolean } = {
+    signature: null,
+    consumed: 0,
+    lines: 0,
+    applies: false,
+  };
 
   state: StoreState;
   stateStatus: JsonFileStatus = { kind: 'missing' };
@@ -318,14 +332,7 @@ export class DiskMirror {
       this.indexFile = null;
       this.events.indexChanged();
     }
-    const statsSig = this.writesInFlight.has(this.paths.stats) ? this.statsSignature : statSignature(this.paths.stats);
-    if (!sameSignature(statsSig, this.statsSignature) || (statsSig === null && this.statsStatus.kind !== 'missing')) {
-      this.statsSignature = statsSig;
-      const read = readStats(readTextIfExists(this.paths.stats));
-      this.stats = read.value;
-      this.statsStatus = read.status;
-      this.events.statsRead();
-    }
+    this.refreshStats();
     const stateSig = this.writesInFlight.has(this.paths.state) ? this.stateSignature : statSignature(this.paths.state);
     if (!sameSignature(stateSig, this.stateSignature) || (stateSig === null && this.stateStatus.kind !== 'missing')) {
       this.stateSignature = stateSig;
@@ -345,6 +352,76 @@ export class DiskMirror {
       this.events.archivesChanged();
       if (read.status.kind !== 'ok') this.rebuildArchiveIndex(read.status.kind === 'missing' ? 'legacy' : 'recovered');
     }
+  }
+
+  /**
+   * stats.json and its journal. Lines appended since the last look are read
+   * alone (the journal is bounded, but reading only the new bytes keeps a
+   * busy server's refresh O(1)); anything else re-reads both files.
+   */
+  private refreshStats(): void {
+    const inFlight = this.writesInFlight.has(this.paths.stats);
+    const statsSig = inFlight ? this.statsSignature : statSignature(this.paths.stats);
+    const journalSig = inFlight ? this.journal.signature : statSignature(this.paths.statsJournal);
+    const statsChanged = !sameSignature(statsSig, this.statsSignature) || (statsSig === null && this.statsStatus.kind !== 'missing');
+    if (!statsChanged && sameSignature(journalSig, this.journal.signature)) return;
+    const known = this.journal.signature;
+    if (!statsChanged && this.journal.applies && journalSig && known && journalSig.ino === known.ino && journalSig.size > known.size) {
+      // Only appended: read the new lines.
+      const tail = this.readJournalFrom(this.journal.consumed);
+      applyJournal(this.stats, readJournalLines(tail.text).changes);
+      this.journal = { ...this.journal, signature: journalSig, consumed: this.journal.consumed + tail.bytes, lines: this.journal.lines + tail.lines };
+      this.events.statsRead();
+      return;
+    }
+    this.statsSignature = statsSig;
+    const read = readStats(readTextIfExists(this.paths.stats));
+    this.stats = read.value;
+    this.statsStatus = read.status;
+    const whole = this.readJournalFrom(0);
+    const applies = journalAppliesTo(whole.text, statsSig);
+    if (applies) applyJournal(this.stats, readJournalLines(whole.text).changes);
+    this.journal = { signature: journalSig, consumed: whole.bytes, lines: whole.lines, applies };
+    this.events.statsRead();
+  }
+
+  /** The complete lines of stats.log from byte `offset` on (a line cut short by a kill is not complete). */
+  private readJournalFrom(offset: number): { text: string; bytes: number; lines: number } {
+    let bytes: Buffer;
+    try {
+      const fd = fs.openSync(this.paths.statsJournal, 'r');
+      try {
+        const size = fs.fstatSync(fd).size;
+        bytes = Buffer.alloc(Math.max(0, size - offset));
+        let read = 0;
+        while (read < bytes.length) {
+          const n = fs.readSync(fd, bytes, read, bytes.length - read, offset + read);
+          if (n === 0) break;
+          read += n;
+        }
+        bytes = bytes.subarray(0, read);
+      } finally {
+        fs.closeSync(fd);
+      }
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { text: '', bytes: 0, lines: 0 };
+      throw error;
+    }
+    const end = bytes.lastIndexOf(0x0a) + 1;
+    let lines = 0;
+    for (let i = 0; i < end; i++) if (bytes[i] === 0x0a) lines++;
+    return { text: bytes.subarray(0, end).toString('utf8'), bytes: end, lines };
+  }
+
+  /** Lines in the stats journal that apply to stats.json (0 without one). */
+  get statsJournalLines(): number {
+    // The first line is the header.
+    return this.journal.applies ? Math.max(0, this.journal.lines - 1) : 0;
+  }
+
+  /** Whether a stats journal file exists, applying or not. */
+  get hasStatsJournal(): boolean {
+    return this.journal.signature !== null;
   }
 
   private refreshArchiveFiles(): void {
@@ -496,17 +573,57 @@ export class DiskMirror {
     this.indexSignature = statSignature(this.paths.index);
   }
 
+  /**
+   * Appends lines (journalLine) to the stats journal. A journal that does not
+   * apply to stats.json as it is (stale, or half-started by a killed writer) is
+   * replaced by a new one naming it. The caller holds the lock and made sure
+   * stats.json exists (statsSignature).
+   */
+  appendStatsJournal(lines: readonly string[]): void {
+    const base = this.statsSignature;
+    if (!base) throw new Error('the stats journal needs stats.json to apply to');
+    const text = lines.join('');
+    if (!this.journal.applies) {
+      // A store made by an older version has no ignore line for the journal yet (a read may start it).
+      ensureGitignore(this.paths);
+      writeFileAtomic(this.paths.statsJournal, journalHeader(base) + text, { durable: false });
+      const signature = statSignature(this.paths.statsJournal);
+      this.journal = { signature, consumed: signature?.size ?? 0, lines: lines.length + 1, applies: true };
+      return;
+    }
+    // After a line cut short by a kill, the next one starts on a line of its own.
+    const cut = (this.journal.signature?.size ?? 0) > this.journal.consumed;
+    fs.appendFileSync(this.paths.statsJournal, cut ? `\n${text}` : text);
+    const signature = statSignature(this.paths.statsJournal);
+    this.journal = { signature, consumed: signature?.size ?? 0, lines: this.journal.lines + lines.length + (cut ? 1 : 0), applies: true };
+  }
+
+  /**
+   * Writes stats.json with every change (compaction), then removes the journal:
+   * in this order, a crash between leaves a journal naming the old stats.json,
+   * which no reader applies, and the new file holds its changes.
+   */
   writeStats(bytes: Buffer[]): void {
     writeFileAtomic(this.paths.stats, bytes, { durable: false });
     this.statsStatus = { kind: 'ok' };
     this.statsSignature = statSignature(this.paths.stats);
+    this.removeStatsJournal();
   }
 
   async writeStatsAsync(bytes: Buffer[]): Promise<void> {
-    await this.writeInFlight(this.paths.stats, bytes, false, (signature) => {
-      this.statsSignature = signature;
+    this.writesInFlight.add(this.paths.stats);
+    try {
+      this.statsSignature = await writeFileAtomicAsync(this.paths.stats, bytes, { durable: false });
       this.statsStatus = { kind: 'ok' };
-    });
+      this.removeStatsJournal();
+    } finally {
+      this.writesInFlight.delete(this.paths.stats);
+    }
+  }
+
+  private removeStatsJournal(): void {
+    if (this.journal.signature !== null || fs.existsSync(this.paths.statsJournal)) fs.rmSync(this.paths.statsJournal, { force: true });
+    this.journal = { signature: null, consumed: 0, lines: 0, applies: false };
   }
 
   writeState(durable = true): void {

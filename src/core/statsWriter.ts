@@ -1,16 +1,21 @@
 /**
  * StatsWriter: stats.json's side of the store: access counts, the priority
- * stored with each memory, and the file's incremental rendering.
+ * stored with each memory, the stats journal and the file's incremental
+ * rendering.
  *
- * Stats change on every access, so the writer keeps each member's bytes and
- * renders again only the memories changed since the last write, and says when
- * there is nothing to write at all. The stats themselves are the mirror's
+ * Stats change on every access and every store, so a write appends the
+ * changed entries to the stats journal (statsJournal.ts: O(1) bytes per
+ * change), and stats.json is rewritten only when the journal is long, when
+ * stats.json is missing or unusable, and on compact() (server stop, fix). For
+ * those rewrites the writer keeps each member's bytes and renders again only
+ * the memories changed since the last one. The stats themselves are the mirror's
  * (DiskMirror.stats, replaced when the file is read again); this class changes
  * them and tracks what its bytes are missing.
  */
 import type { DiskMirror } from './diskMirror';
 import { JsonMapChunks, jsonWithMaps } from './files';
 import type { Memory, MemoryStats } from './model';
+import { compactionDue, journalLine } from './statsJournal';
 import { statsEntryJson } from './storeFiles';
 import { countsAsAccess, type UsageKind } from './usage';
 
@@ -24,7 +29,10 @@ export interface StatsInputs {
 
 export class StatsWriter {
   private readonly members = new JsonMapChunks<MemoryStats>(statsEntryJson);
+  /** Memories whose member must be rendered again at the next rewrite of stats.json. */
   private readonly dirty = new Set<string>();
+  /** Memories whose stats changed since they were last written (journal or stats.json). */
+  private readonly unwritten = new Set<string>();
   private needsFullSync = true;
 
   constructor(
@@ -36,6 +44,8 @@ export class StatsWriter {
   replaced(): void {
     this.needsFullSync = true;
     this.members.clear();
+    // What was read is on disk; changes are always written in the same locked step that made them.
+    this.unwritten.clear();
   }
 
   /** Sets a memory's stats, or removes them (undefined). */
@@ -111,28 +121,54 @@ export class StatsWriter {
     this.changed(id);
   }
 
-  /** Writes stats.json when anything changed. */
+  /**
+   * Writes what changed: appended to the journal, or (journal long, stats.json
+   * missing or unusable) stats.json rewritten with every change.
+   */
   write(): void {
-    const bytes = this.render();
-    if (bytes) this.mirror.writeStats(bytes);
+    if (this.appendOrCompact()) this.mirror.writeStats(this.render());
   }
 
-  /** write() without blocking the event loop, for hooks that Claude Code waits on. */
+  /** write() without blocking the event loop on a rewrite, for hooks that Claude Code waits on. */
   async writeAsync(): Promise<void> {
-    const bytes = this.render();
-    if (bytes) await this.mirror.writeStatsAsync(bytes);
+    if (this.appendOrCompact()) await this.mirror.writeStatsAsync(this.render());
   }
 
-  /** A memory's member must be rendered again. */
+  /**
+   * Writes stats.json with the journal applied and removes the journal, when
+   * there is one (or stats.json needs writing anyway): a stopping server and
+   * fix leave stats.json whole for readers of the reference format.
+   */
+  compact(): void {
+    if (this.mirror.hasStatsJournal || this.unwritten.size > 0 || !this.statsFileUsable()) this.mirror.writeStats(this.render());
+  }
+
+  /** Appends the unwritten changes; true when stats.json must be rewritten instead (or now as well). */
+  private appendOrCompact(): boolean {
+    if (!this.statsFileUsable()) return true;
+    if (this.unwritten.size === 0) return false;
+    const { stats } = this.mirror;
+    this.mirror.appendStatsJournal([...this.unwritten].map((id) => journalLine(id, stats.get(id))));
+    this.unwritten.clear();
+    return compactionDue(this.mirror.statsJournalLines, stats.size);
+  }
+
+  /** stats.json exists as LTM reads it: a journal can apply to it. */
+  private statsFileUsable(): boolean {
+    return this.mirror.statsStatus.kind === 'ok' && this.mirror.statsSignature !== null;
+  }
+
+  /** A memory's member must be rendered again, and its entry written. */
   private changed(id: string): void {
     this.members.invalidate(id);
     this.dirty.add(id);
+    this.unwritten.add(id);
   }
 
-  /** stats.json as bytes, or null when nothing changed since this process last wrote (or read) it. */
-  private render(): Buffer[] | null {
+  /** stats.json as bytes, every change included. */
+  private render(): Buffer[] {
     const { stats } = this.mirror;
-    if (!this.needsFullSync && this.dirty.size === 0 && this.mirror.statsStatus.kind === 'ok' && this.mirror.statsSignature) return null;
+    this.unwritten.clear();
     const value = (id: string) => stats.get(id)!;
     if (this.needsFullSync) this.members.sync(new Set(stats.keys()), value);
     else for (const id of this.dirty) this.members.update(id, stats.has(id), value);

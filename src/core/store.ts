@@ -26,7 +26,6 @@ import { DiskMirror, type LoadedFile } from './diskMirror';
 import type { FileRecord } from './loadedFile';
 import { LtmError, invalidInput, notFound } from './errors';
 import { selectEvictionBatch } from './eviction';
-import { readTextIfExists, writeFileAtomic } from './files';
 import { IndexWriter } from './indexWriter';
 import { checkIntegrity, type IntegrityReport } from './integrity';
 import { StoreLock } from './lock';
@@ -66,7 +65,7 @@ import { StoreAnchors } from './storeAnchors';
 import { StoreQueries } from './storeQueries';
 import { reciprocalRankFusion } from './rankFusion';
 import { USAGE_KINDS, isDemotionCandidate, isListSort, LIST_SORTS, usageOf, type UsageKind } from './usage';
-import { GITIGNORE_LINES, GITIGNORE_TEXT, storePaths, type StorePaths, type StoreState } from './storeFiles';
+import { ensureGitignore, storePaths, type StorePaths, type StoreState } from './storeFiles';
 import { prepareInput, rejectUnpairedSurrogates } from './storeInput';
 import { applyUpdate, mergedContent, mergedTags, prepareUpdate, versionText, type UpdateInput } from './memoryUpdate';
 import { MAX_SIMILAR } from './similarity';
@@ -1001,7 +1000,8 @@ export class MemoryStore {
       this.index.replaceIds(new Set(mirror.files.keys()));
       for (const id of [...mirror.stats.keys()]) if (!this.isActive(id)) this.statsWriter.set(id, undefined);
       this.index.write();
-      this.statsWriter.write();
+      // stats.json whole again, for readers of the reference format (and a damaged one rewritten).
+      this.statsWriter.compact();
       mirror.writeArchiveIndex();
       if (report.problems.some((p) => p.kind === 'state_unreadable')) mirror.writeState();
       return { actions, report: checkIntegrity(integritySnapshot(mirror, this.index)) };
@@ -1113,6 +1113,16 @@ export class MemoryStore {
       if (s.last_session === sessionNumber && this.isActive(id)) ids.push(id);
     });
     return ids;
+  }
+
+  /**
+   * Writes the stats journal into stats.json and removes it (statsJournal.ts),
+   * so that readers of the reference format see every count: a server does
+   * this when it stops. Nothing to do without a journal.
+   */
+  async compactStats(): Promise<void> {
+    if (!this.exists() || !fs.existsSync(this.paths.statsJournal)) return;
+    await this.mutate(() => this.statsWriter.compact());
   }
 
   /** Recomputes and stores the priority of the given memories. */
@@ -1287,12 +1297,5 @@ export class MemoryStore {
 export function initStoreFiles(paths: StorePaths): void {
   fs.mkdirSync(paths.memories, { recursive: true });
   fs.mkdirSync(paths.archives, { recursive: true });
-  const existing = readTextIfExists(paths.gitignore);
-  if (existing === null) {
-    writeFileAtomic(paths.gitignore, GITIGNORE_TEXT);
-    return;
-  }
-  const lines = new Set(existing.split(/\r?\n/).map((l) => l.trim()));
-  const missing = GITIGNORE_LINES.filter((l) => !lines.has(l));
-  if (missing.length > 0) writeFileAtomic(paths.gitignore, `${existing.replace(/\n?$/, '\n')}${missing.join('\n')}\n`);
+  ensureGitignore(paths);
 }

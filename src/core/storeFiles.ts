@@ -4,7 +4,7 @@
  */
 import * as path from 'node:path';
 import { z } from 'zod';
-import { hasConflictMarkers } from './files';
+import { hasConflictMarkers, readTextIfExists, writeFileAtomic } from './files';
 import {
   DEFAULT_CONFIG,
   MEMORY_ID_PATTERN,
@@ -27,6 +27,8 @@ export interface StorePaths {
   index: string;
   archiveIndex: string;
   stats: string;
+  /** The journal of changes not yet in stats.json (statsJournal.ts). */
+  statsJournal: string;
   state: string;
   gitignore: string;
   lock: string;
@@ -47,6 +49,7 @@ export function storePaths(projectDir: string): StorePaths {
     index: path.join(root, 'index.json'),
     archiveIndex: path.join(root, 'archive_index.json'),
     stats: path.join(root, 'stats.json'),
+    statsJournal: path.join(root, 'stats.log'),
     state: path.join(root, 'state.json'),
     gitignore: path.join(root, '.gitignore'),
     lock: path.join(root, '.lock'),
@@ -59,6 +62,7 @@ export function storePaths(projectDir: string): StorePaths {
 /** Files that belong to one machine; memories, archives and both indexes are shared through git. */
 export const GITIGNORE_LINES = [
   'stats.json',
+  'stats.log',
   'state.json',
   'server.json',
   'server-identity.json',
@@ -71,6 +75,18 @@ export const GITIGNORE_LINES = [
 ] as const;
 
 export const GITIGNORE_TEXT = `# LTM: per-machine files. memories/, archives/, index.json and archive_index.json are shared through git.\n${GITIGNORE_LINES.join('\n')}\n`;
+
+/** Writes the store's .gitignore, or adds the lines an older version's lacks (a new per-machine file). */
+export function ensureGitignore(paths: StorePaths): void {
+  const existing = readTextIfExists(paths.gitignore);
+  if (existing === null) {
+    writeFileAtomic(paths.gitignore, GITIGNORE_TEXT);
+    return;
+  }
+  const lines = new Set(existing.split(/\r?\n/).map((l) => l.trim()));
+  const missing = GITIGNORE_LINES.filter((l) => !lines.has(l));
+  if (missing.length > 0) writeFileAtomic(paths.gitignore, `${existing.replace(/\n?$/, '\n')}${missing.join('\n')}\n`);
+}
 
 /** How a JSON file was found: fine, absent, or unusable with a reason. */
 export type JsonFileStatus = { kind: 'ok' } | { kind: 'missing' } | { kind: 'conflicted' } | { kind: 'unreadable'; reason: string };
@@ -194,6 +210,12 @@ export function readStats(text: string | null): ReadResult<Map<string, MemorySta
     if (fast) return { value: fast, status };
   }
   return readStatsBySchema(text);
+}
+
+/** One stats entry as statsSchema reads it (a line of the stats journal), or null when it is not an object. */
+export function statsEntryFrom(raw: unknown): MemoryStats | null {
+  const result = statsEntrySchema.safeParse(raw);
+  return result.success ? (result.data as MemoryStats) : null;
 }
 
 /** stats.json read through statsSchema alone (readStats' fallback; tests compare the two). */

@@ -250,6 +250,8 @@ export class LtmServer {
     await closed;
     await this.followUps.drain();
     await this.sessions.flush();
+    // stats.json whole for readers of the reference format (and a smaller journal for the next start).
+    await this.options.store.compactStats().catch((error: unknown) => this.options.log?.(`could not compact the stats journal: ${(error as Error).message}`));
   }
 
   /** Resolves once the work done after answering, and the session counts, are written. */

@@ -50,6 +50,8 @@ export async function serveStdioMcp(options: StdioMcpOptions): Promise<void> {
   } finally {
     await server.close().catch(() => undefined);
     await store.settled();
+    // stats.json whole for readers of the reference format when the session ends.
+    if (store.isOpen) await store.compactStats().catch(() => undefined);
     if (store.isOpen) store.flushCaches();
     store.dispose();
   }

@@ -3,7 +3,9 @@
  * memories, or leaving a lock that blocks the next writer. (a) `ltm store`
  * writers killed mid-flight, and a writer killed while it holds the lock;
  * (b) `ltm serve` killed under store load, then restarted; (c) eviction
- * (`ltm evict`, and session-end maintenance in `ltm serve`) killed mid-cycle.
+ * (`ltm evict`, and session-end maintenance in `ltm serve`) killed mid-cycle;
+ * (d) `ltm serve` killed while reads append to the stats journal and compact
+ * it: every answered access counted, none counted twice.
  * Afterwards `ltm fix` then `ltm check` must be healthy, every acknowledged
  * memory intact (Summary and Content as stored, or for a memory eviction
  * reduced, its full original text in archives/ and back through `ltm restore`),
@@ -314,5 +316,69 @@ describe('adversarial: kill -9 at random moments (writers, server, eviction)', f
     );
     assert.ok(reducedOrArchived.length > 0, 'no eviction happened: the test exercised nothing');
     for (const ms of nextTimes) assert.ok(ms < limitMs, `a command after an eviction was killed took ${ms.toFixed(0)} ms (limit ${limitMs} ms)`);
+  });
+  it('(d) ltm serve killed -9 while reads append to the stats journal and compact it: every acknowledged access counted, none twice', async () => {
+    const project = dirs.make('ltm-adv-kill-journal-');
+    const rand = prng('kills-journal');
+    const ids: string[] = [];
+    const store = MemoryStore.open(project);
+    try {
+      for (let i = 0; i < 24; i++) ids.push((await store.store(newMemory(rand, `read ${i}`))).memory.id);
+      await store.compactStats();
+    } finally {
+      store.dispose();
+    }
+    const statsJson = path.join(ltmRoot(project), 'stats.json');
+    const journal = path.join(ltmRoot(project), 'stats.log');
+    /** Reads answered (counted for certain) and reads sent (counted at most), per memory. */
+    const acked = new Map<string, number>(ids.map((id) => [id, 0]));
+    const sent = new Map<string, number>(ids.map((id) => [id, 0]));
+    let kills = 0;
+    let compactions = 0;
+    for (let round = 0; round < 4; round++) {
+      const { proc, info } = await startServe(procs, project);
+      const clients: Client[] = [await mcpClient(info.port, info.token, 'adv-journal-a'), await mcpClient(info.port, info.token, 'adv-journal-b')];
+      let dead = false;
+      let lastStatsIno = fs.statSync(statsJson).ino;
+      const watchCompaction = setInterval(() => {
+        const ino = exists(statsJson) ? fs.statSync(statsJson).ino : lastStatsIno;
+        if (ino !== lastStatsIno) compactions++;
+        lastStatsIno = ino;
+      }, 20);
+      const load = clients.map(async (client) => {
+        for (let i = 0; i < 2_000 && !dead; i++) {
+          const id = ids[rand.int(0, ids.length - 1)]!;
+          sent.set(id, sent.get(id)! + 1);
+          try {
+            const res = await client.callTool({ name: 'get_memory', arguments: { id } }, undefined, { timeout: 10_000 });
+            if (!res.isError) acked.set(id, acked.get(id)! + 1);
+          } catch {
+            // the server was killed mid-request: counted at most
+          }
+        }
+      });
+      await sleep(rand.int(400, 1_500));
+      proc.child.kill('SIGKILL');
+      kills++;
+      await proc.exited;
+      dead = true;
+      await Promise.all(load);
+      clearInterval(watchCompaction);
+      for (const c of clients) await c.close().catch(() => undefined);
+    }
+    const journalLeft = exists(journal);
+    await fixAndCheck(project);
+    assert.ok(!exists(journal), 'fix writes the journal into stats.json');
+    const stats = (JSON.parse(fs.readFileSync(statsJson, 'utf8')) as { memories: Record<string, { access_count: number; read_count?: number }> }).memories;
+    let answered = 0;
+    for (const id of ids) {
+      const entry = stats[id]!;
+      answered += acked.get(id)!;
+      assert.ok(entry.access_count >= acked.get(id)!, `${id}: ${acked.get(id)} answered reads, ${entry.access_count} counted (an acknowledged access was lost)`);
+      assert.ok(entry.access_count <= sent.get(id)!, `${id}: ${sent.get(id)} reads sent, ${entry.access_count} counted (counted twice)`);
+      assert.equal(entry.read_count ?? 0, entry.access_count, `${id}: every access here is a read`);
+    }
+    console.log(`      kills (d): ${kills} server kills; ${answered} reads answered; ${compactions} compactions seen; a journal was left for fix: ${journalLeft}`);
+    assert.ok(answered >= 300, `the load was too light to reach a compaction (${answered} reads answered)`);
   });
 });

@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MemoryStore } from '../../src/core/store';
 import { LtmServer, type LtmServerOptions } from '../../src/servers/ltmServer';
-import { REPO_ROOT, ltmRoot, makeTempProject, readJson, removeDir } from '../unit/storeTestKit';
+import { REPO_ROOT, ltmRoot, makeTempProject, readJson, removeDir, statsOnDisk } from '../unit/storeTestKit';
 
 export { REPO_ROOT };
 export const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
@@ -207,9 +207,9 @@ export function readState(project: string): Json & { sessions: Record<string, Js
   return readJson(path.join(ltmRoot(project), 'state.json')) as Json & { sessions: Record<string, Json>; session_count: number };
 }
 
+/** stats.json with its journal applied, as LTM reads them. */
 export function readStats(project: string): Record<string, { access_count: number; accessed_at: string; last_session: number; priority: number }> {
-  const file = path.join(ltmRoot(project), 'stats.json');
-  return (readJson(file) as { memories: Record<string, { access_count: number; accessed_at: string; last_session: number; priority: number }> }).memories;
+  return statsOnDisk(ltmRoot(project));
 }
 
 /**

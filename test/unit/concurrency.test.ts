@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { MemoryStore } from '../../src/core/store';
-import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, memoryKeys, readJson, removeDir } from './storeTestKit';
+import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, memoryKeys, readJson, removeDir, statsOnDisk } from './storeTestKit';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 const WORKER = path.join(__dirname, 'concurrency.worker.ts');
@@ -83,7 +83,7 @@ describe('concurrency: real processes sharing one store', function () {
     assert.equal(new Set(all).size, 200, 'all IDs are distinct');
     assert.deepEqual(memoryFileIds(path.join(root, 'memories')), all, '200 memory files');
     assert.deepEqual(memoryKeys(path.join(root, 'index.json')), all, 'index.json lists all 200');
-    assert.deepEqual(memoryKeys(path.join(root, 'stats.json')), all, 'stats.json has all 200');
+    assert.deepEqual(Object.keys(statsOnDisk(root)).sort(), all, 'stats.json has all 200');
     const index = readJson<{ memories: Record<string, { topic: string }>; tag_index: Record<string, string[]> }>(path.join(root, 'index.json'));
     assert.deepEqual([...(index.tag_index.alpha ?? [])].sort(), [...idsA].sort());
     assert.deepEqual([...(index.tag_index.bravo ?? [])].sort(), [...idsB].sort());
@@ -117,7 +117,7 @@ describe('concurrency: real processes sharing one store', function () {
     assert.equal(new Set(all).size, 120);
     assert.deepEqual(memoryFileIds(path.join(root, 'memories')), all);
     assert.deepEqual(memoryKeys(path.join(root, 'index.json')), all);
-    const stats = readJson<{ memories: Record<string, { access_count: number }> }>(path.join(root, 'stats.json')).memories;
+    const stats = statsOnDisk(root);
     assert.deepEqual(Object.keys(stats).sort(), all, 'a stats entry for every memory');
     for (const id of existing) {
       assert.equal(reads[id], rounds);
@@ -140,7 +140,7 @@ describe('concurrency: real processes sharing one store', function () {
     // Sessions 1-12 and 101-112: every injection is in a session of its own.
     const [a, b] = await Promise.all([worker(['usage', project, String(rounds), startAt, '1', ...ids]), worker(['usage', project, String(rounds), startAt, '101', ...ids])]);
     assertOverlap(lastJson<Timed>(a), lastJson<Timed>(b));
-    const stats = readJson<{ memories: Record<string, Record<string, number>> }>(path.join(root, 'stats.json')).memories;
+    const stats = statsOnDisk(root) as unknown as Record<string, Record<string, number>>;
     for (const id of ids) {
       const s = stats[id]!;
       assert.deepEqual(

@@ -5,6 +5,7 @@ import * as path from 'node:path';
 import { splitFrontmatter } from '../../src/core/memoryFile';
 import { MemoryStore } from '../../src/core/store';
 import { NO_USAGE } from '../../src/core/usage';
+import { statsOnDisk } from './storeTestKit';
 
 /**
  * A store written by the reference Python implementation (claude-ltm 0.2.5).
@@ -224,6 +225,8 @@ describe('interop with claude-ltm 0.2.5 stores', () => {
       await store.recordUsageBySession(new Map([[3, { injected: ids }]]));
       await store.recordRecalls([ids[0]!]);
       await store.get(ids[0]!);
+      // What a server leaves when it stops: the stats journal written into stats.json.
+      await store.compactStats();
       const memories = (JSON.parse(fs.readFileSync(path.join(root, 'stats.json'), 'utf8')) as { version: number; memories: Record<string, Record<string, unknown>> }).memories;
       for (const id of ids) {
         const entry = memories[id]!;
@@ -233,6 +236,34 @@ describe('interop with claude-ltm 0.2.5 stores', () => {
         assert.equal(entry.injected_sessions, 1);
       }
       assert.deepEqual([memories[ids[0]!]!.recall_count, memories[ids[0]!]!.read_count], [1, 1]);
+    });
+  });
+
+  describe('the stats journal (stats.log) in a reference store', () => {
+    it('with changes pending in the journal, every file the reference reads is still a valid store of its format, and the journal is git-ignored', async () => {
+      const { project, root } = copyStore(FINAL);
+      const store = open(project);
+      const ids = store.list({ limit: 100 }).memories.map((m) => m.id);
+      await store.get(ids[0]!);
+      await store.store({ topic: 'Journal pending', content: 'Stored while the stats journal holds changes.' });
+      await store.recordAccesses(ids);
+      assert.ok(fs.existsSync(path.join(root, 'stats.log')), 'changes wait in the journal');
+      // stats.json as the reference reads it: a dictionary of entries with its four fields, each with its type.
+      const statsJson = JSON.parse(fs.readFileSync(path.join(root, 'stats.json'), 'utf8')) as { memories: Record<string, Record<string, unknown>> };
+      for (const entry of Object.values(statsJson.memories)) {
+        assert.deepEqual([typeof entry.access_count, typeof entry.accessed_at, typeof entry.last_session, typeof entry.priority], ['number', 'string', 'number', 'number']);
+      }
+      // index.json lists every memory file, and every memory file reads as the reference writes it.
+      const index = JSON.parse(fs.readFileSync(path.join(root, 'index.json'), 'utf8')) as { memories: Record<string, unknown> };
+      const files = fs.readdirSync(path.join(root, 'memories')).filter((n) => n.endsWith('.md'));
+      assert.deepEqual(Object.keys(index.memories).sort(), files.map((n) => n.slice(0, -3)).sort());
+      for (const name of files) readReferenceFile(fs.readFileSync(path.join(root, 'memories', name), 'utf8'));
+      assert.match(fs.readFileSync(path.join(root, '.gitignore'), 'utf8'), /^stats\.log$/m);
+      // LTM itself reads the journal: every access counted.
+      const fresh = MemoryStore.open(project);
+      stores.push(fresh);
+      assert.equal(fresh.peek(ids[0]!).access_count, store.peek(ids[0]!).access_count);
+      assert.equal(statsOnDisk(root)[ids[1]!]!.access_count, store.peek(ids[1]!).access_count);
     });
   });
 
@@ -247,8 +278,12 @@ describe('interop with claude-ltm 0.2.5 stores', () => {
 
       const view = await store.get('mem_56b2d1cd');
       assert.equal(view.access_count, 2);
+      // The access is in the stats journal; stats.json (what the reference reads) gets it at compaction.
+      assert.equal(fs.readFileSync(path.join(root, 'stats.json'), 'utf8'), statsBefore, 'get() appends to the journal');
+      assert.equal(statsOnDisk(root).mem_56b2d1cd!.access_count, 2);
+      await store.compactStats();
       const statsAfter = fs.readFileSync(path.join(root, 'stats.json'), 'utf8');
-      assert.notEqual(statsAfter, statsBefore, 'get() writes stats.json');
+      assert.notEqual(statsAfter, statsBefore, 'compaction writes stats.json');
       assert.equal((JSON.parse(statsAfter) as { memories: Record<string, { access_count: number }> }).memories.mem_56b2d1cd!.access_count, 2);
       assert.ok(fs.readFileSync(file).equals(original), 'the memory file is byte-identical after get()');
       assert.equal(view.hasSections, false);

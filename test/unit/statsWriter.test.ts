@@ -35,6 +35,17 @@ function statsHarness(project: string, memories: number): MirrorHarness & { stat
   return { ...h, stats, queries, touched };
 }
 
+/** stats.json with its journal applied, as a fresh process reads them, rendered as stats.json. */
+function onDisk(project: string): string {
+  const fresh = makeMirror(project, { init: false });
+  try {
+    fresh.mirror.refresh();
+    return renderStats(fresh.mirror.stats);
+  } finally {
+    fresh.mirror.dispose();
+  }
+}
+
 const entry = (n: number, priority = 0): MemoryStats => ({ access_count: n, accessed_at: `2026-01-0${(n % 9) + 1}T00:00:00.000Z`, last_session: n, priority });
 
 describe('StatsWriter', () => {
@@ -120,6 +131,8 @@ describe('StatsWriter', () => {
       h.stats.set(testId(0), entry(7));
       h.stats.write();
       theirs.set(testId(0), entry(7));
+      assert.equal(onDisk(project), renderStats(theirs));
+      h.stats.compact();
       assert.equal(readStats(), renderStats(theirs));
     });
 
@@ -178,12 +191,16 @@ describe('StatsWriter', () => {
                 case 'write':
                   if (op.async) await p.stats.writeAsync();
                   else p.stats.write();
-                  assert.equal(fs.readFileSync(p.paths.stats, 'utf8'), renderStats(p.mirror.stats));
+                  assert.equal(onDisk(dir), renderStats(p.mirror.stats));
                   break;
               }
             }
             p.stats.write();
-            assert.equal(fs.readFileSync(p.paths.stats, 'utf8'), renderStats(p.mirror.stats));
+            assert.equal(onDisk(dir), renderStats(p.mirror.stats));
+            p.stats.compact();
+            // Whole (another process's bytes are kept when there was nothing to add to them).
+            assert.deepEqual(JSON.parse(fs.readFileSync(p.paths.stats, 'utf8')), JSON.parse(renderStats(p.mirror.stats)));
+            assert.ok(!fs.existsSync(p.paths.statsJournal), 'compaction removes the journal');
           }),
           { numRuns: 60 },
         );
@@ -191,6 +208,103 @@ describe('StatsWriter', () => {
         p.mirror.dispose();
         removeDir(dir);
       }
+    });
+  });
+
+  describe('the stats journal (statsJournal.ts)', () => {
+    const journal = () => fs.readFileSync(h.paths.statsJournal, 'utf8');
+    const lines = () => journal().split('\n').filter((l) => l !== '');
+
+    it('after stats.json exists, a write appends one line per changed memory and leaves stats.json as it was; a fresh reader applies it', () => {
+      h.stats.set(testId(0), entry(1));
+      h.stats.write();
+      const before = readStats();
+      assert.ok(!fs.existsSync(h.paths.statsJournal), 'the first write creates stats.json itself');
+      h.stats.recordAccess([testId(0), testId(1)], 3);
+      h.stats.write();
+      assert.equal(readStats(), before, 'stats.json untouched');
+      assert.equal(lines().length, 3, 'a header and one line per changed memory');
+      h.stats.set(testId(0), undefined);
+      h.stats.write();
+      assert.equal(lines().length, 4);
+      assert.equal(onDisk(project), renderStats(h.mirror.stats));
+      assert.ok(!h.mirror.stats.has(testId(0)));
+    });
+
+    it('a refresh reads only the lines another process appended (the same result as reading both files again)', () => {
+      h.stats.set(testId(0), entry(1));
+      h.stats.write();
+      const other = statsHarness(project, 0);
+      try {
+        other.stats.recordAccess([testId(2)], 4);
+        other.stats.write();
+        h.mirror.refresh();
+        assert.equal(h.mirror.stats.get(testId(2))?.access_count, 1);
+        other.stats.recordAccess([testId(2)], 4);
+        other.stats.write();
+        h.mirror.refresh();
+        assert.equal(h.mirror.stats.get(testId(2))?.access_count, 2);
+        assert.equal(renderStats(h.mirror.stats), onDisk(project));
+      } finally {
+        other.mirror.dispose();
+      }
+    });
+
+    it('is written into stats.json and removed once it holds more than max(256, entries/4) lines', () => {
+      h.stats.set(testId(0), entry(1));
+      h.stats.write();
+      for (let i = 0; i < 256; i++) {
+        h.stats.recordAccess([testId(i % 4)], 1);
+        h.stats.write();
+      }
+      assert.equal(lines().length, 257, 'a header and 256 lines: not yet');
+      h.stats.recordAccess([testId(0)], 1);
+      h.stats.write();
+      assert.ok(!fs.existsSync(h.paths.statsJournal), 'compacted');
+      assert.equal(readStats(), renderStats(h.mirror.stats));
+    });
+
+    it('a crash after compaction wrote stats.json but before it removed the journal applies nothing twice', () => {
+      h.stats.set(testId(0), entry(1));
+      h.stats.write();
+      h.stats.recordAccess([testId(0)], 2);
+      h.stats.recordAccess([testId(0)], 2);
+      h.stats.write();
+      const left = journal();
+      h.stats.compact();
+      fs.writeFileSync(h.paths.statsJournal, left);
+      assert.equal(onDisk(project), renderStats(h.mirror.stats));
+      assert.equal(h.mirror.stats.get(testId(0))?.access_count, 3);
+      // The next writer replaces the stale journal rather than adding to it.
+      h.mirror.refresh();
+      h.stats.recordAccess([testId(0)], 2);
+      h.stats.write();
+      assert.equal(lines().length, 2);
+      assert.equal(JSON.parse(onDisk(project)).memories[testId(0)].access_count, 4);
+    });
+
+    it('stats.json rewritten by a writer that knows no journal (an older LTM) wins over the journal', () => {
+      h.stats.set(testId(0), entry(1));
+      h.stats.write();
+      h.stats.recordAccess([testId(0)], 2);
+      h.stats.write();
+      const theirs = { version: 1, memories: { [testId(0)]: entry(9), [testId(1)]: entry(4) } };
+      fs.writeFileSync(h.paths.stats, `${JSON.stringify(theirs)}\n`);
+      assert.equal(onDisk(project), renderStats(new Map([[testId(0), entry(9)], [testId(1), entry(4)]])));
+    });
+
+    it('a line cut short by a kill is skipped, and the next append starts on a line of its own', () => {
+      h.stats.set(testId(0), entry(1));
+      h.stats.write();
+      h.stats.recordAccess([testId(0)], 2);
+      h.stats.write();
+      fs.appendFileSync(h.paths.statsJournal, `{"id":"${testId(1)}","stats":{"access_count":5`);
+      h.mirror.refresh();
+      assert.ok(!h.mirror.stats.has(testId(1)), 'the cut line is not applied');
+      h.stats.recordAccess([testId(2)], 2);
+      h.stats.write();
+      assert.equal(onDisk(project), renderStats(h.mirror.stats));
+      assert.equal(JSON.parse(onDisk(project)).memories[testId(2)].access_count, 1);
     });
   });
 });

@@ -10,6 +10,7 @@ import {
   sleep,
   snapshotDiff,
   snapshotFiles,
+  statsOnDisk,
   splitFile,
   writeConfig,
   type ProjectContext,
@@ -27,9 +28,7 @@ function archiveFile(ctx: Ctx, id: string): string {
   return path.join(ctx.root, 'archives', `${id}.md`);
 }
 function statsOf(ctx: Ctx): Record<string, { access_count: number; last_session: number; accessed_at: string; priority: number }> {
-  return readJson<{ memories: Record<string, { access_count: number; last_session: number; accessed_at: string; priority: number }> }>(
-    path.join(ctx.root, 'stats.json'),
-  ).memories;
+  return statsOnDisk(ctx.root);
 }
 function archiveIndexOf(ctx: Ctx): { memories: Record<string, { reason: string; topic: string }>; purged?: Record<string, unknown> } {
   const file = path.join(ctx.root, 'archive_index.json');
@@ -595,7 +594,7 @@ describe('MemoryStore: eviction over many sessions', () => {
       const after = snapshotFiles(ctx.root);
 
       const indexIds = memoryKeys(path.join(ctx.root, 'index.json'));
-      const statsIds = memoryKeys(path.join(ctx.root, 'stats.json'));
+      const statsIds = Object.keys(statsOnDisk(ctx.root)).sort();
       const archiveIndex = archiveIndexOf(ctx);
       for (const [id, o] of originals) {
         const p = phase.get(id)!;

@@ -59,6 +59,7 @@ describe('storeFiles', () => {
         index: path.join(root, 'index.json'),
         archiveIndex: path.join(root, 'archive_index.json'),
         stats: path.join(root, 'stats.json'),
+        statsJournal: path.join(root, 'stats.log'),
         state: path.join(root, 'state.json'),
         gitignore: path.join(root, '.gitignore'),
         lock: path.join(root, '.lock'),

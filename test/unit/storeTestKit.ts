@@ -11,7 +11,10 @@ import { DiskMirror, type MirrorEvents } from '../../src/core/diskMirror';
 import { renderNewMemoryFile, type NewMemoryFields } from '../../src/core/memoryFile';
 import { MemoryRecordCache } from '../../src/core/memoryRecords';
 import { MemoryStore, initStoreFiles } from '../../src/core/store';
-import { storePaths, type StorePaths } from '../../src/core/storeFiles';
+import { statSignature } from '../../src/core/files';
+import type { MemoryStats } from '../../src/core/model';
+import { journalAppliesTo, readJournalLines } from '../../src/core/statsJournal';
+import { statsEntryJson, storePaths, type StorePaths } from '../../src/core/storeFiles';
 import type { MemoryView, OpenOptions } from '../../src/core/storeTypes';
 import { NO_USAGE } from '../../src/core/usage';
 
@@ -77,6 +80,23 @@ export function readJson<T = Record<string, unknown>>(file: string): T {
 export function memoryKeys(file: string): string[] {
   const data = readJson<{ memories?: Record<string, unknown> }>(file);
   return Object.keys(data.memories ?? {}).sort();
+}
+
+/**
+ * stats.json's `memories` as LTM reads them: the file with its journal
+ * (stats.log) applied, each entry as stats.json would hold it.
+ */
+export function statsOnDisk(root: string): Record<string, MemoryStats> {
+  const file = path.join(root, 'stats.json');
+  const memories = readJson<{ memories?: Record<string, MemoryStats> }>(file).memories ?? {};
+  const journal = fs.existsSync(path.join(root, 'stats.log')) ? fs.readFileSync(path.join(root, 'stats.log'), 'utf8') : '';
+  if (journalAppliesTo(journal, statSignature(file))) {
+    for (const [id, entry] of readJournalLines(journal).changes) {
+      if (entry) memories[id] = statsEntryJson(entry);
+      else delete memories[id];
+    }
+  }
+  return memories;
 }
 
 /** IDs of the memory files in a directory (memories/ or archives/). */

@@ -13,7 +13,7 @@ import {
   usageText,
   type MemoryUsage,
 } from '../../src/core/usage';
-import { FIXTURE_DIR, readJson, useProject } from './storeTestKit';
+import { FIXTURE_DIR, readJson, statsOnDisk, useProject } from './storeTestKit';
 
 type StatsFile = { memories: Record<string, MemoryStats & Record<string, unknown>> };
 
@@ -110,7 +110,7 @@ describe('usage', () => {
 
   describe('the store counts each kind of use', () => {
     const ctx = useProject('ltm-usage-');
-    const statsFile = () => readJson<StatsFile>(path.join(ctx.root, 'stats.json')).memories;
+    const statsFile = () => statsOnDisk(ctx.root) as StatsFile['memories'];
 
     async function storeTwo() {
       const store = ctx.open();
