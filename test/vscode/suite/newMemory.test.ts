@@ -145,7 +145,8 @@ describe('LTM: New memory (the form)', () => {
       store.dispose();
     }
     assert.equal(form.isDisposed, true, 'the form closes');
-    await waitFor(() => tabLabels().includes('Batch jobs need a pool of 50'), 'the new memory\'s panel');
+    // A memory opens in the preview tab (its title says so) until it is kept open.
+    await waitFor(() => tabLabels().some((label) => label.startsWith('Batch jobs need a pool of 50')), 'the new memory\'s panel');
     await waitFor(() => api.folders().find((f) => f.path === project && f.memories === 1), 'the view to count it');
   });
 
