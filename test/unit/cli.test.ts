@@ -6,7 +6,7 @@ import { USAGE, commandHelp, runCli, type CliOutput } from '../../src/cli';
 import { COMMANDS, COMMON_OPTIONS } from '../../src/cliCommands';
 import { MemoryStore } from '../../src/core/store';
 import { DEMOTION_MIN_INJECTED_SESSIONS } from '../../src/core/usage';
-import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, readJson, removeDir, snapshotDiff, snapshotFiles, writeConfig } from './storeTestKit';
+import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, readJson, removeDir, snapshotDiff, snapshotFiles, statsOnDisk, writeConfig } from './storeTestKit';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 const ID_RE = /^mem_[0-9a-f]{8}$/;
@@ -545,7 +545,7 @@ describe('cli', function () {
       const got = bin('get', id, '--project', project);
       assert.equal(got.status, 0);
       assert.match(got.stdout, /^From the binary\n=+\n/);
-      assert.equal(readJson<{ memories: Record<string, { access_count: number }> }>(path.join(root, 'stats.json')).memories[id]!.access_count, 1);
+      assert.equal(statsOnDisk(root)[id]!.access_count, 1);
     });
 
     it('`check` exits 1 on a store with problems and 0 on a healthy one, text and --json alike', () => {

@@ -1,9 +1,8 @@
 import { strict as assert } from 'node:assert';
-import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { contextText, previewContext } from '../../src/core/contextPreview';
-import { ensureCliBuilt, useProject } from './storeTestKit';
+import { ensureCliBuilt, statsOnDisk, useProject } from './storeTestKit';
 import { ltmJson } from '../support/ltmProcess';
 
 describe('contextPreview (ltm context)', () => {
@@ -23,7 +22,7 @@ describe('contextPreview (ltm context)', () => {
   it('shows the session-start injection and what a prompt or a failure would bring, with why, counting nothing', async () => {
     const { top, low } = await seed();
     const store = ctx.open();
-    const statsBefore = fs.readFileSync(path.join(ctx.root, 'stats.json'), 'utf8');
+    const statsBefore = statsOnDisk(ctx.root);
     const preview = previewContext(store, {
       prompt: 'the invoice import deadlocked again in postgres',
       error: 'ERROR: deadlock detected while importing invoices',
@@ -34,7 +33,7 @@ describe('contextPreview (ltm context)', () => {
     assert.deepEqual(preview.prompt?.memories.map((m) => m.id), [low]);
     assert.ok(preview.prompt!.memories[0]!.matched.includes('invoice'));
     assert.deepEqual(preview.error?.memories.map((m) => m.id), [low]);
-    assert.equal(fs.readFileSync(path.join(ctx.root, 'stats.json'), 'utf8'), statsBefore, 'no access counted');
+    assert.deepEqual(statsOnDisk(ctx.root), statsBefore, 'no access counted (stats.json with its journal)');
     const text = contextText(preview);
     assert.match(text, /^== At session start: 1 memory, ~\d+ tokens ==\n/);
     assert.match(text, /== With this prompt: 1 memory, ~\d+ tokens ==\n## Long-term memory \(LTM\): related to this prompt/);
@@ -69,7 +68,7 @@ describe('contextPreview (ltm context)', () => {
     const { low } = await seed();
     const store = ctx.open();
     const extra = (await store.store({ topic: 'Deadlock retries in the invoice worker', content: 'src/billing/invoiceImport.ts retries a deadlocked invoice import three times.' })).memory.id;
-    const statsBefore = fs.readFileSync(path.join(ctx.root, 'stats.json'), 'utf8');
+    const statsBefore = statsOnDisk(ctx.root);
     const preview = previewContext(store, { file: 'src/billing/invoiceImport.ts', budgetTokens: 2000 });
     assert.deepEqual(preview.file?.memories, [{ id: extra, topic: 'Deadlock retries in the invoice worker', matched: ['src/billing/invoiceImport.ts'] }]);
     assert.match(preview.file!.text, /^## Long-term memory \(LTM\): related to this file\n/);
@@ -82,7 +81,7 @@ describe('contextPreview (ltm context)', () => {
     const tight = previewContext(store, { prompt, budgetTokens: 2000, promptBudgetTokens: 100 }).prompt!;
     assert.ok(tight.memories.length < roomy.memories.length, 'a smaller prompt budget offers less');
     assert.ok(tight.text.length <= 100 * 4);
-    assert.equal(fs.readFileSync(path.join(ctx.root, 'stats.json'), 'utf8'), statsBefore, 'no access counted');
+    assert.deepEqual(statsOnDisk(ctx.root), statsBefore, 'no access counted (stats.json with its journal)');
   });
 
   it('is the `ltm context` command', async () => {

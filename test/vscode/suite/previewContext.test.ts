@@ -37,7 +37,7 @@ function storeFiles(project: string): Map<string, string> {
   for (const dir of ['memories', 'archives']) {
     for (const name of fs.existsSync(path.join(root, dir)) ? fs.readdirSync(path.join(root, dir)) : []) files.set(`${dir}/${name}`, fs.readFileSync(path.join(root, dir, name), 'utf8'));
   }
-  for (const name of ['index.json', 'archive_index.json', 'stats.json', 'state.json']) {
+  for (const name of ['index.json', 'archive_index.json', 'stats.json', 'stats.log', 'state.json']) {
     if (fs.existsSync(path.join(root, name))) files.set(name, fs.readFileSync(path.join(root, name), 'utf8'));
   }
   return files;
