@@ -5,7 +5,7 @@
  */
 import type { MemoryDetails, MemoryPanelConstants } from '../src/shared/protocol';
 import { anchorsSection } from './anchorsSection';
-import { button, formatDate, h, icon } from './dom';
+import { button, formatDate, h, icon, nameField } from './dom';
 import type { PostMessage } from './page';
 
 function priorityRow(label: string, weight: string, value: number, contribution: number): HTMLElement {
@@ -51,6 +51,7 @@ export function memoryView(app: HTMLElement, post: PostMessage) {
 
     const summaryInput = h('vscode-textarea', { id: 'summary', rows: '3', resize: 'vertical', 'aria-label': 'Summary', value: m.summary }) as HTMLElement & { value: string };
     summaryInput.value = m.summary;
+    nameField(summaryInput, 'Summary');
     const save = button('Save summary', () => post({ type: 'saveSummary', id: m.id, summary: summaryInput.value }), { id: 'save-summary', disabled: true });
     save.setAttribute('data-keep-disabled', '');
     summaryInput.addEventListener('input', () => {
