@@ -465,15 +465,19 @@ describe('the packaged extension in a real VS Code (UI)', function () {
       await page.keyboard.press('Enter');
       await page.locator(`.monaco-workbench.${theme.kind}`).waitFor({ timeout: 30_000 });
     };
+    /** A tree row's tooltip lingers and may cover another row or the panel: the pointer leaves the tree until it is gone. */
+    const pointerOffTree = async () => {
+      await page.mouse.move(900, 10);
+      await page.locator('.context-view .rendered-markdown').waitFor({ state: 'hidden' });
+    };
     /** Opens a memory's panel and waits until it is drawn in the theme. */
     const openPanel = async (topic: string, theme: (typeof THEMES)[number]) => {
       const frame = webview();
       // A row clicked while the tree refreshes (a file event arriving) may be another one by then: click again.
       for (let attempt = 1; ; attempt++) {
-        // The tooltip of the row clicked before may cover this one: the pointer leaves the tree until it is gone.
-        await page.mouse.move(900, 10);
-        await page.locator('.context-view .rendered-markdown').waitFor({ state: 'hidden' });
+        await pointerOffTree();
         await row(topic).first().click();
+        await pointerOffTree();
         try {
           await frame.locator('#topic', { hasText: topic }).waitFor({ timeout: 10_000 });
           break;
@@ -521,6 +525,7 @@ describe('the packaged extension in a real VS Code (UI)', function () {
         measured.push(...(await measure(integrity, INTEGRITY_TEXT)));
         fs.rmSync(stray);
         await row('Not in the index').waitFor({ state: 'detached', timeout: 10_000 });
+        await pointerOffTree();
         await integrity.locator('#run-check').click();
         await integrity.locator('#integrity-status', { hasText: 'Healthy' }).waitFor({ timeout: 30_000 });
         measured.push(...(await measure(integrity, INTEGRITY_TEXT)));
@@ -550,7 +555,8 @@ describe('the packaged extension in a real VS Code (UI)', function () {
         // Playwright computes the accessible name (WAI-ARIA accname), shadow DOM included.
         const snapshot = (await frame.locator(`[data-ltm-focused="${i}"]`).ariaSnapshot()).split('\n')[0]!;
         if (stops[0]?.snapshot === snapshot) break;
-        const m = /^- (\w+)(?: "(.*)")?/.exec(snapshot);
+        // `- textbox "Summary": "its value"`: the role, then the name in quotes.
+        const m = /^- (\w+)(?: "((?:[^"\\]|\\.)*)")?/.exec(snapshot);
         stops.push({ role: m?.[1] ?? '', name: m?.[2] ?? '', snapshot });
       }
       return stops;
