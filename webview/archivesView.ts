@@ -4,7 +4,7 @@
  * results it asks for; only the results are rebuilt.
  */
 import type { ArchivedItemView } from '../src/shared/protocol';
-import { button, formatDate, h } from './dom';
+import { button, formatDate, h, nameField } from './dom';
 import type { PostMessage } from './page';
 
 export function archivesView(app: HTMLElement, post: PostMessage) {
@@ -14,6 +14,7 @@ export function archivesView(app: HTMLElement, post: PostMessage) {
     let field = document.getElementById('archive-query') as (HTMLElement & { value: string }) | null;
     if (!field) {
       field = h('vscode-textfield', { id: 'archive-query', placeholder: 'Search archived memories (keywords, tags)', 'aria-label': 'Search archives' }) as HTMLElement & { value: string };
+      nameField(field, 'Search archives');
       field.addEventListener('input', () => {
         window.clearTimeout(searchTimer);
         searchTimer = window.setTimeout(() => post({ type: 'searchArchives', query: field!.value }), 150);

@@ -42,3 +42,13 @@ export function formatDate(iso: string): string {
   const d = new Date(iso);
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
+
+/**
+ * Names a vscode-textarea or vscode-textfield for screen readers. Focus goes to the field inside its
+ * shadow DOM, which is named by the element's `label` property (there is no such attribute): an
+ * aria-label on the element alone leaves the focused field nameless.
+ */
+export function nameField(field: HTMLElement, name: string): void {
+  field.setAttribute('aria-label', name);
+  (field as HTMLElement & { label: string }).label = name;
+}

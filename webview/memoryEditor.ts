@@ -5,7 +5,7 @@
  * (a field changed on disk meanwhile) shows both versions and asks.
  */
 import type { EditableField, Importance, MemoryEdit, MemoryFields } from '../src/shared/protocol';
-import { button, h, icon } from './dom';
+import { button, h, icon, nameField } from './dom';
 import type { PostMessage } from './page';
 
 type Field = HTMLElement & { value: string };
@@ -43,15 +43,19 @@ export function memoryEditor(options: EditorOptions): { element: HTMLElement; sa
   const base = options.edit.base;
   let draft = options.edit.draft;
 
-  const topic = h('vscode-textfield', { id: 'edit-topic', 'aria-label': 'Topic' }) as Field;
+  const topic = h('vscode-textfield', { id: 'edit-topic' }) as Field;
+  nameField(topic, 'Topic');
   topic.value = draft.topic;
-  const tags = h('vscode-textfield', { id: 'edit-tags', 'aria-label': 'Tags, separated by commas', placeholder: 'Tags, separated by commas' }) as Field;
+  const tags = h('vscode-textfield', { id: 'edit-tags', placeholder: 'Tags, separated by commas' }) as Field;
+  nameField(tags, 'Tags, separated by commas');
   tags.value = tagsText(draft.tags);
   const importance = h('select', { id: 'edit-importance', 'aria-label': 'Importance', className: 'select' }, ...levels.map((l) => h('option', { value: l }, l))) as HTMLSelectElement;
   importance.value = draft.importance;
-  const summary = h('vscode-textarea', { id: 'edit-summary', rows: '3', resize: 'vertical', 'aria-label': 'Summary' }) as Field;
+  const summary = h('vscode-textarea', { id: 'edit-summary', rows: '3', resize: 'vertical' }) as Field;
+  nameField(summary, 'Summary');
   summary.value = draft.summary;
-  const content = h('vscode-textarea', { id: 'edit-content', rows: '14', resize: 'vertical', 'aria-label': 'Content (Markdown)', className: 'code' }) as Field;
+  const content = h('vscode-textarea', { id: 'edit-content', rows: '14', resize: 'vertical', className: 'code' }) as Field;
+  nameField(content, 'Content (Markdown)');
   content.value = draft.content;
 
   const status = h('span', { id: 'dirty', className: 'muted', role: 'status' });

@@ -13,6 +13,7 @@ import { createSampleProject, SAMPLE_MEMORIES, SAMPLE_POOL_ANCHOR } from '../../
 import { splitFrontmatter } from '../../src/core/memoryFile';
 import { REPO_ROOT, ltm, ltmJson } from '../support/ltmProcess';
 import { CodeServer, launchBrowser, openWorkbench, requireVsCodeTools } from '../vscode/codeServer';
+import { contrastOf, readColours, WCAG_AA_TEXT, type Contrast, type PageElement } from '../vscode/contrast';
 
 const SCREENSHOTS = path.join(REPO_ROOT, 'test-results', 'screenshots');
 
@@ -422,6 +423,166 @@ describe('the packaged extension in a real VS Code (UI)', function () {
       const [versionId] = Object.entries(index).find(([, e]) => e.version_of === targetId && e.reason === 'merged') ?? [];
       assert.ok(versionId, 'the target’s text before the merge is archived');
       assert.ok(!fs.readFileSync(path.join(ltmDir, 'archives', `${versionId}.md`), 'utf8').includes(duplicate.content));
+    });
+  });
+
+  describe('legible in every theme, and usable from the keyboard', () => {
+    /**
+     * The four themes people use most: the names the theme picker shows, and their workbench.colorTheme IDs in
+     * VS Code 1.139 (which migrates the "Default Light Modern" of older settings to "Light Modern").
+     */
+    const THEMES = [
+      { name: 'light', label: 'Light Modern', id: 'Light Modern', kind: 'vs' },
+      { name: 'hc-dark', label: 'Dark High Contrast', id: 'Default High Contrast', kind: 'hc-black' },
+      { name: 'hc-light', label: 'Light High Contrast', id: 'Default High Contrast Light', kind: 'hc-light' },
+      // Last: the tests' own default, so the window ends as it began.
+      { name: 'dark', label: 'Dark Modern', id: 'Dark Modern', kind: 'vs-dark' },
+    ] as const;
+    /** Every coloured or dimmed text in the panels; a badge is measured where its text is painted. */
+    const MEMORY_TEXT = {
+      badge: 'vscode-badge',
+      muted: '.muted',
+      demotion: '.demotion',
+      anchorState: '.anchor-state',
+      anchorLink: 'a.anchor-path',
+      staleNote: '.stale-note',
+      priorityTotal: '.total',
+      fact: 'dl.facts dt',
+      notice: '.notice',
+    };
+    const INTEGRITY_TEXT = { status: '#integrity-status', problem: '.problem h3', hint: '.hint', fact: 'dl.facts dt', notice: '.notice' };
+    const critical = SAMPLE_MEMORIES.find((m) => m.tags.includes('importance:critical'))!;
+    const important = SAMPLE_MEMORIES.find((m) => m.tags.includes('importance:important'))!;
+    const anchored = SAMPLE_MEMORIES.find((m) => m.anchors)!;
+
+    const setColorTheme = async (theme: (typeof THEMES)[number]) => {
+      // As a person would: Preferences: Color Theme, the theme's name, Enter.
+      await page.keyboard.press('F1');
+      const input = page.locator('.quick-input-widget input');
+      await input.waitFor();
+      await input.fill('>Preferences: Color Theme');
+      // Not "Preferences: Browse Color Themes in Marketplace", which may come first.
+      await page.locator('.quick-input-list .monaco-list-row').filter({ has: page.locator('.label-name', { hasText: /^Preferences: Color Theme$/ }) }).click();
+      await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Light Modern' }).first().waitFor();
+      await input.fill(theme.label);
+      await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: new RegExp(`^${theme.label}`) }).waitFor();
+      await page.keyboard.press('Enter');
+      await page.locator(`.monaco-workbench.${theme.kind}`).waitFor({ timeout: 30_000 });
+    };
+    /** A tree row's tooltip lingers and may cover another row or the panel: the pointer leaves the tree until it is gone. */
+    const pointerOffTree = async () => {
+      await page.mouse.move(900, 10);
+      await page.locator('.context-view .rendered-markdown').waitFor({ state: 'hidden' });
+    };
+    /** Opens a memory's panel and waits until it is drawn in the theme. */
+    const openPanel = async (topic: string, theme: (typeof THEMES)[number]) => {
+      const frame = webview();
+      // A row clicked while the tree refreshes (a file event arriving) may be another one by then: click again.
+      for (let attempt = 1; ; attempt++) {
+        await pointerOffTree();
+        await row(topic).first().click();
+        await pointerOffTree();
+        try {
+          await frame.locator('#topic', { hasText: topic }).waitFor({ timeout: 10_000 });
+          break;
+        } catch (e) {
+          if (attempt === 3) throw e;
+        }
+      }
+      await frame.locator(`body[data-vscode-theme-id="${theme.id}"]`).waitFor();
+      return frame;
+    };
+    /** Reads and rates the text the selectors find in a panel; asserted all at once, so a failure lists every poor pair. */
+    const measure = async (frame: FrameLocator, selectors: Record<string, string>): Promise<Contrast[]> => (await readColours(frame.locator('body'), selectors)).map(contrastOf);
+    const assertLegible = (measured: Contrast[], theme: string) => {
+      const poor = measured.filter((c) => c.ratio < WCAG_AA_TEXT);
+      assert.deepEqual(
+        poor.map((c) => `${c.what} "${c.text}": ${c.ratio.toFixed(2)} (${c.color} on ${c.backgrounds.filter((b) => b !== 'rgba(0, 0, 0, 0)').join(' over ')})`),
+        [],
+        `text below ${WCAG_AA_TEXT}:1 in ${theme}`,
+      );
+    };
+    const showMemoriesView = async () => {
+      if (!(await group('Full').isVisible())) await page.locator('.activitybar [aria-label^="LTM"]').first().click();
+      await group('Full').waitFor({ timeout: 30_000 });
+    };
+    beforeEach(showMemoriesView);
+
+    for (const theme of THEMES) {
+      it(`keeps badge and status text at WCAG AA contrast (4.5:1) in ${theme.id}`, async () => {
+        await runCommand('View: Close All Editors');
+        await runCommand('Notifications: Clear All Notifications');
+        await setColorTheme(theme);
+
+        const measured: Contrast[] = [];
+        for (const m of [important, anchored, critical]) measured.push(...(await measure(await openPanel(m.topic, theme), MEMORY_TEXT)));
+        await shot(`theme-${theme.name}`);
+
+        // The integrity panel, unhealthy and healthy: a memory file the index does not list, then gone again.
+        const stray = path.join(project, '.claude', 'ltm', 'memories', 'mem_c010c0de.md');
+        // With an anchors entry LTM cannot read, so the panel shows a warning too.
+        fs.writeFileSync(stray, '---\nid: "mem_c010c0de"\ntopic: "Not in the index"\nanchors:\n  - path: "src/gone.ts"\n    hash: "nope"\n---\nBody.\n');
+        await runCommand('LTM: Check integrity');
+        const integrity = webview();
+        await integrity.locator('#integrity-status', { hasText: '1 issue found' }).waitFor({ timeout: 30_000 });
+        await integrity.locator(`body[data-vscode-theme-id="${theme.id}"]`).waitFor();
+        measured.push(...(await measure(integrity, INTEGRITY_TEXT)));
+        fs.rmSync(stray);
+        await row('Not in the index').waitFor({ state: 'detached', timeout: 10_000 });
+        await pointerOffTree();
+        await integrity.locator('#run-check').click();
+        await integrity.locator('#integrity-status', { hasText: 'Healthy' }).waitFor({ timeout: 30_000 });
+        measured.push(...(await measure(integrity, INTEGRITY_TEXT)));
+
+        for (const text of ['importance: critical', 'importance: important', 'holds', '1 issue found', 'Warning:', 'Healthy']) assert.ok(measured.some((c) => c.text.includes(text)), `measured "${text}"`);
+        assertLegible(measured, theme.id);
+      });
+    }
+
+    /** Marks the focused element, through shadow roots (a vscode-textarea focuses the textarea inside it), with `data-ltm-focused="<step>"`. */
+    const markFocused = (frame: FrameLocator, step: number) =>
+      frame.locator('body').evaluate((bodyElement, mark) => {
+        const body = bodyElement as unknown as PageElement;
+        let el = body.ownerDocument.activeElement;
+        while (el?.shadowRoot?.activeElement) el = el.shadowRoot.activeElement;
+        if (!el || el === body || !body.ownerDocument.hasFocus()) return false;
+        el.setAttribute('data-ltm-focused', mark);
+        return true;
+      }, String(step));
+    /** Tabs from the panel's heading until focus leaves the panel or comes round again: each stop's role and accessible name. */
+    const tabStops = async (frame: FrameLocator): Promise<{ role: string; name: string; snapshot: string }[]> => {
+      await frame.locator('h1').first().click();
+      const stops: { role: string; name: string; snapshot: string }[] = [];
+      for (let i = 0; i < 40; i++) {
+        await page.keyboard.press('Tab');
+        if (!(await markFocused(frame, i))) break;
+        // Playwright computes the accessible name (WAI-ARIA accname), shadow DOM included.
+        const snapshot = (await frame.locator(`[data-ltm-focused="${i}"]`).ariaSnapshot()).split('\n')[0]!;
+        if (stops[0]?.snapshot === snapshot) break;
+        // `- textbox "Summary": "its value"`: the role, then the name in quotes.
+        const m = /^- (\w+)(?: "((?:[^"\\]|\\.)*)")?/.exec(snapshot);
+        stops.push({ role: m?.[1] ?? '', name: m?.[2] ?? '', snapshot });
+      }
+      return stops;
+    };
+
+    it('reaches every control of the memory and integrity panels with Tab, each with an accessible name', async () => {
+      await runCommand('View: Close All Editors');
+      const memoryPanel = await openPanel(anchored.topic, THEMES[THEMES.length - 1]!);
+      const memoryStops = await tabStops(memoryPanel);
+      assert.deepEqual(memoryStops.filter((s) => !s.name).map((s) => s.snapshot), [], 'every control has a name');
+      for (const [role, name] of [['button', 'Open file'], ['button', 'Merge into…'], ['textbox', 'Summary'], ['link', `${SAMPLE_POOL_ANCHOR.file}#L${SAMPLE_POOL_ANCHOR.lines[0]}-${SAMPLE_POOL_ANCHOR.lines[1]}`]] as const) {
+        assert.ok(memoryStops.some((s) => s.role === role && s.name === name), `${role} "${name}" is reached by Tab: ${memoryStops.map((s) => s.snapshot).join(', ')}`);
+      }
+
+      await runCommand('LTM: Check integrity');
+      const integrity = webview();
+      await integrity.locator('#integrity-status').waitFor({ timeout: 30_000 });
+      const integrityStops = await tabStops(integrity);
+      assert.deepEqual(integrityStops.filter((s) => !s.name).map((s) => s.snapshot), [], 'every control has a name');
+      for (const [role, name] of [['button', 'Check again'], ['checkbox', 'Also delete orphaned archives (by default they are kept and listed as restorable)']] as const) {
+        assert.ok(integrityStops.some((s) => s.role === role && s.name === name), `${role} "${name}" is reached by Tab: ${integrityStops.map((s) => s.snapshot).join(', ')}`);
+      }
     });
   });
 
