@@ -122,6 +122,9 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     assert.equal(toolResult.topic, 'Hook curl must use 127.0.0.1');
     const listed = ltmJson<{ memories: { id: string; topic: string; tags: string[] }[] }>(['list', '--project', project]);
     assert.deepEqual(listed.memories.map((m) => [m.topic, m.tags]), [['Hook curl must use 127.0.0.1', ['networking', 'hooks']]]);
+    // The server answers SessionEnd at once and closes the session's counters in its next quiet moment (≤ 250 ms).
+    const closedBy = Date.now() + 5_000;
+    while (Object.keys(readState().sessions).length > 0 && Date.now() < closedBy) await new Promise((r) => setTimeout(r, 50));
     const state = readState();
     assert.equal(state.session_count, 1, 'the first session is session 1');
     assert.deepEqual(state.sessions, {}, 'session_end closed the session counters');

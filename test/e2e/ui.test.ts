@@ -571,8 +571,16 @@ describe('the packaged extension in a real VS Code (UI)', function () {
       const memoryPanel = await openPanel(anchored.topic, THEMES[THEMES.length - 1]!);
       const memoryStops = await tabStops(memoryPanel);
       assert.deepEqual(memoryStops.filter((s) => !s.name).map((s) => s.snapshot), [], 'every control has a name');
-      for (const [role, name] of [['button', 'Open file'], ['button', 'Merge into…'], ['textbox', 'Summary'], ['link', `${SAMPLE_POOL_ANCHOR.file}#L${SAMPLE_POOL_ANCHOR.lines[0]}-${SAMPLE_POOL_ANCHOR.lines[1]}`]] as const) {
+      for (const [role, name] of [['button', 'Open file'], ['button', 'Merge into…'], ['button', 'Edit'], ['button', 'Keep open'], ['link', `${SAMPLE_POOL_ANCHOR.file}#L${SAMPLE_POOL_ANCHOR.lines[0]}-${SAMPLE_POOL_ANCHOR.lines[1]}`]] as const) {
         assert.ok(memoryStops.some((s) => s.role === role && s.name === name), `${role} "${name}" is reached by Tab: ${memoryStops.map((s) => s.snapshot).join(', ')}`);
+      }
+      // Edit mode: every field named (a label on the custom element alone does not name the field inside it).
+      await memoryPanel.locator('#edit').click();
+      await memoryPanel.locator('#edit-summary').waitFor();
+      const editStops = await tabStops(memoryPanel);
+      assert.deepEqual(editStops.filter((s) => !s.name).map((s) => s.snapshot), [], 'every edit control has a name');
+      for (const [role, name] of [['textbox', 'Topic'], ['textbox', 'Tags, separated by commas'], ['combobox', 'Importance'], ['textbox', 'Summary'], ['textbox', 'Content (Markdown)']] as const) {
+        assert.ok(editStops.some((s) => s.role === role && s.name === name), `${role} "${name}" is reached by Tab in edit mode: ${editStops.map((s) => s.snapshot).join(', ')}`);
       }
 
       await runCommand('LTM: Check integrity');
