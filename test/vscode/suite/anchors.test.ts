@@ -15,25 +15,10 @@ import { storePaths } from '../../../src/core/storeFiles';
 import type { LtmApi } from '../../../src/extension';
 import { memoryDetails } from '../../../src/vscode/memoryDetails';
 import type { MemoryTreeNode } from '../../../src/vscode/memoryTree';
+import { EXTENSION_ID, waitFor } from './hostKit';
 
-const EXTENSION_ID = 'ltm-tools.ltm';
 const FILE = 'src/pool.ts';
 const code = (n: number) => Array.from({ length: n }, (_, i) => `export const setting${i + 1} = ${i + 1};`).join('\n') + '\n';
-
-async function waitFor<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value) return value;
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /**
  * The commands the tree's context menu offers on an item with this

@@ -8,8 +8,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-
-const EXTENSION_ID = 'ltm-tools.ltm';
+import { EXTENSION_ID } from './hostKit';
 
 describe('LTM: Install command-line tool', function () {
   this.timeout(60_000);

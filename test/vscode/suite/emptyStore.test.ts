@@ -8,18 +8,7 @@ import { strict as assert } from 'node:assert';
 import * as vscode from 'vscode';
 import { MemoryStore } from '../../../src/core/store';
 import type { LtmApi } from '../../../src/extension';
-
-const EXTENSION_ID = 'ltm-tools.ltm';
-
-async function waitFor<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { EXTENSION_ID, waitFor } from './hostKit';
 
 describe('the Memories view on an initialized, empty store', () => {
   let api: LtmApi;

@@ -14,18 +14,7 @@ import type { StatusEntry } from '../../../src/vscode/statusView';
 import { MemoryStore } from '../../../src/core/store';
 import { FakeAnthropic, textOf } from '../../support/fakeAnthropic';
 import { runClaude } from '../../support/claudeCode';
-
-const EXTENSION_ID = 'ltm-tools.ltm';
-
-async function waitFor<T>(probe: () => T | undefined | null | false, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { EXTENSION_ID, waitFor } from './hostKit';
 
 function once<T>(event: vscode.Event<T>, timeoutMs: number, what: string): Promise<number> {
   const started = Date.now();

@@ -21,18 +21,7 @@ import type { LtmApi } from '../../../src/extension';
 import type { MemoryFields } from '../../../src/shared/protocol';
 import { fieldsOf } from '../../../src/vscode/memoryEdit';
 import type { MemoryTreeNode } from '../../../src/vscode/memoryTree';
-
-const EXTENSION_ID = 'ltm-tools.ltm';
-
-async function waitFor<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { EXTENSION_ID, waitFor } from './hostKit';
 
 /** The memory panels' tabs, as VS Code shows them. */
 function memoryTabs(): vscode.Tab[] {

@@ -14,21 +14,11 @@ import type { ContextPreview } from '../../../src/core/contextPreview';
 import { MemoryStore, initStoreFiles } from '../../../src/core/store';
 import { storePaths } from '../../../src/core/storeFiles';
 import type { LtmApi } from '../../../src/extension';
+import { EXTENSION_ID, waitFor } from './hostKit';
 
-const EXTENSION_ID = 'ltm-tools.ltm';
 const COMMAND = 'ltm.previewContext';
 const PROMPT = 'why does the postgres connection pool run dry during our nightly batch jobs';
 const UNRELATED = 'make the login button blue and round on small screens';
-
-async function waitFor<T>(probe: () => T | undefined | null | false, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
 
 /** The store's files that a preview must leave alone: memories, archives, indexes, access counts, sessions. */
 function storeFiles(project: string): Map<string, string> {

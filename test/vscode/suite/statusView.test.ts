@@ -12,18 +12,7 @@ import { MemoryStore, initStoreFiles } from '../../../src/core/store';
 import { storePaths } from '../../../src/core/storeFiles';
 import type { LtmApi } from '../../../src/extension';
 import type { StatusEntry } from '../../../src/vscode/statusView';
-
-const EXTENSION_ID = 'ltm-tools.ltm';
-
-async function waitFor<T>(probe: () => T | undefined | null | false, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { EXTENSION_ID, waitFor } from './hostKit';
 
 /** The labels of every open tab (webview panels are tabs titled as the panel). */
 const tabLabels = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => t.label));

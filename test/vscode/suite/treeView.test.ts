@@ -12,18 +12,7 @@ import { MemoryStore, initStoreFiles, type MemoryView } from '../../../src/core/
 import { storePaths } from '../../../src/core/storeFiles';
 import type { LtmApi } from '../../../src/extension';
 import type { MemoryTreeNode } from '../../../src/vscode/memoryTree';
-
-const EXTENSION_ID = 'ltm-tools.ltm';
-
-async function waitFor<T>(probe: () => T | undefined | null | false | Promise<T | undefined | null | false>, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { EXTENSION_ID, waitFor } from './hostKit';
 
 describe('the Memories view', () => {
   let api: LtmApi;

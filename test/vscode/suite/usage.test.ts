@@ -10,18 +10,7 @@ import * as vscode from 'vscode';
 import { MemoryStore } from '../../../src/core/store';
 import { DEMOTION_MIN_INJECTED_SESSIONS } from '../../../src/core/usage';
 import type { LtmApi, MemoryRow } from '../../../src/extension';
-
-const EXTENSION_ID = 'ltm-tools.ltm';
-
-async function waitFor<T>(probe: () => T | undefined | null | false, what: string, timeoutMs = 15_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = probe();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+import { EXTENSION_ID, waitFor } from './hostKit';
 
 /** A tooltip's text without Markdown's escapes (appendText escapes punctuation and writes spaces as &nbsp;). */
 const plain = (markdown: string) => markdown.replace(/&nbsp;/g, ' ').replace(/\\(.)/g, '$1');

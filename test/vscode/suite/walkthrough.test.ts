@@ -8,8 +8,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-
-const EXTENSION_ID = 'ltm-tools.ltm';
+import { EXTENSION_ID } from './hostKit';
 
 interface Step {
   id: string;
