@@ -8,12 +8,15 @@
  * - SessionStart, PreCompact and SessionEnd run `ltm hook <event>` (Node):
  *   it forwards to a running server, else answers on the store itself
  *   (hookCommand.ts). They fire once per session or compaction.
- * - The per-prompt and per-tool-call events run hooks/ltm-hook.sh (sh, no
- *   Node): it forwards to a running server and exits 0 at once without one.
+ * - The per-prompt and per-tool-call events run hooks/ltm-hook.sh (no Node):
+ *   under bash where there is one (it then sends the request itself, with no
+ *   curl process), else sh; it forwards to a running server and exits 0 at
+ *   once without one.
  * - MCP: `ltm mcp` over stdio, one process per session; no port, no token.
  */
 import { slashCommands } from './claudeTemplates';
 import { HOOK_EVENTS, type HookEvent } from './hookSettings';
+import { SHELL_COMMANDS } from './hookShell';
 import { MCP_SERVER_NAME, PLUGIN_NAME, PLUGIN_TOOL_PREFIX, PROJECT_TOOL_PREFIX } from '../shared/toolNames';
 
 /** Where the bundle and the hook script are inside the plugin (the same places as in the repository and the npm package). */
@@ -40,8 +43,19 @@ const ROOT = '${CLAUDE_PLUGIN_ROOT}';
  */
 export const PLUGIN_SESSION_START_TIMEOUT_S = 15;
 
+/**
+ * The script under bash where the machine has one, else sh. The plugin's
+ * files are written once, when it is built, so the shell is chosen when the
+ * hook runs, with shell builtins only (ltm init chooses it when it writes
+ * the project's settings: hookShell.ts).
+ */
+function scriptCommand(endpoint: string): string {
+  const script = `"${ROOT}/${PLUGIN_HOOK_SCRIPT}" ${endpoint}`;
+  return `if command -v bash >/dev/null 2>&1; then exec ${SHELL_COMMANDS.bash} ${script}; else exec ${SHELL_COMMANDS.sh} ${script}; fi`;
+}
+
 function pluginHook(spec: HookEvent): Record<string, unknown> {
-  const command = spec.perToolCall ? `sh "${ROOT}/${PLUGIN_HOOK_SCRIPT}" ${spec.endpoint}` : `node "${ROOT}/${PLUGIN_CLI}" hook ${spec.endpoint}`;
+  const command = spec.perToolCall ? scriptCommand(spec.endpoint) : `node "${ROOT}/${PLUGIN_CLI}" hook ${spec.endpoint}`;
   return { type: 'command', command, timeout: spec.event === 'SessionStart' ? Math.max(spec.timeout, PLUGIN_SESSION_START_TIMEOUT_S) : spec.timeout };
 }
 

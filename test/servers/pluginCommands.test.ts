@@ -11,8 +11,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { MemoryStore } from '../../src/core/store';
 import { runHookCommand } from '../../src/servers/hookCommand';
+import { pluginHooks } from '../../src/servers/pluginFiles';
 import { PLUGIN_TOOL_PREFIX, PROJECT_TOOL_PREFIX } from '../../src/shared/toolNames';
-import { CLI, TOOL_NAMES, closedPort, deadPid, readState, serverJsonPath, sessionStartPayload, startTestServer, type Json } from './serverKit';
+import { CLI, REPO_ROOT, TOOL_NAMES, closedPort, deadPid, readState, serverJsonPath, sessionStartPayload, startTestServer, type Json } from './serverKit';
 import { ltmRoot, makeTempProject, removeDir, snapshotDiff, snapshotFiles } from '../unit/storeTestKit';
 
 /** `ltm hook <event>` as Claude Code runs it: the payload on stdin, the project in CLAUDE_PROJECT_DIR. */
@@ -208,6 +209,52 @@ describe('ltm hook <event> (as the plugin runs it)', function () {
     } finally {
       await t.stop();
       removeDir(parent);
+    }
+  });
+
+  it("the plugin's per-tool-call hook command runs the script under bash where there is one, else under sh, and brings the file's memory", async () => {
+    const t = await startTestServer({
+      prepare: async (store) => {
+        await store.store({ topic: 'Retry rules live in backoff-rules.toml', content: 'backoff-rules.toml caps retries at 5.', tags: [] });
+      },
+    });
+    // PATHs with every command of the machine but some: without curl, only bash (over /dev/tcp) can reach the
+    // server, so the command must choose bash; without bash, it must fall back to sh (and curl).
+    const without = (names: readonly string[]) => {
+      const dir = makeTempProject('ltm-path-');
+      for (const from of ['/usr/local/bin', '/usr/bin', '/bin']) {
+        for (const name of fs.existsSync(from) ? fs.readdirSync(from) : []) {
+          if (names.includes(name) || fs.existsSync(path.join(dir, name))) continue;
+          fs.symlinkSync(path.join(from, name), path.join(dir, name));
+        }
+      }
+      return dir;
+    };
+    const noCurl = without(['curl']);
+    const noBash = without(['bash', 'rbash']);
+    try {
+      const group = (pluginHooks().hooks.PreToolUse as { hooks: { command: string }[] }[])[0]!;
+      const command = group.hooks[0]!.command;
+      for (const [name, searchPath] of [['bash without curl', noCurl], ['sh with curl, no bash', noBash]] as const) {
+        const payload = { session_id: `plug-shell-${name.replace(/\W+/g, '-')}`, hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: path.join(t.project, 'backoff-rules.toml') }, tool_use_id: `toolu_${name.replace(/\W+/g, '_')}` };
+        // Spawned without blocking: the server answering it runs in this process.
+        const run = await new Promise<{ status: number | null; stdout: string; stderr: string }>((resolve, reject) => {
+          const child = spawn('/bin/sh', ['-c', command], { env: { PATH: searchPath, CLAUDE_PLUGIN_ROOT: REPO_ROOT, CLAUDE_PROJECT_DIR: t.project, LTM_PORT: String(t.port), LTM_TOKEN: t.token } });
+          let stdout = '';
+          let stderr = '';
+          child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+          child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+          child.on('error', reject);
+          child.on('close', (status) => resolve({ status, stdout, stderr }));
+          child.stdin.end(JSON.stringify(payload));
+        });
+        assert.equal(run.status, 0, `${name}: ${run.stderr}`);
+        assert.match(run.stdout, /Retry rules live in backoff-rules\.toml/, `${name}: the file's memory is offered`);
+      }
+    } finally {
+      await t.stop();
+      removeDir(noCurl);
+      removeDir(noBash);
     }
   });
 });

@@ -26,7 +26,10 @@ describe('Claude Code plugin files', () => {
       const [hook] = group!.hooks;
       assert.equal(hook!.type, 'command');
       assert.equal(hook!.timeout, spec.event === 'SessionStart' ? PLUGIN_SESSION_START_TIMEOUT_S : spec.timeout);
-      const expected = spec.perToolCall ? `sh "\${CLAUDE_PLUGIN_ROOT}/${PLUGIN_HOOK_SCRIPT}" ${spec.endpoint}` : `node "\${CLAUDE_PLUGIN_ROOT}/${PLUGIN_CLI}" hook ${spec.endpoint}`;
+      const script = `"\${CLAUDE_PLUGIN_ROOT}/${PLUGIN_HOOK_SCRIPT}" ${spec.endpoint}`;
+      const expected = spec.perToolCall
+        ? `if command -v bash >/dev/null 2>&1; then exec bash --posix ${script}; else exec sh ${script}; fi`
+        : `node "\${CLAUDE_PLUGIN_ROOT}/${PLUGIN_CLI}" hook ${spec.endpoint}`;
       assert.equal(hook!.command, expected, spec.event);
     }
     assert.match(JSON.stringify(hooks), new RegExp(`${PLUGIN_TOOL_PREFIX}store_memory\\|Read`));
