@@ -138,6 +138,7 @@ describe('cli', function () {
 
       const t = await text('list', '--limit', '1');
       assert.match(t, /^Showing 1 of 3 memories:/);
+      assert.match(await text('list', '--keyword', 'venv'), /^Showing 1 of 1 memory:/, 'one memory, in the singular');
       assert.ok(t.includes(`- Docker cache (ID: ${a})`));
       assert.match(t, /Tags: docker \| Phase: Full \| Priority: \d\.\d\d/);
       assert.match(t, /More: use offset 1\./);
