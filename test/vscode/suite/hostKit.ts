@@ -1,4 +1,14 @@
-/** What the extension-host test files share: the extension's ID, and waiting for a condition the UI reaches asynchronously. */
+/**
+ * What the extension-host test files share: the extension's ID, the extension
+ * ready to test, a folder of their own, and waiting for a condition the UI
+ * reaches asynchronously.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { initStoreFiles } from '../../../src/core/store';
+import { storePaths } from '../../../src/core/storeFiles';
+import type { LtmApi } from '../../../src/extension';
 
 export const EXTENSION_ID = 'ltm-tools.ltm';
 
@@ -20,4 +30,19 @@ export async function waitFor<T>(probe: () => T | undefined | null | false | Pro
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? `: ${String(last)}` : ''}`);
     await new Promise((r) => setTimeout(r, 100));
   }
+}
+
+/** The extension, activated, once its folders' stores are open and their servers started. */
+export async function readyApi(): Promise<LtmApi> {
+  const api = await vscode.extensions.getExtension<LtmApi>(EXTENSION_ID)!.activate();
+  await api.ready;
+  return api;
+}
+
+/** A new folder beside the test workspace's first one, with an initialized store; the test adds it to the workspace. */
+export function newProjectFolder(prefix: string): string {
+  const first = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
+  const project = fs.mkdtempSync(path.join(path.dirname(first), prefix));
+  initStoreFiles(storePaths(project));
+  return project;
 }

@@ -15,13 +15,12 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { MemoryStore, initStoreFiles } from '../../../src/core/store';
-import { storePaths } from '../../../src/core/storeFiles';
+import { MemoryStore } from '../../../src/core/store';
 import type { LtmApi } from '../../../src/extension';
 import type { MemoryFields } from '../../../src/shared/protocol';
 import { fieldsOf } from '../../../src/vscode/memoryEdit';
 import type { MemoryTreeNode } from '../../../src/vscode/memoryTree';
-import { EXTENSION_ID, waitFor } from './hostKit';
+import { EXTENSION_ID, newProjectFolder, readyApi, waitFor } from './hostKit';
 
 /** The memory panels' tabs, as VS Code shows them. */
 function memoryTabs(): vscode.Tab[] {
@@ -61,12 +60,8 @@ describe('the memory panel: preview, edit, save', () => {
 
   before(async function () {
     this.timeout(60_000);
-    const extension = vscode.extensions.getExtension<LtmApi>(EXTENSION_ID)!;
-    api = await extension.activate();
-    await api.ready;
-    const first = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
-    project = fs.mkdtempSync(path.join(path.dirname(first), 'panel-'));
-    initStoreFiles(storePaths(project));
+    api = await readyApi();
+    project = newProjectFolder('panel-');
     const store = MemoryStore.open(project);
     try {
       ids.pool = (await store.store({ topic: 'Postgres pool exhausted by batch jobs', summary: 'Raise the pool to 50.', content: 'Pool of 10 ran dry; raised to **50**.', tags: ['postgres', 'importance:critical'] })).memory.id;

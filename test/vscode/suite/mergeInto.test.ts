@@ -8,10 +8,9 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { MemoryStore, initStoreFiles, type MergeResult } from '../../../src/core/store';
-import { storePaths } from '../../../src/core/storeFiles';
+import { MemoryStore, type MergeResult } from '../../../src/core/store';
 import type { LtmApi } from '../../../src/extension';
-import { EXTENSION_ID, waitFor } from './hostKit';
+import { EXTENSION_ID, newProjectFolder, readyApi, waitFor } from './hostKit';
 
 describe('LTM: Merge into…', () => {
   let api: LtmApi;
@@ -22,12 +21,8 @@ describe('LTM: Merge into…', () => {
 
   before(async function () {
     this.timeout(60_000);
-    const extension = vscode.extensions.getExtension<LtmApi>(EXTENSION_ID)!;
-    api = await extension.activate();
-    await api.ready;
-    const first = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
-    project = fs.mkdtempSync(path.join(path.dirname(first), 'merge-'));
-    initStoreFiles(storePaths(project));
+    api = await readyApi();
+    project = newProjectFolder('merge-');
     const store = MemoryStore.open(project);
     try {
       targetId = (await store.store({ topic: 'Postgres pool exhausted by batch jobs', content: 'Pool of 10 ran dry; raised to 50.', tags: ['postgres'] })).memory.id;

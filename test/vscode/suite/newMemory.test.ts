@@ -9,11 +9,10 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { MemoryStore, initStoreFiles } from '../../../src/core/store';
-import { storePaths } from '../../../src/core/storeFiles';
+import { MemoryStore } from '../../../src/core/store';
 import type { LtmApi } from '../../../src/extension';
 import type { NewMemoryInput, ToWebview } from '../../../src/shared/protocol';
-import { EXTENSION_ID, waitFor } from './hostKit';
+import { newProjectFolder, readyApi, waitFor } from './hostKit';
 
 /** What the tests use of the form panel the command returns. */
 interface FormPanel {
@@ -42,11 +41,8 @@ describe('LTM: New memory (the form)', () => {
 
   before(async function () {
     this.timeout(60_000);
-    api = await vscode.extensions.getExtension<LtmApi>(EXTENSION_ID)!.activate();
-    await api.ready;
-    const first = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
-    project = fs.mkdtempSync(path.join(path.dirname(first), 'form-'));
-    initStoreFiles(storePaths(project));
+    api = await readyApi();
+    project = newProjectFolder('form-');
     fs.mkdirSync(path.join(project, 'src'));
     fs.writeFileSync(path.join(project, 'src', 'pool.ts'), 'export const POOL_SIZE = 50;\nexport const IDLE_MS = 1000;\n');
     const store = MemoryStore.open(project);

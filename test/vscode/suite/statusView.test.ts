@@ -8,11 +8,10 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { MemoryStore, initStoreFiles } from '../../../src/core/store';
-import { storePaths } from '../../../src/core/storeFiles';
+import { MemoryStore } from '../../../src/core/store';
 import type { LtmApi } from '../../../src/extension';
 import type { StatusEntry } from '../../../src/vscode/statusView';
-import { EXTENSION_ID, waitFor } from './hostKit';
+import { newProjectFolder, readyApi, waitFor } from './hostKit';
 
 /** The labels of every open tab (webview panels are tabs titled as the panel). */
 const tabLabels = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => t.label));
@@ -25,11 +24,8 @@ describe('LTM: Show status', () => {
 
   before(async function () {
     this.timeout(60_000);
-    api = await vscode.extensions.getExtension<LtmApi>(EXTENSION_ID)!.activate();
-    await api.ready;
-    const first = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
-    project = fs.mkdtempSync(path.join(path.dirname(first), 'status-'));
-    initStoreFiles(storePaths(project));
+    api = await readyApi();
+    project = newProjectFolder('status-');
     fs.mkdirSync(path.join(project, 'src'));
     fs.writeFileSync(path.join(project, 'src', 'pool.ts'), 'export const POOL_SIZE = 10;\nexport const IDLE_MS = 1000;\n');
     const store = MemoryStore.open(project);

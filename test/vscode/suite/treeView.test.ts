@@ -8,11 +8,10 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { MemoryStore, initStoreFiles, type MemoryView } from '../../../src/core/store';
-import { storePaths } from '../../../src/core/storeFiles';
+import { MemoryStore, type MemoryView } from '../../../src/core/store';
 import type { LtmApi } from '../../../src/extension';
 import type { MemoryTreeNode } from '../../../src/vscode/memoryTree';
-import { EXTENSION_ID, waitFor } from './hostKit';
+import { newProjectFolder, readyApi, waitFor } from './hostKit';
 
 describe('the Memories view', () => {
   let api: LtmApi;
@@ -39,11 +38,8 @@ describe('the Memories view', () => {
 
   before(async function () {
     this.timeout(60_000);
-    api = await vscode.extensions.getExtension<LtmApi>(EXTENSION_ID)!.activate();
-    await api.ready;
-    const first = vscode.workspace.workspaceFolders![0]!.uri.fsPath;
-    project = fs.mkdtempSync(path.join(path.dirname(first), 'tree-'));
-    initStoreFiles(storePaths(project));
+    api = await readyApi();
+    project = newProjectFolder('tree-');
     const statePath = path.join(project, '.claude', 'ltm', 'state.json');
     const setLimit = (max: number) => {
       // No state.json until the first session: the shape the store writes.
