@@ -46,3 +46,18 @@ export function newProjectFolder(prefix: string): string {
   initStoreFiles(storePaths(project));
   return project;
 }
+
+/** Where `dir` is among the workspace's folders (-1: not open). */
+export function folderIndex(dir: string): number {
+  return (vscode.workspace.workspaceFolders ?? []).findIndex((f) => f.uri.fsPath === dir);
+}
+
+/** Closes a folder newProjectFolder made (when open) and deletes it. */
+export async function removeProjectFolder(api: LtmApi, project: string | undefined): Promise<void> {
+  if (!project) return;
+  if (folderIndex(project) >= 0) {
+    vscode.workspace.updateWorkspaceFolders(folderIndex(project), 1);
+    await waitFor(() => !api.folders().some((f) => f.path === project), 'the folder to be closed').catch(() => undefined);
+  }
+  fs.rmSync(project, { recursive: true, force: true });
+}

@@ -20,7 +20,7 @@ import type { LtmApi } from '../../../src/extension';
 import type { MemoryFields } from '../../../src/shared/protocol';
 import { fieldsOf } from '../../../src/vscode/memoryEdit';
 import type { MemoryTreeNode } from '../../../src/vscode/memoryTree';
-import { EXTENSION_ID, newProjectFolder, readyApi, waitFor } from './hostKit';
+import { EXTENSION_ID, newProjectFolder, readyApi, removeProjectFolder, waitFor } from './hostKit';
 
 /** The memory panels' tabs, as VS Code shows them. */
 function memoryTabs(): vscode.Tab[] {
@@ -31,7 +31,6 @@ describe('the memory panel: preview, edit, save', () => {
   let api: LtmApi;
   let project: string;
   const ids: Record<'pool' | 'retry' | 'cache', string> = { pool: '', retry: '', cache: '' };
-  const folderIndex = (dir: string) => (vscode.workspace.workspaceFolders ?? []).findIndex((f) => f.uri.fsPath === dir);
   const file = (id: string) => path.join(project, '.claude', 'ltm', 'memories', `${id}.md`);
   const onDisk = (id: string): MemoryFields => {
     const store = MemoryStore.open(project);
@@ -77,11 +76,7 @@ describe('the memory panel: preview, edit, save', () => {
 
   after(async () => {
     await vscode.window.tabGroups.close(memoryTabs()).then(undefined, () => undefined);
-    if (project && folderIndex(project) >= 0) {
-      vscode.workspace.updateWorkspaceFolders(folderIndex(project), 1);
-      await waitFor(() => !api.folders().some((f) => f.path === project), 'the folder to be closed').catch(() => undefined);
-    }
-    if (project) fs.rmSync(project, { recursive: true, force: true });
+    await removeProjectFolder(api, project);
   });
 
   it('opens memories in one preview tab, which the next replaces; opening one already open reveals it', async () => {

@@ -10,14 +10,13 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { MemoryStore, type MergeResult } from '../../../src/core/store';
 import type { LtmApi } from '../../../src/extension';
-import { EXTENSION_ID, newProjectFolder, readyApi, waitFor } from './hostKit';
+import { EXTENSION_ID, newProjectFolder, readyApi, removeProjectFolder, waitFor } from './hostKit';
 
 describe('LTM: Merge into…', () => {
   let api: LtmApi;
   let project: string;
   let sourceId: string;
   let targetId: string;
-  const folderIndex = (dir: string) => (vscode.workspace.workspaceFolders ?? []).findIndex((f) => f.uri.fsPath === dir);
 
   before(async function () {
     this.timeout(60_000);
@@ -36,11 +35,7 @@ describe('LTM: Merge into…', () => {
   });
 
   after(async () => {
-    if (project && folderIndex(project) >= 0) {
-      vscode.workspace.updateWorkspaceFolders(folderIndex(project), 1);
-      await waitFor(() => !api.folders().some((f) => f.path === project), 'the folder to be closed').catch(() => undefined);
-    }
-    if (project) fs.rmSync(project, { recursive: true, force: true });
+    await removeProjectFolder(api, project);
   });
 
   it('is offered on full and reduced memories in the tree, and in the palette', () => {

@@ -12,7 +12,7 @@ import * as vscode from 'vscode';
 import { MemoryStore } from '../../../src/core/store';
 import type { LtmApi } from '../../../src/extension';
 import type { NewMemoryInput, ToWebview } from '../../../src/shared/protocol';
-import { newProjectFolder, readyApi, waitFor } from './hostKit';
+import { newProjectFolder, readyApi, removeProjectFolder, waitFor } from './hostKit';
 
 /** What the tests use of the form panel the command returns. */
 interface FormPanel {
@@ -29,7 +29,6 @@ describe('LTM: New memory (the form)', () => {
   let form: FormPanel;
   let posted: ToWebview[];
   let listening: vscode.Disposable | undefined;
-  const folderIndex = (dir: string) => (vscode.workspace.workspaceFolders ?? []).findIndex((f) => f.uri.fsPath === dir);
   const memoryFiles = () => fs.readdirSync(path.join(project, '.claude', 'ltm', 'memories')).sort();
   const fields = (over: Partial<NewMemoryInput>): NewMemoryInput => ({ topic: '', summary: '', content: '', tags: '', importance: 'normal', files: '', ...over });
   /** Sends Save with these fields; returns what the page was told. */
@@ -68,11 +67,7 @@ describe('LTM: New memory (the form)', () => {
 
   after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    if (project && folderIndex(project) >= 0) {
-      vscode.workspace.updateWorkspaceFolders(folderIndex(project), 1);
-      await waitFor(() => !api.folders().some((f) => f.path === project), 'the folder to be closed').catch(() => undefined);
-    }
-    if (project) fs.rmSync(project, { recursive: true, force: true });
+    await removeProjectFolder(api, project);
   });
 
   it('sets the page up with the engine\'s importance levels and the folder', async () => {

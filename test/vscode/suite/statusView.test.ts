@@ -11,7 +11,7 @@ import * as vscode from 'vscode';
 import { MemoryStore } from '../../../src/core/store';
 import type { LtmApi } from '../../../src/extension';
 import type { StatusEntry } from '../../../src/vscode/statusView';
-import { newProjectFolder, readyApi, waitFor } from './hostKit';
+import { newProjectFolder, readyApi, removeProjectFolder, waitFor } from './hostKit';
 
 /** The labels of every open tab (webview panels are tabs titled as the panel). */
 const tabLabels = () => vscode.window.tabGroups.all.flatMap((g) => g.tabs.map((t) => t.label));
@@ -20,7 +20,6 @@ describe('LTM: Show status', () => {
   let api: LtmApi;
   let project: string;
   const ids: Record<string, string> = {};
-  const folderIndex = (dir: string) => (vscode.workspace.workspaceFolders ?? []).findIndex((f) => f.uri.fsPath === dir);
 
   before(async function () {
     this.timeout(60_000);
@@ -50,11 +49,7 @@ describe('LTM: Show status', () => {
 
   after(async () => {
     await vscode.commands.executeCommand('workbench.action.closeAllEditors');
-    if (project && folderIndex(project) >= 0) {
-      vscode.workspace.updateWorkspaceFolders(folderIndex(project), 1);
-      await waitFor(() => !api.folders().some((f) => f.path === project), 'the folder to be closed').catch(() => undefined);
-    }
-    if (project) fs.rmSync(project, { recursive: true, force: true });
+    await removeProjectFolder(api, project);
   });
 
   it('shows one row per fact, a section per folder, and says which rows act', async () => {

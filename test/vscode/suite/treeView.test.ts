@@ -11,13 +11,12 @@ import * as vscode from 'vscode';
 import { MemoryStore, type MemoryView } from '../../../src/core/store';
 import type { LtmApi } from '../../../src/extension';
 import type { MemoryTreeNode } from '../../../src/vscode/memoryTree';
-import { newProjectFolder, readyApi, waitFor } from './hostKit';
+import { newProjectFolder, readyApi, removeProjectFolder, waitFor } from './hostKit';
 
 describe('the Memories view', () => {
   let api: LtmApi;
   let project: string;
   const ids: Record<string, string> = {};
-  const folderIndex = (dir: string) => (vscode.workspace.workspaceFolders ?? []).findIndex((f) => f.uri.fsPath === dir);
   const memoriesDir = () => path.join(project, '.claude', 'ltm', 'memories');
 
   /** The rows under this test's folder (the workspace has several folders: each is a root). */
@@ -85,11 +84,7 @@ describe('the Memories view', () => {
   after(async () => {
     await vscode.commands.executeCommand('ltm.clearFilter');
     await vscode.commands.executeCommand('ltm.groupByPhase');
-    if (project && folderIndex(project) >= 0) {
-      vscode.workspace.updateWorkspaceFolders(folderIndex(project), 1);
-      await waitFor(() => !api.folders().some((f) => f.path === project), 'the folder to be closed').catch(() => undefined);
-    }
-    if (project) fs.rmSync(project, { recursive: true, force: true });
+    await removeProjectFolder(api, project);
   });
 
   it('groups by tag without importance:* groups, keeps archived memories in Archived (collapsed), and expands a few groups', async () => {
