@@ -7,9 +7,15 @@
  * index's bytes per tag, and renders again only what changed since the last
  * write. It also keeps the set of IDs index.json lists, which integrity
  * compares with the memory files.
+ *
+ * Even so a write costs bytes in proportion to the store (about 320 per
+ * memory), so a server defers it (deferWrites): a store then only marks
+ * index.json as behind (indexPending.ts), and the server calls flush() in a
+ * pause between requests.
  */
-import { JsonMapChunks, jsonWithMaps, stringListMember, writeFileAtomic } from './files';
+import { JsonMapChunks, jsonWithMaps, stringListMember, writeFileAtomic, writeFileAtomicAsync } from './files';
 import type { DiskMirror } from './diskMirror';
+import { clearIndexPending, markIndexPending } from './indexPending';
 import type { Memory, MemoryMeta } from './model';
 import { indexEntryOf, readIndexEntries } from './storeFiles';
 
@@ -38,7 +44,27 @@ export class IndexWriter {
   private readonly tagIds = new Map<string, Set<string>>();
   private readonly tagBytes = new Map<string, Buffer | null>();
 
+  /** Set by deferWrites: told when index.json falls behind, so that its caller schedules flush(). */
+  private onDeferred: (() => void) | null = null;
+  /** Changes were made that index.json does not list yet (deferred writes only). */
+  private behind = false;
+
   constructor(private readonly mirror: DiskMirror) {}
+
+  /**
+   * From now on write() only marks index.json as behind, once per flush, and
+   * calls `onBehind`; flush() writes it. For a long-running server; every
+   * caller of write() holds the lock, and so must the caller of flush().
+   * null writes at once again (what is behind waits for flush()).
+   */
+  deferWrites(onBehind: (() => void) | null): void {
+    this.onDeferred = onBehind;
+  }
+
+  /** Whether index.json misses changes this process made (deferred writes). */
+  get isBehind(): boolean {
+    return this.behind;
+  }
 
   /** The IDs index.json lists: as on disk, then as this process registers and writes them. */
   get ids(): ReadonlySet<string> {
@@ -74,11 +100,55 @@ export class IndexWriter {
   }
 
   /**
-   * Writes index.json from the active memories. Normally only the memories
+   * Writes index.json from the active memories, or, with deferred writes,
+   * marks it as behind (see deferWrites). The caller holds the lock.
+   */
+  write(options: { now?: boolean } = {}): void {
+    if (this.onDeferred && !options.now) {
+      if (this.behind) return;
+      // The mark first: a process killed after it leaves index.json behind, and says so.
+      markIndexPending(this.mirror.paths);
+      this.behind = true;
+      this.onDeferred();
+      return;
+    }
+    const bytes = this.render();
+    try {
+      writeFileAtomic(this.mirror.paths.index, bytes, { durable: false });
+    } catch (error) {
+      this.needsFullSync = true;
+      throw error;
+    }
+    this.written(this.ownIds!);
+  }
+
+  /** Writes index.json if it is behind (deferred writes), without holding the event loop during the write. The caller holds the lock. */
+  async flush(): Promise<void> {
+    if (!this.behind) return;
+    const bytes = this.render();
+    const ids = this.ownIds!;
+    try {
+      await writeFileAtomicAsync(this.mirror.paths.index, bytes, { durable: false });
+    } catch (error) {
+      // What was rendered is not on disk: the next write looks at everything again.
+      this.needsFullSync = true;
+      throw error;
+    }
+    this.written(ids);
+  }
+
+  private written(ids: Set<string>): void {
+    this.mirror.noteIndexWritten(ids);
+    this.behind = false;
+    clearIndexPending(this.mirror.paths);
+  }
+
+  /**
+   * index.json's bytes from the active memories. Normally only the memories
    * touched since the last write are looked at; their chunk of members and
    * their tags are rendered again, and every other byte is reused.
    */
-  write(): void {
+  private render(): Buffer[] {
     const files = this.mirror.files;
     // After index.json changed on disk (ownIds null) everything is rendered anyway: no need to read it.
     if (this.needsFullSync || this.ownIds === null || this.mirror.indexStatus.kind !== 'ok') {
@@ -102,15 +172,10 @@ export class IndexWriter {
       }
     }
     this.dirty.clear();
-    writeFileAtomic(
-      this.mirror.paths.index,
-      jsonWithMaps([
-        ['memories', this.members.buffers()],
-        ['tag_index', this.tagIndexBuffers()],
-      ]),
-      { durable: false },
-    );
-    this.mirror.noteIndexWritten(this.ownIds!);
+    return jsonWithMaps([
+      ['memories', this.members.buffers()],
+      ['tag_index', this.tagIndexBuffers()],
+    ]);
   }
 
   /** index.json's entries by ID, for the integrity check; empty when it is not usable. */

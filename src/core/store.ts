@@ -27,6 +27,7 @@ import type { FileRecord } from './loadedFile';
 import { LtmError, invalidInput, notFound } from './errors';
 import { selectEvictionBatch } from './eviction';
 import { IndexWriter } from './indexWriter';
+import { waitForPendingIndex } from './indexPending';
 import { checkIntegrity, type IntegrityReport } from './integrity';
 import { StoreLock } from './lock';
 import {
@@ -529,7 +530,11 @@ export class MemoryStore {
     };
   }
 
-  /** Reports every integrity problem; changes nothing. */
+  /**
+   * Reports every integrity problem; changes nothing. index.json may be behind
+   * a server's latest changes for a moment (deferIndexWrites): settleIndex()
+   * first when the report must not count them.
+   */
   check(): IntegrityReport {
     this.refresh({ full: true });
     return checkIntegrity(integritySnapshot(this.mirror, this.index));
@@ -971,6 +976,8 @@ export class MemoryStore {
   /** Repairs everything check reports, in one pass; a check afterwards is healthy. */
   async fix(options: { cleanArchives?: boolean } = {}): Promise<FixResult> {
     this.init();
+    // A server's deferred index.json is not a problem to repair.
+    await this.settleIndex();
     return this.mutate(() => {
       this.refresh({ full: true });
       const report = checkIntegrity(integritySnapshot(this.mirror, this.index));
@@ -999,7 +1006,8 @@ export class MemoryStore {
       for (const id of this.index.ids) if (!mirror.files.has(id)) this.queries.touched(id);
       this.index.replaceIds(new Set(mirror.files.keys()));
       for (const id of [...mirror.stats.keys()]) if (!this.isActive(id)) this.statsWriter.set(id, undefined);
-      this.index.write();
+      // Repaired means written now, also in a server that defers index.json.
+      this.index.write({ now: true });
       // stats.json whole again, for readers of the reference format (and a damaged one rewritten).
       this.statsWriter.compact();
       mirror.writeArchiveIndex();
@@ -1046,6 +1054,33 @@ export class MemoryStore {
   async runLocked<T>(work: () => T | Promise<T>): Promise<T> {
     if (!this.exists()) this.init();
     return this.lock.run(work);
+  }
+
+  /**
+   * From now on a write marks index.json as behind instead of rewriting it
+   * (every entry, ~320 bytes per memory), and calls `onBehind` once until the
+   * next flushIndex(), which the caller (a server) runs in a pause between
+   * requests. See IndexWriter.deferWrites and indexPending.ts. null: every
+   * write writes index.json again (call flushIndex() for what is behind).
+   */
+  deferIndexWrites(onBehind: (() => void) | null): void {
+    this.index.deferWrites(onBehind);
+  }
+
+  /** Writes index.json if this process's changes are not in it yet (deferIndexWrites). */
+  async flushIndex(): Promise<void> {
+    if (!this.index.isBehind) return;
+    await this.mutate(() => this.index.flush());
+  }
+
+  /**
+   * Brings index.json up to date before a check: writes this process's
+   * deferred changes and waits (at most PENDING_INDEX_WAIT_MS) for a server in
+   * another process to write its own.
+   */
+  async settleIndex(): Promise<void> {
+    await this.flushIndex();
+    if (this.exists()) await waitForPendingIndex(this.paths);
   }
 
   /** Resolves when every write this process queued so far has finished. */

@@ -25,6 +25,8 @@ export interface StorePaths {
   archives: string;
   quarantine: string;
   index: string;
+  /** Present while a server holds changes index.json does not list yet (indexPending.ts). */
+  indexPending: string;
   archiveIndex: string;
   stats: string;
   /** The journal of changes not yet in stats.json (statsJournal.ts). */
@@ -47,6 +49,7 @@ export function storePaths(projectDir: string): StorePaths {
     archives: path.join(root, 'archives'),
     quarantine: path.join(root, 'quarantine'),
     index: path.join(root, 'index.json'),
+    indexPending: path.join(root, 'index-pending.json'),
     archiveIndex: path.join(root, 'archive_index.json'),
     stats: path.join(root, 'stats.json'),
     statsJournal: path.join(root, 'stats.log'),
@@ -66,6 +69,7 @@ export const GITIGNORE_LINES = [
   'state.json',
   'server.json',
   'server-identity.json',
+  'index-pending.json',
   'parse-cache.json',
   'search-index.bin',
   '.lock',

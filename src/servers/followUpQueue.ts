@@ -51,7 +51,7 @@ export class FollowUpQueue {
   private queued: QueuedWork[] = [];
   private readonly running = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | null = null;
-  private lastRequestAt = 0;
+  private lastRequest = 0;
 
   constructor(private readonly options: FollowUpQueueOptions = {}) {}
 
@@ -71,9 +71,14 @@ export class FollowUpQueue {
     this.schedule();
   }
 
+  /** When the last request came in (Date.now() time; 0 before the first). */
+  get lastRequestAt(): number {
+    return this.lastRequest;
+  }
+
   /** A request is coming in: queued work waits for a quiet moment. */
   noteRequest(): void {
-    this.lastRequestAt = Date.now();
+    this.lastRequest = Date.now();
     this.schedule();
   }
 
@@ -108,7 +113,7 @@ export class FollowUpQueue {
    */
   private runDue(): void {
     const now = Date.now();
-    const quietFor = now - this.lastRequestAt;
+    const quietFor = now - this.lastRequest;
     const pause = (maintenance: boolean) => quietFor >= (maintenance ? MAINTENANCE_PAUSE_FACTOR * this.quietMs : this.quietMs);
     // Once one entry of a kind is due, all of that kind run together: under a steady stream of
     // hooks each entry would otherwise reach its own deadline, and the state and stats files

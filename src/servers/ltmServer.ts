@@ -15,6 +15,7 @@ import { commandHostNow } from './hookShell';
 import type { HookTransport } from './hookSettings';
 import { HookRoutes, isHookEvent } from './hookRoutes';
 import { FollowUpQueue } from './followUpQueue';
+import { IndexFlushSchedule } from './indexFlush';
 import { cachedGitSituation } from './gitSituation';
 import { McpSessions, type McpSessionLimits, type McpSessionStats } from './mcpSessions';
 import { createMcpServer } from './mcpTools';
@@ -47,6 +48,8 @@ export interface LtmServerOptions {
   quietMs?: number;
   /** How many MCP sessions may be live, and for how long idle (default DEFAULT_MCP_SESSION_LIMITS in mcpSessions.ts). */
   mcpSessions?: Partial<McpSessionLimits>;
+  /** When index.json is written (defaults in indexFlush.ts; tests shorten them). */
+  indexFlush?: { pauseMs?: number; maxDeferMs?: number };
 }
 
 function listen(server: http.Server, port: number): Promise<void> {
@@ -72,6 +75,8 @@ export class LtmServer {
   private readonly sessions: SessionTracker;
   /** Work done after answering: bookkeeping and maintenance, in the pauses between hooks. */
   private readonly followUps: FollowUpQueue;
+  /** index.json is written in pauses between requests, not on every store. */
+  private readonly indexFlush: IndexFlushSchedule;
   private readonly mcp: McpSessions;
   private portNumber = 0;
   private info: ServerInfo | null = null;
@@ -81,6 +86,12 @@ export class LtmServer {
     readonly token: string,
   ) {
     this.followUps = new FollowUpQueue({ quietMs: options.quietMs, log: options.log });
+    this.indexFlush = new IndexFlushSchedule({
+      flush: () => options.store.flushIndex(),
+      lastRequestAt: () => this.followUps.lastRequestAt,
+      ...options.indexFlush,
+      log: options.log,
+    });
     // Session counters are written when the server is quiet, with the other follow-up work.
     this.sessions = new SessionTracker(options.store, (flush) => this.followUps.queue('session counters', flush));
     this.hooks = new HookRoutes(options.store, this.sessions, {
@@ -173,6 +184,7 @@ export class LtmServer {
         throw error;
       }
       servingHere.add(server);
+      store.deferIndexWrites(() => server.indexFlush.request());
       server.refreshHookScripts();
       server.setHookTransport({ kind: 'http', port: server.portNumber, project: store.paths.project, ...commandHostNow() });
       return server;
@@ -250,6 +262,10 @@ export class LtmServer {
     await closed;
     await this.followUps.drain();
     await this.sessions.flush();
+    // Whoever writes next writes index.json at once; what this server deferred is written now.
+    this.options.store.deferIndexWrites(null);
+    await this.indexFlush.close();
+    await this.options.store.flushIndex().catch((error: unknown) => this.options.log?.(`could not write index.json: ${(error as Error).message}`));
     // stats.json whole for readers of the reference format (and a smaller journal for the next start).
     await this.options.store.compactStats().catch((error: unknown) => this.options.log?.(`could not compact the stats journal: ${(error as Error).message}`));
   }
@@ -258,6 +274,7 @@ export class LtmServer {
   async idle(): Promise<void> {
     await this.followUps.drain();
     await this.sessions.flush();
+    await this.indexFlush.flushNow();
     await this.options.store.settled();
   }
 

@@ -224,7 +224,8 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
   server.registerTool(
     'ltm_check',
     { title: 'Check integrity', description: 'Report integrity problems of the memory store; changes nothing.', inputSchema: z.object({}) },
-    safely(() => {
+    safely(async () => {
+      await store.settleIndex();
       const report = store.check();
       return result(responses.checkText(report), responses.checkResponse(report));
     }),

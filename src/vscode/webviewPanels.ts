@@ -381,12 +381,15 @@ export class IntegrityPanel extends LtmPanel {
   setFolder(folder: FolderMemory): void {
     this.folder = folder;
     this.panel.title = `Integrity: ${folder.name}`;
-    this.runCheck();
+    // As if the page asked: a failing check becomes a notice on it.
+    void this.receive({ type: 'runCheck' });
   }
 
-  runCheck(): void {
+  async runCheck(): Promise<void> {
     const store = this.folder.store;
     if (!store) return;
+    // This window's server writes index.json in pauses: written first, so that its latest changes are not problems.
+    await store.settleIndex();
     this.post({ type: 'integrity', report: integrityView(store.check(), this.folder.name), fix: null });
   }
 
@@ -405,7 +408,7 @@ export class IntegrityPanel extends LtmPanel {
   }
 
   protected async onMessage(message: FromWebview): Promise<void> {
-    if (message.type === 'ready' || message.type === 'runCheck') this.runCheck();
+    if (message.type === 'ready' || message.type === 'runCheck') await this.runCheck();
     else if (message.type === 'runFix') await this.runFix(message.cleanArchives);
   }
 }

@@ -5,7 +5,8 @@
  * (b) `ltm serve` killed under store load, then restarted; (c) eviction
  * (`ltm evict`, and session-end maintenance in `ltm serve`) killed mid-cycle;
  * (d) `ltm serve` killed while reads append to the stats journal and compact
- * it: every answered access counted, none counted twice.
+ * it: every answered access counted, none counted twice; (e) `ltm serve`
+ * killed while index.json is behind its latest stores (written in pauses).
  * Afterwards `ltm fix` then `ltm check` must be healthy, every acknowledged
  * memory intact (Summary and Content as stored, or for a memory eviction
  * reduced, its full original text in archives/ and back through `ltm restore`),
@@ -380,5 +381,62 @@ describe('adversarial: kill -9 at random moments (writers, server, eviction)', f
     }
     console.log(`      kills (d): ${kills} server kills; ${answered} reads answered; ${compactions} compactions seen; a journal was left for fix: ${journalLeft}`);
     assert.ok(answered >= 300, `the load was too light to reach a compaction (${answered} reads answered)`);
+  });
+  it('(e) ltm serve killed -9 while index.json is behind its stores: the memories are served, check names them, the next write lists them', async () => {
+    const project = dirs.make('ltm-adv-kill-index-');
+    const rand = prng('kills-index');
+    // index.json exists and lists a first memory before the server starts.
+    const first = await runLtm(procs, storeArgs(project, newMemory(rand, 'before the server')));
+    assert.equal(first.status, 0, first.stderr);
+    const { proc, info } = await startServe(procs, project);
+    const client = await mcpClient(info.port, info.token, 'adv-kill-index');
+    const acked: Stored[] = [];
+    // A request every 10 ms: the server never pauses, so index.json stays behind until its deadline (2 s).
+    let busy = true;
+    const traffic = (async () => {
+      while (busy) {
+        await fetch(`http://127.0.0.1:${info.port}/health`, { headers: { Authorization: `Bearer ${info.token}` } }).catch(() => undefined);
+        await sleep(10);
+      }
+    })();
+    try {
+      for (let i = 0; i < 3; i++) {
+        const m = newMemory(rand, `behind ${i}`);
+        const res = await client.callTool({ name: 'store_memory', arguments: { topic: m.topic, content: m.content, summary: m.summary } });
+        assert.notEqual(res.isError, true, JSON.stringify(res.content));
+        acked.push({ ...m, id: (res.structuredContent as { id: string }).id });
+      }
+      assert.ok(exists(path.join(ltmRoot(project), 'index-pending.json')), 'index.json should be marked as behind');
+      proc.child.kill('SIGKILL');
+      await proc.exited;
+    } finally {
+      busy = false;
+      await traffic;
+      await client.close().catch(() => undefined);
+    }
+    const indexFile = path.join(ltmRoot(project), 'index.json');
+    const listed = () => (exists(indexFile) ? Object.keys((JSON.parse(fs.readFileSync(indexFile, 'utf8')) as { memories: object }).memories) : []);
+    const unlisted = acked.filter((m) => !listed().includes(m.id));
+    assert.ok(unlisted.length > 0, 'the kill came after index.json was written: nothing was behind');
+
+    // The mark's process is dead: check does not wait for it, and names what index.json lacks.
+    const check = await runLtm(procs, ['check', '--project', project, '--json']);
+    assert.ok(check.ms < limitMs, `check took ${check.ms} ms after the kill`);
+    assert.equal(check.status, 1, check.stdout + check.stderr);
+    const problems = (JSON.parse(check.stdout) as { problems: { kind: string; id?: string }[] }).problems;
+    for (const m of unlisted) assert.ok(problems.some((p) => p.kind === 'not_indexed' && p.id === m.id), `check does not name ${m.id}: ${check.stdout}`);
+    // Every acknowledged memory is there and served.
+    for (const m of acked) {
+      const got = await runLtm(procs, ['get', m.id, '--project', project, '--json']);
+      assert.equal(got.status, 0, got.stderr);
+      assert.equal((JSON.parse(got.stdout) as { content: string }).content, m.content);
+    }
+    // The next write lists everything and removes the dead server's mark.
+    const next = await runLtm(procs, storeArgs(project, newMemory(rand, 'after the kill')));
+    assert.equal(next.status, 0, next.stderr);
+    for (const m of acked) assert.ok(listed().includes(m.id), `${m.id} still not in index.json`);
+    assert.equal(exists(path.join(ltmRoot(project), 'index-pending.json')), false, 'the dead server’s mark is left');
+    await fixAndCheck(project);
+    assertIntact(project, acked);
   });
 });

@@ -756,6 +756,8 @@ describe('hook endpoints', function () {
 
     for (const event of ['session_start', 'post_tool_use', 'pre_compact', 'session_end']) {
       it(`refuses ${event} from another project with 409 and changes nothing`, async () => {
+        // index.json and the counts of earlier calls are written just after they answered: not this call's changes.
+        await t.idle();
         const before = snapshotFiles(ltmRoot(t.project));
         const answer = await postHook(t.port, t.token, event, postToolUsePayload('foreign', { error: 'x' }), { 'X-LTM-Project': other });
         assert.equal(answer.status, 409, answer.text);
@@ -792,6 +794,8 @@ describe('hook endpoints', function () {
 
     for (const event of ['pre_tool_use', 'post_tool_use']) {
       it(`refuses ${event} whose URL names another project with 409 and changes nothing`, async () => {
+        // index.json and the counts of earlier calls are written just after they answered: not this call's changes.
+        await t.idle();
         const before = snapshotFiles(ltmRoot(t.project));
         const answer = await postHook(t.port, t.token, inProject(event, other), postToolUsePayload('foreign', { error: 'x' }), { 'X-LTM-Wait': undefined });
         assert.equal(answer.status, 409, answer.text);
@@ -813,6 +817,8 @@ describe('hook endpoints', function () {
     });
 
     it('answers `Authorization: Bearer` with no token (LTM_TOKEN unset) with an empty 200 and does nothing', async () => {
+      // index.json and the counts of earlier calls are written just after they answered: not this call's changes.
+      await t.idle();
       const before = snapshotFiles(ltmRoot(t.project));
       for (const auth of ['Bearer', 'Bearer ']) {
         for (const event of ['user_prompt_submit', 'pre_tool_use', 'post_tool_use', 'session_end']) {

@@ -100,6 +100,8 @@ describe('MCP Inspector CLI 0.15.0 as a second client', function () {
   });
 
   it('is refused without the bearer token (it cannot send one) and changes nothing', async () => {
+    // index.json and the counts of earlier calls are written just after they answered: not this call's changes.
+    await t.idle();
     const before = snapshotFiles(ltmRoot(t.project));
     const run = await inspector(`${t.server.url}/mcp`, ['--method', 'tools/call', '--tool-name', 'store_memory', '--tool-arg', 'topic=x', '--tool-arg', 'content=y']);
     assert.notEqual(run.code, 0);
@@ -179,6 +181,8 @@ describe('MCP Inspector CLI 0.15.0 as a second client', function () {
   });
 
   it('an invalid --tool-arg comes back as an isError result, not a crash', async () => {
+    // index.json and the counts of earlier calls are written just after they answered: not this call's changes.
+    await t.idle();
     const before = snapshotFiles(ltmRoot(t.project));
     const answer = await callTool(proxy.url, 'get_memory', { id: 'not-an-id' });
     assert.equal(answer.isError, true);

@@ -290,6 +290,8 @@ describe('MCP tools (MCP SDK client)', function () {
     ];
     for (const r of refusals) {
       it(`refuses ${r.what} with an isError result naming the problem, changing nothing`, async () => {
+        // index.json and the counts of earlier calls are written just after they answered: not this call's changes.
+        await t.idle();
         const before = snapshotFiles(ltmRoot(t.project));
         const answer = await call(client, r.tool, r.args);
         assert.equal(answer.isError, true, `not refused: ${answer.text}`);
@@ -300,6 +302,8 @@ describe('MCP tools (MCP SDK client)', function () {
     }
 
     it('refuses an unknown tool without changing anything', async () => {
+      // index.json and the counts of earlier calls are written just after they answered: not this call's changes.
+      await t.idle();
       const before = snapshotFiles(ltmRoot(t.project));
       const answer = await call(client, 'drop_everything', {});
       assert.equal(answer.isError, true);

@@ -90,6 +90,8 @@ describe('MCP: similar memories and update_memory (MCP SDK client)', function ()
   ];
   for (const r of refusals) {
     it(`update_memory refuses ${r.what} with an isError result, changing nothing`, async () => {
+      // index.json and the counts of earlier calls are written just after they answered: not this call's changes.
+      await t.idle();
       const before = snapshotFiles(ltmRoot(t.project));
       const answer = await call(client, 'update_memory', r.args());
       assert.equal(answer.isError, true, `not refused: ${answer.text}`);

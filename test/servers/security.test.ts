@@ -81,6 +81,8 @@ describe('server security', function () {
 
   /** Sends a request that must be refused with `status`; nothing on disk may change. */
   async function assertRefused(req: RawRequest, status: number, message?: RegExp): Promise<HttpAnswer> {
+    // index.json and the counts of earlier calls are written just after they answered: not this call's changes.
+    await t.idle();
     const before = snapshotFiles(ltmRoot(t.project));
     const answer = await send(req);
     assert.equal(answer.status, status, `expected ${status}, got ${answer.status}: ${answer.text.slice(0, 300)}`);
@@ -157,6 +159,8 @@ describe('server security', function () {
 
   /** Sends a body to /mcp that is JSON but no JSON-RPC message: a 4xx JSON-RPC error, nothing changed. */
   async function assertJsonRpcRefused(body: string): Promise<{ status: number; error: { code: number; message: string } }> {
+    // index.json and the counts of earlier calls are written just after they answered: not this call's changes.
+    await t.idle();
     const before = snapshotFiles(ltmRoot(t.project));
     const answer = await send({ method: 'POST', path: '/mcp', headers: { ...t.auth, ...MCP_HEADERS }, body });
     const what = `POST /mcp ${body}: ${answer.status} ${JSON.stringify(answer.text)}`;

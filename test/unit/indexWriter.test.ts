@@ -274,6 +274,77 @@ describe('IndexWriter', () => {
     });
   });
 
+  describe('deferred writes (deferWrites, flush)', () => {
+    it('marks index.json as behind once, without writing it, until flush() writes it and removes the mark', async () => {
+      writeMemory(h.paths.root, A, { topic: 'Alpha' });
+      h.mirror.refresh();
+      h.index.write();
+      const before = fs.statSync(h.paths.index);
+      let behind = 0;
+      h.index.deferWrites(() => behind++);
+
+      h.mirror.writeMemoryFile(B, memoryText(B, { topic: 'Beta' }));
+      h.index.register(B);
+      h.index.write();
+      h.mirror.writeMemoryFile(C, memoryText(C, { topic: 'Gamma' }));
+      h.index.register(C);
+      h.index.write();
+      assert.equal(behind, 1, 'told once until the next flush');
+      assert.equal(h.index.isBehind, true);
+      assert.equal(fs.statSync(h.paths.index).ino, before.ino, 'index.json not rewritten');
+      assert.deepEqual(Object.keys(JSON.parse(readIndex()).memories), [A]);
+      assert.equal(fs.existsSync(h.paths.indexPending), true, 'the mark says index.json is behind');
+
+      await h.index.flush();
+      assert.equal(readIndex(), expected());
+      assert.equal(h.index.isBehind, false);
+      assert.equal(fs.existsSync(h.paths.indexPending), false);
+
+      // The next change is told again.
+      h.mirror.writeMemoryFile(A, memoryText(A, { topic: 'Alpha again' }));
+      h.index.write();
+      assert.equal(behind, 2);
+    });
+
+    it('writes at once when asked (fix) or once deferral is turned off, and flush() without changes writes nothing', async () => {
+      writeMemory(h.paths.root, A);
+      h.mirror.refresh();
+      h.index.deferWrites(() => undefined);
+      await h.index.flush();
+      assert.equal(fs.existsSync(h.paths.index), false);
+      h.index.write({ now: true });
+      assert.equal(readIndex(), expected());
+      assert.equal(fs.existsSync(h.paths.indexPending), false);
+
+      h.mirror.writeMemoryFile(B, memoryText(B));
+      h.index.register(B);
+      h.index.write();
+      assert.notEqual(readIndex(), expected());
+      h.index.deferWrites(null);
+      h.index.write();
+      assert.equal(readIndex(), expected());
+      assert.equal(fs.existsSync(h.paths.indexPending), false);
+    });
+
+    it('a failed flush stays behind, and the next one writes everything', async () => {
+      writeMemory(h.paths.root, A);
+      h.mirror.refresh();
+      h.index.write();
+      h.index.deferWrites(() => undefined);
+      h.mirror.writeMemoryFile(B, memoryText(B, { topic: 'Beta' }));
+      h.index.register(B);
+      h.index.write();
+      // index.json cannot be replaced while a directory holds its name.
+      fs.rmSync(h.paths.index);
+      fs.mkdirSync(h.paths.index);
+      await assert.rejects(h.index.flush());
+      assert.equal(h.index.isBehind, true);
+      fs.rmdirSync(h.paths.index);
+      await h.index.flush();
+      assert.equal(readIndex(), expected());
+    });
+  });
+
   describe('entriesForCheck()', () => {
     it('gives index.json’s entries as read from disk, stale ones included', () => {
       writeMemory(h.paths.root, A, { topic: 'Current' });

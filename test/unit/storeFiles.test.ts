@@ -57,6 +57,7 @@ describe('storeFiles', () => {
         archives: path.join(root, 'archives'),
         quarantine: path.join(root, 'quarantine'),
         index: path.join(root, 'index.json'),
+        indexPending: path.join(root, 'index-pending.json'),
         archiveIndex: path.join(root, 'archive_index.json'),
         stats: path.join(root, 'stats.json'),
         statsJournal: path.join(root, 'stats.log'),
