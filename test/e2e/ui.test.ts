@@ -179,6 +179,8 @@ describe('the packaged extension in a real VS Code (UI)', function () {
 
   it('"LTM: Fix integrity" from the command palette repairs a broken store', async () => {
     const ltmDir = path.join(project, '.claude', 'ltm');
+    // The extension's server writes index.json in pauses (at most 2 s): the hand edit below must not be overwritten by it.
+    for (let waited = 0; fs.existsSync(path.join(ltmDir, 'index-pending.json')) && waited < 10_000; waited += 50) await new Promise((r) => setTimeout(r, 50));
     fs.writeFileSync(path.join(ltmDir, 'memories', 'mem_0badc0de.md'), '---\nid: "mem_0badc0de"\ntopic: "Unlisted after a bad merge"\n---\nMerged body.\n');
     const index = JSON.parse(fs.readFileSync(path.join(ltmDir, 'index.json'), 'utf8')) as { memories: Record<string, unknown> };
     index.memories.mem_1ee7c0de = { topic: 'gone', tags: [], phase: 0, difficulty: 0.5, created_at: '2026-01-01T00:00:00Z' };

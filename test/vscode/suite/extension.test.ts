@@ -158,6 +158,8 @@ describe('LTM in a real VS Code', () => {
   });
 
   it('"LTM: Fix integrity" repairs a damaged store in one pass', async () => {
+    // The extension's server writes index.json in pauses: the hand edit below must not be overwritten by it.
+    await waitFor(() => !fs.existsSync(path.join(ltmDir(), 'index-pending.json')), 'the server to write index.json');
     fs.writeFileSync(path.join(ltmDir(), 'memories', 'mem_0badc0de.md'), '---\nid: "mem_0badc0de"\ntopic: "unlisted"\n---\nunlisted body\n');
     const index = JSON.parse(fs.readFileSync(path.join(ltmDir(), 'index.json'), 'utf8')) as { memories: Record<string, unknown> };
     index.memories.mem_1ee7c0de = { topic: 'gone', tags: [], phase: 0, difficulty: 0.5, created_at: '2026-01-01T00:00:00Z' };
