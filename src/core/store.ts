@@ -19,14 +19,14 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { randomBytes } from 'node:crypto';
 import { anchorsToFrontmatter, type Anchor } from './anchors';
 import { suggestTags } from './autotag';
-import { DiskMirror, type LoadedFile } from './diskMirror';
+import type { DiskMirror, LoadedFile } from './diskMirror';
+import { archiveEntryFor, archiveVersions, ensureArchived, fullTextOf } from './archiving';
 import type { FileRecord } from './loadedFile';
 import { LtmError, invalidInput, notFound } from './errors';
 import { selectEvictionBatch } from './eviction';
-import { IndexWriter } from './indexWriter';
+import type { IndexWriter } from './indexWriter';
 import { checkIntegrity, type IntegrityReport } from './integrity';
 import { StoreLock } from './lock';
 import {
@@ -44,13 +44,9 @@ import {
   DEFAULT_LIST_LIMIT,
   DEFAULT_SEARCH_LIMIT,
   MEMORY_ID_FORMAT,
-  MEMORY_ID_HEX_DIGITS,
-  MEMORY_ID_PREFIX,
   STALE_MEMORY_MODES,
   isMemoryId,
   isStaleMemoriesMode,
-  type ArchiveEntry,
-  type ArchiveReason,
   type MemoryMeta,
   type StaleMemoriesMode,
   type StoreConfig,
@@ -60,14 +56,16 @@ import { withImportance, type Importance, type PriorityBreakdown } from './prior
 import { redactSecrets } from './secrets';
 import { integritySnapshot, repairProblems } from './repair';
 import type { StaleReport } from './staleness';
-import { StatsWriter } from './statsWriter';
-import { StoreAnchors } from './storeAnchors';
-import { StoreQueries } from './storeQueries';
+import type { StatsWriter } from './statsWriter';
+import type { StoreAnchors } from './storeAnchors';
+import { createStoreParts, nowIso, registerMemory, requireActive, unregisterMemory, type StoreParts } from './storeParts';
+import type { StoreQueries } from './storeQueries';
+import { newMemoryId } from './memoryIds';
 import { reciprocalRankFusion } from './rankFusion';
 import { USAGE_KINDS, isDemotionCandidate, isListSort, LIST_SORTS, usageOf, type UsageKind } from './usage';
 import { ensureGitignore, storePaths, type StorePaths, type StoreState } from './storeFiles';
 import { prepareInput, rejectUnpairedSurrogates } from './storeInput';
-import { applyUpdate, mergedContent, mergedTags, prepareUpdate, versionText, type UpdateInput } from './memoryUpdate';
+import { applyUpdate, mergedContent, mergedTags, prepareUpdate, type UpdateInput } from './memoryUpdate';
 import { MAX_SIMILAR } from './similarity';
 import {
   DEFAULT_PROMPT_MEMORIES,
@@ -108,19 +106,14 @@ const FILE_CANDIDATES = 30;
 /** How many search hits for each of a session's files and its branch are weighed at session start. */
 const SITUATION_CANDIDATES = 8;
 
-function nowIso(): string {
-  return new Date().toISOString();
-}
-
 export class MemoryStore {
   readonly paths: StorePaths;
   private readonly lock: StoreLock;
   /** What the store opens from without reading every memory file (parse-cache.json). */
   private readonly records: MemoryRecordCache;
-  /** What is on disk, as last seen. */
+  /** What the commands work through (storeParts.ts); its members are also kept here by name. */
+  private readonly parts: StoreParts;
   private readonly mirror: DiskMirror;
-
-  // --- derived from the mirror, kept in step through its events ------------
   private readonly index: IndexWriter;
   private readonly statsWriter: StatsWriter;
   private readonly queries: StoreQueries;
@@ -134,25 +127,8 @@ export class MemoryStore {
     this.paths = storePaths(projectDir);
     this.lock = new StoreLock(this.paths.root, this.paths.lock);
     this.records = new MemoryRecordCache(this.paths.parseCache);
-    this.mirror = new DiskMirror(this.paths, options, this.records, {
-      memoryChanged: (id, next) => {
-        this.index.memoryChanged(id);
-        this.queries.memoryChanged(id, next);
-      },
-      indexChanged: () => this.index.indexChanged(),
-      statsRead: () => {
-        this.statsWriter.replaced();
-        this.queries.statsRead();
-      },
-      archivesChanged: () => this.queries.archivesChanged(),
-    });
-    this.index = new IndexWriter(this.mirror);
-    this.statsWriter = new StatsWriter(this.mirror, {
-      score: (id, memory) => this.queries.score(id, memory),
-      touched: (id) => this.queries.touched(id),
-    });
-    this.queries = new StoreQueries(this.mirror);
-    this.anchoring = new StoreAnchors(this.paths.project, options.renames);
+    this.parts = createStoreParts(this.paths, options, this.records);
+    ({ mirror: this.mirror, index: this.index, stats: this.statsWriter, queries: this.queries, anchoring: this.anchoring } = this.parts);
   }
 
   /** Opens a project's store. Reads everything and writes nothing (see flushCaches). */
@@ -571,7 +547,7 @@ export class MemoryStore {
     const anchors = this.anchoring.anchorsFor(input.anchors);
     this.init();
     return this.mutate(() => {
-      const id = this.newId();
+      const id = newMemoryId(this.parts);
       const createdAt = nowIso();
       const session = input.session ?? this.mirror.state.session_count;
       let tags = prepared.tags;
@@ -593,7 +569,7 @@ export class MemoryStore {
         anchors,
       });
       this.mirror.writeMemoryFile(id, raw);
-      this.register(id);
+      registerMemory(this.parts, id);
       this.statsWriter.set(id, { access_count: 0, accessed_at: createdAt, last_session: session, priority: 0 });
       this.statsWriter.storePriority(id);
       this.index.write();
@@ -707,7 +683,7 @@ export class MemoryStore {
       if (updated.changed.length === 0) return { memory: this.queries.view(id), changed: [], redactions: prepared.redactions, versions: [] };
       const becomesFull = updated.phase === 0 && file.memory.phase > 0;
       // 1. Every previous text is safe in archives/ before the memory changes.
-      const { versions, ownArchiveKept } = this.archiveVersions(id, file, 'updated', becomesFull);
+      const { versions, ownArchiveKept } = archiveVersions(this.parts, id, file, 'updated', becomesFull);
       this.mirror.writeArchiveIndex();
       // 2. The memory.
       this.mirror.writeMemoryFile(id, updated.text);
@@ -738,8 +714,8 @@ export class MemoryStore {
       const source = this.mirror.files.get(sourceId)!;
       const target = this.mirror.files.get(targetId)!;
       // A reduced memory's whole text is its archive: that is what is merged.
-      const sourceFull = this.fullTextOf(sourceId, source);
-      const targetFull = this.fullTextOf(targetId, target);
+      const sourceFull = fullTextOf(this.parts, sourceId, source);
+      const targetFull = fullTextOf(this.parts, targetId, target);
       const prepared = prepareUpdate({
         content: mergedContent({ ...targetFull, id: targetId }, { ...sourceFull, id: sourceId }),
         tags: mergedTags(target.memory.tags, source.memory.tags),
@@ -747,15 +723,15 @@ export class MemoryStore {
       const updated = applyUpdate(target.raw, target.memory, prepared, nowIso(), 'merged');
       const becomesFull = updated.phase === 0 && target.memory.phase > 0;
       // 1. Both originals are safe in archives/ before anything changes.
-      const { versions, ownArchiveKept } = this.archiveVersions(targetId, target, 'merged', becomesFull);
-      this.ensureArchived(sourceId, source);
-      this.mirror.archiveIndex.memories.set(sourceId, { ...this.archiveEntryFor(source.memory, 'merged'), merged_into: targetId });
+      const { versions, ownArchiveKept } = archiveVersions(this.parts, targetId, target, 'merged', becomesFull);
+      ensureArchived(this.parts, sourceId, source);
+      this.mirror.archiveIndex.memories.set(sourceId, { ...archiveEntryFor(source.memory, 'merged'), merged_into: targetId });
       this.mirror.writeArchiveIndex();
       // 2. The target, then the source leaves.
       this.mirror.writeMemoryFile(targetId, updated.text);
       if (becomesFull && ownArchiveKept) this.mirror.deleteArchiveFile(targetId);
       this.mirror.deleteMemoryFile(sourceId);
-      this.unregister(sourceId);
+      unregisterMemory(this.parts, sourceId);
       this.statsWriter.set(sourceId, undefined);
       this.statsWriter.storePriority(targetId);
       this.index.write();
@@ -788,12 +764,12 @@ export class MemoryStore {
         if (active) this.mirror.deleteMemoryFile(id);
       } else {
         const file = this.mirror.files.get(id)!;
-        this.ensureArchived(id, file);
-        this.mirror.archiveIndex.memories.set(id, this.archiveEntryFor(file.memory, 'forgotten'));
+        ensureArchived(this.parts, id, file);
+        this.mirror.archiveIndex.memories.set(id, archiveEntryFor(file.memory, 'forgotten'));
         this.mirror.writeArchiveIndex();
         this.mirror.deleteMemoryFile(id);
       }
-      this.unregister(id);
+      unregisterMemory(this.parts, id);
       this.statsWriter.set(id, undefined);
       this.index.write();
       this.statsWriter.write();
@@ -835,11 +811,11 @@ export class MemoryStore {
     return this.mutate(() => {
       this.refreshOne(id);
       const file = this.requireProposed(id);
-      this.ensureArchived(id, file, true);
-      this.mirror.archiveIndex.memories.set(id, this.archiveEntryFor(file.memory, 'rejected'));
+      ensureArchived(this.parts, id, file, true);
+      this.mirror.archiveIndex.memories.set(id, archiveEntryFor(file.memory, 'rejected'));
       this.mirror.writeArchiveIndex();
       this.mirror.deleteMemoryFile(id);
-      this.unregister(id);
+      unregisterMemory(this.parts, id);
       this.statsWriter.set(id, undefined);
       this.index.write();
       this.statsWriter.write();
@@ -884,7 +860,7 @@ export class MemoryStore {
       this.mirror.writeMemoryFile(id, updateFrontmatter(archiveRaw, changes));
       this.mirror.archiveIndex.memories.delete(id);
       this.mirror.writeArchiveIndex();
-      this.register(id);
+      registerMemory(this.parts, id);
       this.statsWriter.set(id, { access_count: 0, accessed_at: nowIso(), last_session: this.mirror.state.session_count, priority: 0 });
       this.statsWriter.storePriority(id);
       this.index.write();
@@ -937,11 +913,11 @@ export class MemoryStore {
     // 1. Every full text is safe in archives/ before anything is reduced or removed.
     for (const { id, file } of files) {
       if (file.memory.phase === 0) this.mirror.writeArchiveFile(id, file.raw);
-      else this.ensureArchived(id, file);
+      else ensureArchived(this.parts, id, file);
     }
     // 2. Memories about to leave memories/ are listed as archived first.
     const leaving = files.filter(({ file }) => file.memory.phase === 2);
-    for (const { file } of leaving) this.mirror.archiveIndex.memories.set(file.memory.id, this.archiveEntryFor(file.memory, 'eviction'));
+    for (const { file } of leaving) this.mirror.archiveIndex.memories.set(file.memory.id, archiveEntryFor(file.memory, 'eviction'));
     if (leaving.length > 0) this.mirror.writeArchiveIndex();
     // 3. Reduce or remove.
     for (const { id, file } of files) {
@@ -949,7 +925,7 @@ export class MemoryStore {
       const from = memory.phase;
       if (from === 2) {
         this.mirror.deleteMemoryFile(id);
-        this.unregister(id);
+        unregisterMemory(this.parts, id);
         this.statsWriter.set(id, undefined);
       } else {
         const content = from === 0 ? reduceToHint(memory.content) : reduceToAbstract(memory.content, memory.summary);
@@ -983,9 +959,9 @@ export class MemoryStore {
           get archiveIndex() {
             return mirror.archiveIndex;
           },
-          newId: () => this.newId(),
-          register: (id) => this.register(id),
-          unregister: (id) => this.unregister(id),
+          newId: () => newMemoryId(this.parts),
+          register: (id) => registerMemory(this.parts, id),
+          unregister: (id) => unregisterMemory(this.parts, id),
           writeMemoryFile: (id, raw) => mirror.writeMemoryFile(id, raw),
           forgetFileName: (name) => mirror.forgetFileName(name),
           writeArchiveFile: (id, raw) => mirror.writeArchiveFile(id, raw),
@@ -1159,11 +1135,7 @@ export class MemoryStore {
   }
 
   private requireActive(id: string): void {
-    if (this.isActive(id)) return;
-    if (this.mirror.archiveIndex.memories.has(id)) {
-      throw notFound(`${id} is archived; restore it first (ltm restore ${id})`);
-    }
-    throw notFound(`no memory with ID ${id}`);
+    requireActive(this.mirror, id);
   }
 
   /**
@@ -1215,82 +1187,6 @@ export class MemoryStore {
 
   // =========================================================================
   // Internals: what writes share (always under the lock)
-
-  private newId(): string {
-    for (;;) {
-      const id = `${MEMORY_ID_PREFIX}${randomBytes(MEMORY_ID_HEX_DIGITS / 2).toString('hex')}`;
-      if (
-        !this.mirror.files.has(id) &&
-        !this.mirror.fileSignatures.has(`${id}.md`) &&
-        !this.mirror.archiveFiles.has(id) &&
-        !this.mirror.archiveIndex.memories.has(id) &&
-        !this.mirror.archiveIndex.purged.has(id) &&
-        !this.index.ids.has(id)
-      ) {
-        return id;
-      }
-    }
-  }
-
-  /**
-   * Makes sure archives/ holds the memory's fullest text. A reduced memory's
-   * archive already does; `overwrite` replaces an older archive with a full text.
-   */
-  private ensureArchived(id: string, file: LoadedFile, overwrite = file.memory.phase === 0): void {
-    if (overwrite || !this.mirror.archiveFiles.has(id)) this.mirror.writeArchiveFile(id, file.raw);
-  }
-
-  /**
-   * Archives a memory's current text under a new ID (a previous version,
-   * `version_of` the memory), and with `withOwnArchive` also its own archive
-   * (the full text from before eviction reduced it). The caller writes
-   * archive_index.json. `ownArchiveKept`: the own archive was copied, so the
-   * caller may delete it.
-   */
-  private archiveVersions(id: string, file: LoadedFile, reason: ArchiveReason, withOwnArchive: boolean): { versions: string[]; ownArchiveKept: boolean } {
-    const texts: { raw: string; meta: MemoryMeta }[] = [];
-    let ownArchiveKept = false;
-    const own = withOwnArchive ? this.mirror.readArchiveText(id) : null;
-    if (own !== null) {
-      try {
-        texts.push({ raw: own, meta: this.mirror.parseMemory(own) });
-        ownArchiveKept = true;
-      } catch (error) {
-        // An unreadable archive is left where it is, for check and fix to report.
-        if (!(error instanceof InvalidMemoryFile)) throw error;
-      }
-    }
-    texts.push({ raw: file.raw, meta: file.memory });
-    const versions: string[] = [];
-    for (const { raw, meta } of texts) {
-      const versionId = this.newId();
-      this.mirror.writeArchiveFile(versionId, versionText(raw, versionId));
-      this.mirror.archiveIndex.memories.set(versionId, { ...this.archiveEntryFor(meta, reason), version_of: id });
-      versions.push(versionId);
-    }
-    return { versions, ownArchiveKept };
-  }
-
-  /** A memory's fullest text: its archive's when eviction reduced it, else the file's. */
-  private fullTextOf(id: string, file: LoadedFile): { topic: string; summary: string; content: string; tags: readonly string[] } {
-    const archived = file.memory.phase > 0 ? this.mirror.readArchive(id) : null;
-    const memory = archived ?? file.memory;
-    return { topic: file.memory.topic, summary: file.memory.summary, content: memory.content, tags: file.memory.tags };
-  }
-
-  private archiveEntryFor(meta: MemoryMeta, reason: ArchiveReason): ArchiveEntry {
-    return { topic: meta.topic, tags: meta.tags, archived_at: nowIso(), original_phase: meta.phase, reason };
-  }
-
-  private register(id: string): void {
-    this.index.register(id);
-    this.queries.touched(id);
-  }
-
-  private unregister(id: string): void {
-    this.index.unregister(id);
-    this.queries.touched(id);
-  }
 }
 
 /** Creates `.claude/ltm/` and its .gitignore, or adds missing ignore lines to an existing one. Reads no memory. */
