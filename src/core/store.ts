@@ -20,40 +20,18 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { anchorsToFrontmatter, type Anchor } from './anchors';
-import { suggestTags } from './autotag';
 import type { DiskMirror, LoadedFile } from './diskMirror';
-import { archiveEntryFor, archiveVersions, ensureArchived, fullTextOf } from './archiving';
+import { archiveEntryFor, ensureArchived } from './archiving';
 import type { FileRecord } from './loadedFile';
 import { LtmError, invalidInput, notFound } from './errors';
 import { selectEvictionBatch } from './eviction';
 import type { IndexWriter } from './indexWriter';
 import { checkIntegrity, type IntegrityReport } from './integrity';
 import { StoreLock } from './lock';
-import {
-  InvalidMemoryFile,
-  reduceToAbstract,
-  reduceToHint,
-  renderBody,
-  renderNewMemoryFile,
-  replaceBody,
-  replaceSummary,
-  summaryProblem,
-  updateFrontmatter,
-} from './memoryFile';
-import {
-  DEFAULT_LIST_LIMIT,
-  DEFAULT_SEARCH_LIMIT,
-  MEMORY_ID_FORMAT,
-  STALE_MEMORY_MODES,
-  isMemoryId,
-  isStaleMemoriesMode,
-  type MemoryMeta,
-  type StaleMemoriesMode,
-  type StoreConfig,
-} from './model';
+import { reduceToAbstract, reduceToHint, renderBody, replaceBody, updateFrontmatter } from './memoryFile';
+import { DEFAULT_LIST_LIMIT, DEFAULT_SEARCH_LIMIT, MEMORY_ID_FORMAT, STALE_MEMORY_MODES, isMemoryId, isStaleMemoriesMode, type StaleMemoriesMode, type StoreConfig } from './model';
 import { MemoryRecordCache } from './memoryRecords';
-import { withImportance, type Importance, type PriorityBreakdown } from './priority';
-import { redactSecrets } from './secrets';
+import { type Importance, type PriorityBreakdown } from './priority';
 import { integritySnapshot, repairProblems } from './repair';
 import type { StaleReport } from './staleness';
 import type { StatsWriter } from './statsWriter';
@@ -64,8 +42,9 @@ import { newMemoryId } from './memoryIds';
 import { reciprocalRankFusion } from './rankFusion';
 import { USAGE_KINDS, isDemotionCandidate, isListSort, LIST_SORTS, usageOf, type UsageKind } from './usage';
 import { ensureGitignore, storePaths, type StorePaths, type StoreState } from './storeFiles';
-import { prepareInput, rejectUnpairedSurrogates } from './storeInput';
-import { applyUpdate, mergedContent, mergedTags, prepareUpdate, type UpdateInput } from './memoryUpdate';
+import { prepareInput, prepareSummary } from './storeInput';
+import { forgetMemory, mergeMemories, restoreMemory, storeMemory, updateMemory, writeSummary } from './memoryWrites';
+import { prepareUpdate, type UpdateInput } from './memoryUpdate';
 import { MAX_SIMILAR } from './similarity';
 import {
   DEFAULT_PROMPT_MEMORIES,
@@ -525,10 +504,15 @@ export class MemoryStore {
    * the new memory is stored regardless.
    */
   async store(input: StoreInput): Promise<StoreResult> {
-    const stored = await this.storeNew(input);
+    const prepared = prepareInput(input);
+    // The code is read before the lock is taken: anchoring reads project files, never memories.
+    const anchors = this.anchoring.anchorsFor(input.anchors);
+    this.init();
+    const stored = await this.mutate(() => storeMemory(this.parts, input, prepared, anchors));
     // A read: it needs no lock, and a writer waiting for the lock need not wait for it.
     return { ...stored, similar: this.similarTo(stored.memory.id) };
   }
+
 
   /**
    * Active memories nearly the same as memory `id` (same lesson in other
@@ -539,43 +523,6 @@ export class MemoryStore {
     this.refresh();
     if (!this.isActive(id)) return [];
     return this.queries.similarTo(id, limit).map((hit) => ({ id: hit.id, topic: this.mirror.files.get(hit.id)!.memory.topic, score: hit.score }));
-  }
-
-  private async storeNew(input: StoreInput): Promise<Omit<StoreResult, 'similar'>> {
-    const prepared = prepareInput(input);
-    // The code is read before the lock is taken: anchoring reads project files, never memories.
-    const anchors = this.anchoring.anchorsFor(input.anchors);
-    this.init();
-    return this.mutate(() => {
-      const id = newMemoryId(this.parts);
-      const createdAt = nowIso();
-      const session = input.session ?? this.mirror.state.session_count;
-      let tags = prepared.tags;
-      if (input.autoTag && tags.length === 0) tags = suggestTags(`${prepared.topic}\n${prepared.content}`);
-      // Decided under the lock, from state.json as it is now: a setting changed a moment ago counts.
-      const proposed = input.author === 'claude' && this.mirror.state.config.review_new_memories === true;
-      const raw = renderNewMemoryFile({
-        ...(proposed ? { status: 'proposed' as const } : {}),
-        id,
-        topic: prepared.topic,
-        tags,
-        keywords: prepared.keywords,
-        phase: 0,
-        difficulty: prepared.difficulty ?? 0.5,
-        created_at: createdAt,
-        created_session: session,
-        summary: prepared.summary,
-        content: prepared.content,
-        anchors,
-      });
-      this.mirror.writeMemoryFile(id, raw);
-      registerMemory(this.parts, id);
-      this.statsWriter.set(id, { access_count: 0, accessed_at: createdAt, last_session: session, priority: 0 });
-      this.statsWriter.storePriority(id);
-      this.index.write();
-      this.statsWriter.write();
-      return { memory: this.queries.view(id), redactions: prepared.redactions };
-    });
   }
 
   /**
@@ -641,18 +588,8 @@ export class MemoryStore {
   /** Rewrites only the Summary section of a memory; the rest of the file keeps every byte. */
   async updateSummary(id: string, summary: string): Promise<MemoryView> {
     this.requireId(id);
-    rejectUnpairedSurrogates('summary', summary);
-    const redacted = redactSecrets(summary.trim());
-    const problem = summaryProblem(redacted.text);
-    if (problem) throw invalidInput(problem);
-    return this.mutate(() => {
-      this.refreshOne(id);
-      this.requireActive(id);
-      const file = this.mirror.files.get(id)!;
-      const raw = replaceSummary(file.raw, redacted.text);
-      if (raw !== file.raw) this.mirror.writeMemoryFile(id, raw);
-      return this.queries.view(id);
-    });
+    const text = prepareSummary(summary);
+    return this.mutate(() => writeSummary(this.parts, id, text));
   }
 
   /**
@@ -675,24 +612,7 @@ export class MemoryStore {
       return JSON.stringify(memory.anchors) === before ? result : { ...result, memory, changed: [...result.changed, 'anchors'] };
     }
     const prepared = prepareUpdate(input);
-    return this.mutate(() => {
-      this.refreshOne(id);
-      this.requireActive(id);
-      const file = this.mirror.files.get(id)!;
-      const updated = applyUpdate(file.raw, file.memory, prepared, nowIso());
-      if (updated.changed.length === 0) return { memory: this.queries.view(id), changed: [], redactions: prepared.redactions, versions: [] };
-      const becomesFull = updated.phase === 0 && file.memory.phase > 0;
-      // 1. Every previous text is safe in archives/ before the memory changes.
-      const { versions, ownArchiveKept } = archiveVersions(this.parts, id, file, 'updated', becomesFull);
-      this.mirror.writeArchiveIndex();
-      // 2. The memory.
-      this.mirror.writeMemoryFile(id, updated.text);
-      if (becomesFull && ownArchiveKept) this.mirror.deleteArchiveFile(id);
-      this.statsWriter.storePriority(id);
-      this.index.write();
-      this.statsWriter.write();
-      return { memory: this.queries.view(id), changed: updated.changed, redactions: prepared.redactions, versions };
-    });
+    return this.mutate(() => updateMemory(this.parts, id, prepared));
   }
 
   /**
@@ -706,75 +626,13 @@ export class MemoryStore {
     this.requireId(sourceId);
     this.requireId(targetId);
     if (sourceId === targetId) throw invalidInput('a memory cannot be merged into itself');
-    return this.mutate(() => {
-      this.refreshOne(sourceId);
-      this.refreshOne(targetId);
-      this.requireActive(sourceId);
-      this.requireActive(targetId);
-      const source = this.mirror.files.get(sourceId)!;
-      const target = this.mirror.files.get(targetId)!;
-      // A reduced memory's whole text is its archive: that is what is merged.
-      const sourceFull = fullTextOf(this.parts, sourceId, source);
-      const targetFull = fullTextOf(this.parts, targetId, target);
-      const prepared = prepareUpdate({
-        content: mergedContent({ ...targetFull, id: targetId }, { ...sourceFull, id: sourceId }),
-        tags: mergedTags(target.memory.tags, source.memory.tags),
-      });
-      const updated = applyUpdate(target.raw, target.memory, prepared, nowIso(), 'merged');
-      const becomesFull = updated.phase === 0 && target.memory.phase > 0;
-      // 1. Both originals are safe in archives/ before anything changes.
-      const { versions, ownArchiveKept } = archiveVersions(this.parts, targetId, target, 'merged', becomesFull);
-      ensureArchived(this.parts, sourceId, source);
-      this.mirror.archiveIndex.memories.set(sourceId, { ...archiveEntryFor(source.memory, 'merged'), merged_into: targetId });
-      this.mirror.writeArchiveIndex();
-      // 2. The target, then the source leaves.
-      this.mirror.writeMemoryFile(targetId, updated.text);
-      if (becomesFull && ownArchiveKept) this.mirror.deleteArchiveFile(targetId);
-      this.mirror.deleteMemoryFile(sourceId);
-      unregisterMemory(this.parts, sourceId);
-      this.statsWriter.set(sourceId, undefined);
-      this.statsWriter.storePriority(targetId);
-      this.index.write();
-      this.statsWriter.write();
-      return { target: this.queries.view(targetId), source: { id: sourceId, topic: source.memory.topic }, versions };
-    });
+    return this.mutate(() => mergeMemories(this.parts, sourceId, targetId));
   }
 
   /** Removes a memory from the active set, keeping its text in archives/ unless `purge`. */
   async forget(id: string, options: { purge?: boolean } = {}): Promise<ForgetResult> {
     this.requireId(id);
-    return this.mutate(() => {
-      this.refreshOne(id);
-      const active = this.isActive(id);
-      const archived = this.mirror.archiveIndex.memories.has(id) && this.mirror.archiveFiles.has(id);
-      if (!active && !(options.purge && (archived || this.mirror.archiveFiles.has(id)))) {
-        throw notFound(
-          archived ? `${id} is already archived (use purge to delete its text for good)` : `no memory with ID ${id}`,
-        );
-      }
-      const topic = active ? this.mirror.files.get(id)!.memory.topic : (this.mirror.archiveIndex.memories.get(id)?.topic ?? '');
-      if (options.purge) {
-        // A purged memory's text must not survive anywhere, the git-ignored caches included: they go first.
-        if (active) this.saveRecords(id);
-        if (active) this.queries.discardSavedSearchIndex();
-        this.mirror.archiveIndex.memories.delete(id);
-        this.mirror.archiveIndex.purged.set(id, { purged_at: nowIso() });
-        this.mirror.writeArchiveIndex();
-        this.mirror.deleteArchiveFile(id);
-        if (active) this.mirror.deleteMemoryFile(id);
-      } else {
-        const file = this.mirror.files.get(id)!;
-        ensureArchived(this.parts, id, file);
-        this.mirror.archiveIndex.memories.set(id, archiveEntryFor(file.memory, 'forgotten'));
-        this.mirror.writeArchiveIndex();
-        this.mirror.deleteMemoryFile(id);
-      }
-      unregisterMemory(this.parts, id);
-      this.statsWriter.set(id, undefined);
-      this.index.write();
-      this.statsWriter.write();
-      return { id, topic, archived: !options.purge, purged: Boolean(options.purge) };
-    });
+    return this.mutate(() => forgetMemory(this.parts, id, options, (without) => this.saveRecords(without)));
   }
 
   /**
@@ -829,44 +687,7 @@ export class MemoryStore {
    */
   async restore(id: string, options: { importance?: Importance } = {}): Promise<MemoryView> {
     this.requireId(id);
-    return this.mutate(() => {
-      this.refreshOne(id);
-      const archiveRaw = this.mirror.readArchiveText(id);
-      if (archiveRaw === null) {
-        throw notFound(this.isActive(id) ? `${id} is not reduced: it has no archive to restore` : `no archive for ${id}`);
-      }
-      // A memory restored before keeps its archive until it is reduced again; restoring it once more
-      // would put that older text over the full one it has now (and any edit since).
-      if (this.isActive(id) && this.mirror.files.get(id)!.memory.phase === 0) {
-        throw new LtmError('invalid_input', `${id} is not reduced: it is at phase 0 with its full text, so there is nothing to restore`);
-      }
-      let meta: MemoryMeta;
-      try {
-        meta = this.mirror.parseMemory(archiveRaw);
-      } catch (error) {
-        if (error instanceof InvalidMemoryFile) throw new LtmError('invalid_input', `the archive of ${id} is unreadable: ${error.reason}`);
-        throw error;
-      }
-      // The archive was written before the first reduction; the history since is in the reduced file, if any.
-      const entry = this.mirror.archiveIndex.memories.get(id);
-      const earlier = this.mirror.files.get(id)?.memory.phase_history ??
-        (entry ? [...meta.phase_history, { phase: 3, at: entry.archived_at, event: entry.reason === 'eviction' ? 'evicted' : entry.reason }] : meta.phase_history);
-      const history = [...earlier, { phase: 0, at: nowIso(), event: 'restored' }];
-      const changes: Record<string, unknown> = { phase: 0, restored_from_archive: true, phase_history: history };
-      if (meta.id !== id) changes.id = id;
-      if (options.importance) {
-        changes.tags = withImportance(meta.tags, options.importance);
-      }
-      this.mirror.writeMemoryFile(id, updateFrontmatter(archiveRaw, changes));
-      this.mirror.archiveIndex.memories.delete(id);
-      this.mirror.writeArchiveIndex();
-      registerMemory(this.parts, id);
-      this.statsWriter.set(id, { access_count: 0, accessed_at: nowIso(), last_session: this.mirror.state.session_count, priority: 0 });
-      this.statsWriter.storePriority(id);
-      this.index.write();
-      this.statsWriter.write();
-      return this.queries.view(id);
-    });
+    return this.mutate(() => restoreMemory(this.parts, id, options));
   }
 
   /**
