@@ -20,7 +20,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { anchorsToFrontmatter, type Anchor } from './anchors';
-import type { DiskMirror, LoadedFile } from './diskMirror';
+import type { DiskMirror } from './diskMirror';
 import { archiveEntryFor, ensureArchived } from './archiving';
 import type { FileRecord } from './loadedFile';
 import { LtmError, invalidInput, notFound } from './errors';
@@ -43,6 +43,7 @@ import { reciprocalRankFusion } from './rankFusion';
 import { USAGE_KINDS, isDemotionCandidate, isListSort, LIST_SORTS, usageOf, type UsageKind } from './usage';
 import { ensureGitignore, storePaths, type StorePaths, type StoreState } from './storeFiles';
 import { prepareInput, prepareSummary } from './storeInput';
+import { approveMemory, awaitingReview, rejectMemory } from './reviewCommands';
 import { forgetMemory, mergeMemories, restoreMemory, storeMemory, updateMemory, writeSummary } from './memoryWrites';
 import { prepareUpdate, type UpdateInput } from './memoryUpdate';
 import { MAX_SIMILAR } from './similarity';
@@ -217,9 +218,7 @@ export class MemoryStore {
   /** The memories awaiting review (status proposed), oldest first: a person's inbox. */
   awaitingReview(): MemoryView[] {
     this.refresh();
-    const ids: { id: string; created_at: string }[] = [];
-    for (const [id, file] of this.mirror.files) if (file.memory.status === 'proposed') ids.push({ id, created_at: file.memory.created_at });
-    return ids.sort((a, b) => (a.created_at < b.created_at ? -1 : a.created_at > b.created_at ? 1 : a.id < b.id ? -1 : 1)).map(({ id }) => this.queries.view(id));
+    return awaitingReview(this.parts);
   }
 
   /** Turns review of new memories on or off for the project (state.json `review_new_memories`). */
@@ -643,19 +642,7 @@ export class MemoryStore {
    */
   async approve(id: string): Promise<ReviewResult> {
     this.requireId(id);
-    return this.mutate(() => {
-      this.refreshOne(id);
-      const file = this.requireProposed(id);
-      this.mirror.writeMemoryFile(id, updateFrontmatter(file.raw, { status: undefined }));
-      const stats = this.mirror.stats.get(id);
-      const session = this.mirror.state.session_count;
-      this.statsWriter.set(id, { access_count: stats?.access_count ?? 0, accessed_at: nowIso(), last_session: session, priority: stats?.priority ?? 0 });
-      this.statsWriter.storePriority(id);
-      this.queries.touched(id);
-      this.index.write();
-      this.statsWriter.write();
-      return { id, topic: file.memory.topic, decision: 'approved' };
-    });
+    return this.mutate(() => approveMemory(this.parts, id));
   }
 
   /**
@@ -666,19 +653,7 @@ export class MemoryStore {
    */
   async reject(id: string): Promise<ReviewResult> {
     this.requireId(id);
-    return this.mutate(() => {
-      this.refreshOne(id);
-      const file = this.requireProposed(id);
-      ensureArchived(this.parts, id, file, true);
-      this.mirror.archiveIndex.memories.set(id, archiveEntryFor(file.memory, 'rejected'));
-      this.mirror.writeArchiveIndex();
-      this.mirror.deleteMemoryFile(id);
-      unregisterMemory(this.parts, id);
-      this.statsWriter.set(id, undefined);
-      this.index.write();
-      this.statsWriter.write();
-      return { id, topic: file.memory.topic, decision: 'rejected' };
-    });
+    return this.mutate(() => rejectMemory(this.parts, id));
   }
 
   /**
@@ -947,13 +922,6 @@ export class MemoryStore {
     }
   }
 
-  /** The file of a memory awaiting review; the caller holds the lock and refreshed it. */
-  private requireProposed(id: string): LoadedFile {
-    this.requireActive(id);
-    const file = this.mirror.files.get(id)!;
-    if (file.memory.status !== 'proposed') throw invalidInput(`${id} is not awaiting review (it is approved already)`);
-    return file;
-  }
 
   private requireActive(id: string): void {
     requireActive(this.mirror, id);
