@@ -19,7 +19,6 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { anchorsToFrontmatter, type Anchor } from './anchors';
 import type { DiskMirror } from './diskMirror';
 import { archiveEntryFor, ensureArchived } from './archiving';
 import type { FileRecord } from './loadedFile';
@@ -43,6 +42,7 @@ import { reciprocalRankFusion } from './rankFusion';
 import { USAGE_KINDS, isDemotionCandidate, isListSort, LIST_SORTS, usageOf, type UsageKind } from './usage';
 import { ensureGitignore, storePaths, type StorePaths, type StoreState } from './storeFiles';
 import { prepareInput, prepareSummary } from './storeInput';
+import { followAnchors, reanchor, writeAnchors, type AnchorCommandParts } from './anchorCommands';
 import { approveMemory, awaitingReview, rejectMemory } from './reviewCommands';
 import { forgetMemory, mergeMemories, restoreMemory, storeMemory, updateMemory, writeSummary } from './memoryWrites';
 import { prepareUpdate, type UpdateInput } from './memoryUpdate';
@@ -98,6 +98,8 @@ export class MemoryStore {
   private readonly statsWriter: StatsWriter;
   private readonly queries: StoreQueries;
   private readonly anchoring: StoreAnchors;
+  /** The parts with the store's lock, for commands that take it once per memory (anchorCommands.ts). */
+  private readonly anchorParts: AnchorCommandParts;
   /** Set by the first refresh(), which loads the record cache before it reads the files (see prepare). */
   private opened = false;
   /** The record cache is read once, before the first look at the files; openInSteps reads it a step ahead. */
@@ -109,6 +111,7 @@ export class MemoryStore {
     this.records = new MemoryRecordCache(this.paths.parseCache);
     this.parts = createStoreParts(this.paths, options, this.records);
     ({ mirror: this.mirror, index: this.index, stats: this.statsWriter, queries: this.queries, anchoring: this.anchoring } = this.parts);
+    this.anchorParts = { ...this.parts, mutate: (work) => this.mutate(work) };
   }
 
   /** Opens a project's store. Reads everything and writes nothing (see flushCaches). */
@@ -531,7 +534,7 @@ export class MemoryStore {
   async setAnchors(id: string, specs: readonly string[]): Promise<MemoryView> {
     this.requireId(id);
     const anchors = this.anchoring.anchorsFor(specs);
-    return this.writeAnchors(id, () => anchors);
+    return writeAnchors(this.anchorParts, id, () => anchors);
   }
 
   /**
@@ -541,14 +544,7 @@ export class MemoryStore {
    */
   async reanchor(id: string): Promise<MemoryView> {
     this.requireId(id);
-    this.refreshOne(id);
-    this.requireActive(id);
-    const anchors = this.anchoring.reanchored(this.mirror.files.get(id)!.memory.anchors);
-    return this.writeAnchors(id, (current) => {
-      // Changed by another writer since they were read: anchor what is there now.
-      if (JSON.stringify(current) !== JSON.stringify(this.mirror.files.get(id)!.memory.anchors)) return this.anchoring.reanchored(current);
-      return anchors;
-    });
+    return reanchor(this.anchorParts, id);
   }
 
   /**
@@ -558,30 +554,7 @@ export class MemoryStore {
    */
   async followAnchors(): Promise<string[]> {
     this.refresh();
-    const moved = this.anchoring.pass(() => this.activeIds().filter((id) => this.anchoring.followed(this.mirror.files.get(id)!.memory.anchors) !== null));
-    const written: string[] = [];
-    for (const id of moved) {
-      try {
-        await this.writeAnchors(id, (current) => this.anchoring.followed(current) ?? current);
-        written.push(id);
-      } catch (error) {
-        // Forgotten or changed meanwhile: left for the next pass.
-        if (!(error instanceof LtmError)) throw error;
-      }
-    }
-    return written;
-  }
-
-  private writeAnchors(id: string, next: (current: readonly Anchor[]) => readonly Anchor[]): Promise<MemoryView> {
-    return this.mutate(() => {
-      this.refreshOne(id);
-      this.requireActive(id);
-      const file = this.mirror.files.get(id)!;
-      const anchors = next(file.memory.anchors);
-      const raw = updateFrontmatter(file.raw, { anchors: anchors.length > 0 ? anchorsToFrontmatter(anchors) : undefined });
-      if (raw !== file.raw) this.mirror.writeMemoryFile(id, raw);
-      return this.queries.view(id);
-    });
+    return followAnchors(this.anchorParts);
   }
 
   /** Rewrites only the Summary section of a memory; the rest of the file keeps every byte. */
@@ -607,7 +580,7 @@ export class MemoryStore {
       const textGiven = Object.values(text).some((v) => v !== undefined);
       const result = textGiven ? await this.update(id, text) : { memory: this.peek(id), changed: [], redactions: [], versions: [] };
       const before = JSON.stringify(this.peek(id).anchors);
-      const memory = await this.writeAnchors(id, () => anchored);
+      const memory = await writeAnchors(this.anchorParts, id, () => anchored);
       return JSON.stringify(memory.anchors) === before ? result : { ...result, memory, changed: [...result.changed, 'anchors'] };
     }
     const prepared = prepareUpdate(input);
