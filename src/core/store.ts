@@ -20,14 +20,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DiskMirror } from './diskMirror';
-import { archiveEntryFor, ensureArchived } from './archiving';
 import type { FileRecord } from './loadedFile';
 import { LtmError, invalidInput, notFound } from './errors';
-import { selectEvictionBatch } from './eviction';
 import type { IndexWriter } from './indexWriter';
 import { checkIntegrity, type IntegrityReport } from './integrity';
 import { StoreLock } from './lock';
-import { reduceToAbstract, reduceToHint, renderBody, replaceBody, updateFrontmatter } from './memoryFile';
 import { DEFAULT_LIST_LIMIT, DEFAULT_SEARCH_LIMIT, MEMORY_ID_FORMAT, STALE_MEMORY_MODES, isMemoryId, isStaleMemoriesMode, type StaleMemoriesMode, type StoreConfig } from './model';
 import { MemoryRecordCache } from './memoryRecords';
 import { type Importance, type PriorityBreakdown } from './priority';
@@ -35,7 +32,7 @@ import { integritySnapshot, repairProblems } from './repair';
 import type { StaleReport } from './staleness';
 import type { StatsWriter } from './statsWriter';
 import type { StoreAnchors } from './storeAnchors';
-import { createStoreParts, nowIso, registerMemory, requireActive, unregisterMemory, type StoreParts } from './storeParts';
+import { createStoreParts, registerMemory, requireActive, unregisterMemory, type StoreParts } from './storeParts';
 import type { StoreQueries } from './storeQueries';
 import { newMemoryId } from './memoryIds';
 import { reciprocalRankFusion } from './rankFusion';
@@ -43,6 +40,8 @@ import { USAGE_KINDS, isDemotionCandidate, isListSort, LIST_SORTS, usageOf, type
 import { ensureGitignore, storePaths, type StorePaths, type StoreState } from './storeFiles';
 import { prepareInput, prepareSummary } from './storeInput';
 import { followAnchors, reanchor, writeAnchors, type AnchorCommandParts } from './anchorCommands';
+import { evictOnce } from './evictionCycle';
+import { accessedInSession, recordAccesses, recordUses, storeEndedSessionPriorities, storePriorities } from './usageRecording';
 import { approveMemory, awaitingReview, rejectMemory } from './reviewCommands';
 import { forgetMemory, mergeMemories, restoreMemory, storeMemory, updateMemory, writeSummary } from './memoryWrites';
 import { prepareUpdate, type UpdateInput } from './memoryUpdate';
@@ -644,7 +643,7 @@ export class MemoryStore {
    * before the first reduction and the Summary is never changed.
    */
   async evict(): Promise<EvictionResult> {
-    return this.mutate(() => this.evictOnce());
+    return this.mutate(() => evictOnce(this.parts));
   }
 
   /**
@@ -653,64 +652,12 @@ export class MemoryStore {
    * session while the store is over its limit.
    */
   async maintainAfterSessions(sessionNumbers: readonly number[]): Promise<EvictionResult[]> {
-    await this.mutate(() => {
-      const ended = new Set(sessionNumbers);
-      this.mirror.stats.forEach((s, id) => {
-        if (ended.has(s.last_session) && this.isActive(id)) this.statsWriter.storePriority(id);
-      });
-      this.statsWriter.write();
-    });
+    await this.mutate(() => storeEndedSessionPriorities(this.parts, sessionNumbers));
     // One cycle per turn of the lock: a backlog of cycles (many sessions ended
     // at once, or max_memories lowered) must not hold a server's hooks for long.
     const results: EvictionResult[] = [];
-    for (const _ of sessionNumbers) results.push(await this.mutate(() => this.evictOnce()));
+    for (const _ of sessionNumbers) results.push(await this.mutate(() => evictOnce(this.parts)));
     return results;
-  }
-
-  /** One eviction cycle; the caller holds the lock. */
-  private evictOnce(): EvictionResult {
-    const config = this.config;
-    // The ranking table counts the active memories without walking them all.
-    const count = this.queries.activeCount();
-    const result: EvictionResult = { ran: false, before: count, after: count, max_memories: config.max_memories, steps: [] };
-    if (count <= config.max_memories) return result;
-    const batch = selectEvictionBatch(this.queries.evictionCandidates(), config);
-    if (batch.length === 0) return result;
-    // What is archived must be the file as it is now, hand edits included.
-    for (const c of batch) this.refreshOne(c.id);
-    const files = batch.filter((c) => this.isActive(c.id)).map((c) => ({ id: c.id, file: this.mirror.files.get(c.id)! }));
-    // 1. Every full text is safe in archives/ before anything is reduced or removed.
-    for (const { id, file } of files) {
-      if (file.memory.phase === 0) this.mirror.writeArchiveFile(id, file.raw);
-      else ensureArchived(this.parts, id, file);
-    }
-    // 2. Memories about to leave memories/ are listed as archived first.
-    const leaving = files.filter(({ file }) => file.memory.phase === 2);
-    for (const { file } of leaving) this.mirror.archiveIndex.memories.set(file.memory.id, archiveEntryFor(file.memory, 'eviction'));
-    if (leaving.length > 0) this.mirror.writeArchiveIndex();
-    // 3. Reduce or remove.
-    for (const { id, file } of files) {
-      const { memory } = file;
-      const from = memory.phase;
-      if (from === 2) {
-        this.mirror.deleteMemoryFile(id);
-        unregisterMemory(this.parts, id);
-        this.statsWriter.set(id, undefined);
-      } else {
-        const content = from === 0 ? reduceToHint(memory.content) : reduceToAbstract(memory.content, memory.summary);
-        const history = [...memory.phase_history, { phase: from + 1, at: nowIso(), event: 'evicted' }];
-        const reduced = replaceBody(updateFrontmatter(file.raw, { phase: from + 1, phase_history: history }), renderBody(memory.summary, content));
-        this.mirror.writeMemoryFile(id, reduced);
-      }
-      result.steps.push({ id, topic: memory.topic, from, to: from + 1 });
-    }
-    this.mirror.state.last_eviction = nowIso();
-    this.index.write();
-    this.statsWriter.write();
-    this.mirror.writeState();
-    result.ran = true;
-    result.after = this.activeIds().length;
-    return result;
   }
 
   /** Repairs everything check reports, in one pass; a check afterwards is healthy. */
@@ -815,16 +762,7 @@ export class MemoryStore {
    */
   async recordAccessesBySession(bySession: ReadonlyMap<number, readonly string[]>): Promise<void> {
     if ([...bySession.values()].every((ids) => ids.length === 0)) return;
-    await this.mutate(async () => {
-      for (const [session, ids] of bySession) {
-        this.statsWriter.recordAccess(
-          ids.filter((id) => this.isActive(id)),
-          session < 0 ? this.mirror.state.session_count : session,
-        );
-      }
-      // Session starts record their injected memories here: see updateState.
-      await this.statsWriter.writeAsync();
-    });
+    await this.mutate(() => recordAccesses(this.parts, bySession));
   }
 
   /**
@@ -834,15 +772,7 @@ export class MemoryStore {
    */
   async recordUsageBySession(bySession: ReadonlyMap<number, Partial<Record<UsageKind, readonly string[]>>>): Promise<void> {
     if ([...bySession.values()].every((uses) => USAGE_KINDS.every((kind) => (uses[kind]?.length ?? 0) === 0))) return;
-    await this.mutate(async () => {
-      for (const [session, uses] of bySession) {
-        for (const kind of USAGE_KINDS) {
-          const ids = uses[kind]?.filter((id) => this.isActive(id)) ?? [];
-          if (ids.length > 0) this.statsWriter.recordUsage(ids, session < 0 ? this.mirror.state.session_count : session, kind);
-        }
-      }
-      await this.statsWriter.writeAsync();
-    });
+    await this.mutate(() => recordUses(this.parts, bySession));
   }
 
   /** Records that `recall` returned these memories to Claude, in the given session (default: the current one). */
@@ -853,11 +783,7 @@ export class MemoryStore {
   /** Active memories whose last access was in the given session. */
   accessedInSession(sessionNumber: number): string[] {
     this.refresh();
-    const ids: string[] = [];
-    this.mirror.stats.forEach((s, id) => {
-      if (s.last_session === sessionNumber && this.isActive(id)) ids.push(id);
-    });
-    return ids;
+    return accessedInSession(this.parts, sessionNumber);
   }
 
   /**
@@ -872,10 +798,7 @@ export class MemoryStore {
 
   /** Recomputes and stores the priority of the given memories. */
   async refreshPriorities(ids: readonly string[]): Promise<void> {
-    await this.mutate(() => {
-      for (const id of ids) if (this.isActive(id)) this.statsWriter.storePriority(id);
-      this.statsWriter.write();
-    });
+    await this.mutate(() => storePriorities(this.parts, ids));
   }
 
   // =========================================================================
