@@ -28,13 +28,12 @@ import { StoreLock } from './lock';
 import { DEFAULT_LIST_LIMIT, DEFAULT_SEARCH_LIMIT, MEMORY_ID_FORMAT, STALE_MEMORY_MODES, isMemoryId, isStaleMemoriesMode, type StaleMemoriesMode, type StoreConfig } from './model';
 import { MemoryRecordCache } from './memoryRecords';
 import { type Importance, type PriorityBreakdown } from './priority';
-import { integritySnapshot, repairProblems } from './repair';
+import { fixStore, integritySnapshot } from './repair';
 import type { StaleReport } from './staleness';
 import type { StatsWriter } from './statsWriter';
 import type { StoreAnchors } from './storeAnchors';
-import { createStoreParts, registerMemory, requireActive, unregisterMemory, type StoreParts } from './storeParts';
+import { createStoreParts, requireActive, type StoreParts } from './storeParts';
 import type { StoreQueries } from './storeQueries';
-import { newMemoryId } from './memoryIds';
 import { reciprocalRankFusion } from './rankFusion';
 import { USAGE_KINDS, isDemotionCandidate, isListSort, LIST_SORTS, usageOf, type UsageKind } from './usage';
 import { ensureGitignore, storePaths, type StorePaths, type StoreState } from './storeFiles';
@@ -663,41 +662,7 @@ export class MemoryStore {
   /** Repairs everything check reports, in one pass; a check afterwards is healthy. */
   async fix(options: { cleanArchives?: boolean } = {}): Promise<FixResult> {
     this.init();
-    return this.mutate(() => {
-      this.refresh({ full: true });
-      const report = checkIntegrity(integritySnapshot(this.mirror, this.index));
-      const mirror = this.mirror;
-      const actions = repairProblems(
-        report,
-        {
-          paths: this.paths,
-          files: mirror.files,
-          get archiveIndex() {
-            return mirror.archiveIndex;
-          },
-          newId: () => newMemoryId(this.parts),
-          register: (id) => registerMemory(this.parts, id),
-          unregister: (id) => unregisterMemory(this.parts, id),
-          writeMemoryFile: (id, raw) => mirror.writeMemoryFile(id, raw),
-          forgetFileName: (name) => mirror.forgetFileName(name),
-          writeArchiveFile: (id, raw) => mirror.writeArchiveFile(id, raw),
-          deleteArchiveFile: (id) => mirror.deleteArchiveFile(id),
-          readArchive: (id) => mirror.readArchive(id),
-        },
-        options,
-      );
-      // One pass: everything below is derived from the repaired set of memories.
-      // index.json is written anew from the memory files; what it listed matters only to the ranking table.
-      for (const id of this.index.ids) if (!mirror.files.has(id)) this.queries.touched(id);
-      this.index.replaceIds(new Set(mirror.files.keys()));
-      for (const id of [...mirror.stats.keys()]) if (!this.isActive(id)) this.statsWriter.set(id, undefined);
-      this.index.write();
-      // stats.json whole again, for readers of the reference format (and a damaged one rewritten).
-      this.statsWriter.compact();
-      mirror.writeArchiveIndex();
-      if (report.problems.some((p) => p.kind === 'state_unreadable')) mirror.writeState();
-      return { actions, report: checkIntegrity(integritySnapshot(mirror, this.index)) };
-    });
+    return this.mutate(() => fixStore(this.parts, options));
   }
 
   // =========================================================================
