@@ -40,20 +40,13 @@ import { ensureGitignore, storePaths, type StorePaths, type StoreState } from '.
 import { prepareInput, prepareSummary } from './storeInput';
 import { followAnchors, reanchor, writeAnchors, type AnchorCommandParts } from './anchorCommands';
 import { evictOnce } from './evictionCycle';
+import { aboutFile, candidatesFor, outdated, relevantTo, staleMemories, topForSession } from './memoryOffers';
 import { accessedInSession, recordAccesses, recordUses, storeEndedSessionPriorities, storePriorities } from './usageRecording';
 import { approveMemory, awaitingReview, rejectMemory } from './reviewCommands';
 import { forgetMemory, mergeMemories, restoreMemory, storeMemory, updateMemory, writeSummary } from './memoryWrites';
 import { prepareUpdate, type UpdateInput } from './memoryUpdate';
 import { MAX_SIMILAR } from './similarity';
-import {
-  DEFAULT_PROMPT_MEMORIES,
-  DEFAULT_RELEVANCE_GATE,
-  hasEnoughWords,
-  matchedWords,
-  mentionsFile,
-  type OfferedMemory,
-  type RelevanceGate,
-} from './promptContext';
+import { type OfferedMemory, type RelevanceGate } from './promptContext';
 import type {
   ArchivedMemory,
   StaleMemory,
@@ -78,11 +71,6 @@ import type {
 
 // The public types live in storeTypes.ts; callers import them from here, as they always have.
 export type * from './storeTypes';
-
-/** How many search hits for a file name are checked for a mention of the file. */
-const FILE_CANDIDATES = 30;
-/** How many search hits for each of a session's files and its branch are weighed at session start. */
-const SITUATION_CANDIDATES = 8;
 
 export class MemoryStore {
   readonly paths: StorePaths;
@@ -271,31 +259,13 @@ export class MemoryStore {
 
   /** Why a memory (as listed or offered) may be outdated: its anchored code changed; [] when it holds. */
   outdated(memory: Pick<MemoryView, 'anchors'>): string[] {
-    return this.anchoring.report(memory.anchors)?.reasons ?? [];
-  }
-
-  /**
-   * What session start and the offers leave out: nothing when the project
-   * labels stale memories (the default; then no anchored file is even
-   * stat()ed for it), else whether a memory is stale. recall and get never ask.
-   */
-  private staleSkip(): ((memory: Pick<MemoryView, 'anchors'>) => boolean) | null {
-    if (this.mirror.state.config.stale_memories !== 'skip') return null;
-    return (memory) => this.anchoring.report(memory.anchors)?.stale === true;
+    return outdated(this.parts, memory);
   }
 
   /** The active memories whose anchored code changed or is gone, by ID. */
   staleMemories(): StaleMemory[] {
     this.refresh();
-    const stale: StaleMemory[] = [];
-    this.anchoring.pass(() => {
-      for (const id of this.activeIds()) {
-        const { memory } = this.mirror.files.get(id)!;
-        const report = this.anchoring.report(memory.anchors);
-        if (report?.stale) stale.push({ id, topic: memory.topic, reasons: report.reasons });
-      }
-    });
-    return stale.sort((a, b) => (a.id < b.id ? -1 : 1));
+    return staleMemories(this.parts);
   }
 
   /** Reads a memory without counting an access. */
@@ -320,19 +290,7 @@ export class MemoryStore {
    */
   topForSession(session: number, limit: number): ListResult {
     this.refresh();
-    if (!Number.isInteger(limit) || limit < 1) throw invalidInput('limit must be a whole number ≥ 1');
-    const sessionCount = Math.max(session, this.mirror.state.session_count);
-    const skip = this.staleSkip();
-    if (!skip) return this.queries.rankedPage(0, limit, sessionCount);
-    // Stale memories are left out and the next ones take their places: looked for deeper until `limit`
-    // hold or none are left. `total` stays every memory in use: recall still finds the stale ones.
-    return this.anchoring.pass(() => {
-      for (let depth = limit * 2; ; depth *= 2) {
-        const page = this.queries.rankedPage(0, depth, sessionCount);
-        const kept = page.memories.filter((m) => !skip(m));
-        if (kept.length >= limit || !page.has_more) return { memories: kept.slice(0, limit), total: page.total, has_more: kept.length > limit || page.has_more };
-      }
-    });
+    return topForSession(this.parts, session, limit);
   }
 
   /**
@@ -341,17 +299,9 @@ export class MemoryStore {
    * sees them: the candidates session start weighs against its situation
    * (see situation.ts), which decides what each has to do with it. Counts nothing.
    */
-  candidatesFor(queries: readonly string[], session: number, perQuery = SITUATION_CANDIDATES): MemoryView[] {
+  candidatesFor(queries: readonly string[], session: number, perQuery?: number): MemoryView[] {
     this.refresh();
-    const sessionCount = Math.max(session, this.mirror.state.session_count);
-    const ids = new Set<string>();
-    for (const query of queries) {
-      if (!query.trim()) continue;
-      for (const hit of this.queries.search(query, perQuery, 'active', undefined)) ids.add(hit.id);
-    }
-    const skip = this.staleSkip();
-    const views = [...ids].map((id) => this.queries.view(id, sessionCount));
-    return skip ? this.anchoring.pass(() => views.filter((v) => !skip(v))) : views;
+    return candidatesFor(this.parts, queries, session, perQuery);
   }
 
   /** Ranked search: relevance blended with priority. */
@@ -390,16 +340,7 @@ export class MemoryStore {
    */
   relevantTo(text: string, options: { limit?: number; exclude?: ReadonlySet<string>; gate?: RelevanceGate } = {}): OfferedMemory[] {
     this.refresh();
-    if (!hasEnoughWords(text)) return [];
-    const skip = this.staleSkip();
-    // A stale memory left out is passed over there, so that the next relevant one fills its place.
-    const leaveOut = skip && ((id: string) => skip(this.mirror.files.get(id)!.memory));
-    const limit = options.limit ?? DEFAULT_PROMPT_MEMORIES;
-    const ids = this.anchoring.pass(() => this.queries.relevantTo(text, limit, options.exclude ?? new Set(), options.gate ?? DEFAULT_RELEVANCE_GATE, leaveOut ?? undefined));
-    return ids.map((id) => {
-      const view = this.queries.view(id);
-      return { view, matched: matchedWords(text, view), outdated: this.outdated(view) };
-    });
+    return relevantTo(this.parts, text, options);
   }
 
   /**
@@ -409,21 +350,7 @@ export class MemoryStore {
    */
   aboutFile(file: string, options: { limit?: number; exclude?: ReadonlySet<string> } = {}): OfferedMemory[] {
     this.refresh();
-    const relative = path.relative(this.paths.project, path.resolve(this.paths.project, file)).split(path.sep).join('/');
-    const fileName = path.basename(file);
-    // Candidates from the index (the file name's words), then the exact mention checked in their text.
-    const candidates = this.queries.search(fileName, FILE_CANDIDATES, 'active', undefined, false);
-    const skip = this.staleSkip();
-    const offers: OfferedMemory[] = [];
-    for (const c of candidates) {
-      if (options.exclude?.has(c.id)) continue;
-      const view = this.queries.view(c.id);
-      if (!mentionsFile(view, relative.startsWith('..') ? '' : relative, fileName)) continue;
-      if (skip?.(view)) continue;
-      offers.push({ view, matched: [relative.startsWith('..') ? fileName : relative], outdated: this.outdated(view) });
-      if (offers.length >= (options.limit ?? DEFAULT_PROMPT_MEMORIES)) break;
-    }
-    return offers;
+    return aboutFile(this.parts, file, options);
   }
 
   /** An archived memory's full text: a removed memory, or the original of a reduced one. */
@@ -512,7 +439,6 @@ export class MemoryStore {
     // A read: it needs no lock, and a writer waiting for the lock need not wait for it.
     return { ...stored, similar: this.similarTo(stored.memory.id) };
   }
-
 
   /**
    * Active memories nearly the same as memory `id` (same lesson in other
@@ -782,7 +708,6 @@ export class MemoryStore {
       throw invalidInput(`"${String(id)}" is not a memory ID (expected ${MEMORY_ID_FORMAT})`);
     }
   }
-
 
   private requireActive(id: string): void {
     requireActive(this.mirror, id);
