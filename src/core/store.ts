@@ -8,45 +8,53 @@
  * re-read what changed, then write atomically. Opening or reading a store
  * never writes anything a person shares.
  *
- * This file composes the operations and holds the protocols between files
- * (archive first, one eviction cycle per turn of the lock); the parts they are
- * built from live in their own modules: storeTypes (the public types),
- * storeInput (validation and redaction), memoryRecords and loadedFile (what
- * a store opens from, and its memories' text read when needed), diskMirror (the files as
- * last seen, and their writers), indexWriter and statsWriter (incremental
- * JSON), storeQueries (priorities, ranking, lists and search), repair (`fix`)
- * and integrity (the check).
+ * This file validates what callers give, decides when the store is read
+ * (refresh, ensureOpen) and when the lock is taken (mutate: one command, or
+ * one eviction cycle, per turn), and delegates the work. The commands live in
+ * their own modules, each working through the few store parts it declares
+ * (storeParts.ts): memoryWrites (store, update, merge, forget, restore),
+ * reviewCommands, anchorCommands, evictionCycle, usageRecording, repair
+ * (`fix`), with archiving (archive first) and memoryIds beneath them; the
+ * reads are storeQueries (priorities, ranking, lists, search) and
+ * memoryOffers (session start and the offers). design.md has the full map.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { followAnchors, reanchor, writeAnchors, type AnchorCommandParts } from './anchorCommands';
 import type { DiskMirror } from './diskMirror';
-import type { FileRecord } from './loadedFile';
 import { LtmError, invalidInput, notFound } from './errors';
+import { evictOnce } from './evictionCycle';
 import type { IndexWriter } from './indexWriter';
 import { checkIntegrity, type IntegrityReport } from './integrity';
+import type { FileRecord } from './loadedFile';
 import { StoreLock } from './lock';
-import { DEFAULT_LIST_LIMIT, DEFAULT_SEARCH_LIMIT, MEMORY_ID_FORMAT, STALE_MEMORY_MODES, isMemoryId, isStaleMemoriesMode, type StaleMemoriesMode, type StoreConfig } from './model';
+import { aboutFile, candidatesFor, outdated, relevantTo, staleMemories, topForSession } from './memoryOffers';
 import { MemoryRecordCache } from './memoryRecords';
-import { type Importance, type PriorityBreakdown } from './priority';
+import { prepareUpdate, type UpdateInput } from './memoryUpdate';
+import { forgetMemory, mergeMemories, restoreMemory, storeMemory, updateMemory, writeSummary } from './memoryWrites';
+import {
+  DEFAULT_LIST_LIMIT,
+  DEFAULT_SEARCH_LIMIT,
+  MEMORY_ID_FORMAT,
+  STALE_MEMORY_MODES,
+  isMemoryId,
+  isStaleMemoriesMode,
+  type StaleMemoriesMode,
+  type StoreConfig,
+} from './model';
+import type { Importance, PriorityBreakdown } from './priority';
+import type { OfferedMemory, RelevanceGate } from './promptContext';
+import { reciprocalRankFusion } from './rankFusion';
 import { fixStore, integritySnapshot } from './repair';
+import { approveMemory, awaitingReview, rejectMemory } from './reviewCommands';
+import { MAX_SIMILAR } from './similarity';
 import type { StaleReport } from './staleness';
 import type { StatsWriter } from './statsWriter';
 import type { StoreAnchors } from './storeAnchors';
-import { createStoreParts, requireActive, type StoreParts } from './storeParts';
-import type { StoreQueries } from './storeQueries';
-import { reciprocalRankFusion } from './rankFusion';
-import { USAGE_KINDS, isDemotionCandidate, isListSort, LIST_SORTS, usageOf, type UsageKind } from './usage';
 import { ensureGitignore, storePaths, type StorePaths, type StoreState } from './storeFiles';
 import { prepareInput, prepareSummary } from './storeInput';
-import { followAnchors, reanchor, writeAnchors, type AnchorCommandParts } from './anchorCommands';
-import { evictOnce } from './evictionCycle';
-import { aboutFile, candidatesFor, outdated, relevantTo, staleMemories, topForSession } from './memoryOffers';
-import { accessedInSession, recordAccesses, recordUses, storeEndedSessionPriorities, storePriorities } from './usageRecording';
-import { approveMemory, awaitingReview, rejectMemory } from './reviewCommands';
-import { forgetMemory, mergeMemories, restoreMemory, storeMemory, updateMemory, writeSummary } from './memoryWrites';
-import { prepareUpdate, type UpdateInput } from './memoryUpdate';
-import { MAX_SIMILAR } from './similarity';
-import { type OfferedMemory, type RelevanceGate } from './promptContext';
+import { createStoreParts, requireActive, type StoreParts } from './storeParts';
+import type { StoreQueries } from './storeQueries';
 import type {
   ArchivedMemory,
   StaleMemory,
@@ -68,6 +76,8 @@ import type {
   StoreResult,
   UpdateResult,
 } from './storeTypes';
+import { USAGE_KINDS, isDemotionCandidate, isListSort, LIST_SORTS, usageOf, type UsageKind } from './usage';
+import { accessedInSession, recordAccesses, recordUses, storeEndedSessionPriorities, storePriorities } from './usageRecording';
 
 // The public types live in storeTypes.ts; callers import them from here, as they always have.
 export type * from './storeTypes';
