@@ -6,7 +6,7 @@
  * exist and how to reach them.
  */
 import { oneLine, truncate } from './memoryFile';
-import type { MemoryView } from './store';
+import type { MemoryView } from './storeTypes';
 import { PROJECT_TOOL_PREFIX } from '../shared/toolNames';
 
 export interface InjectionOptions {

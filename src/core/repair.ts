@@ -5,19 +5,21 @@
  * Repairs work through RepairTarget, the few operations they need, so that the
  * rules for each problem read in one place and cannot reach the rest of the
  * store. What every repair leaves behind (index.json, stats.json and
- * archive_index.json derived again from the repaired memories) is the store's
- * to write, once, after all of them.
+ * archive_index.json derived again from the repaired memories) is written
+ * once, after all of them (fixStore, on the store's parts).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { DiskMirror, LoadedFile } from './diskMirror';
 import { readTextIfExists } from './files';
 import type { IndexWriter } from './indexWriter';
-import type { IntegrityReport, IntegritySnapshot } from './integrity';
+import { checkIntegrity, type IntegrityReport, type IntegritySnapshot } from './integrity';
 import { updateFrontmatter } from './memoryFile';
 import type { UnreadableAnchor } from './model';
 import type { ArchiveIndex, StorePaths } from './storeFiles';
-import type { ArchivedMemory } from './storeTypes';
+import { newMemoryId } from './memoryIds';
+import { registerMemory, unregisterMemory, type StoreParts } from './storeParts';
+import type { ArchivedMemory, FixResult } from './storeTypes';
 
 /** What the repairs may do to a store (under its lock). */
 export interface RepairTarget {
@@ -171,4 +173,46 @@ function quarantine(paths: StorePaths, file: string): string {
   const target = path.join(paths.quarantine, `${stamp}-${path.basename(file)}`);
   fs.renameSync(file, target);
   return target;
+}
+
+/**
+ * `ltm fix`: repairs everything check reports, in one pass, then writes what
+ * is derived from the repaired memories; a check afterwards is healthy. The
+ * caller holds the lock and refreshed the store.
+ */
+export function fixStore(parts: Pick<StoreParts, 'paths' | 'mirror' | 'index' | 'stats' | 'queries'>, options: { cleanArchives?: boolean } = {}): FixResult {
+  const { mirror, index, stats, queries } = parts;
+  mirror.refresh({ full: true });
+  const report = checkIntegrity(integritySnapshot(mirror, index));
+  const actions = repairProblems(
+    report,
+    {
+      paths: parts.paths,
+      files: mirror.files,
+      get archiveIndex() {
+        return mirror.archiveIndex;
+      },
+      newId: () => newMemoryId(parts),
+      register: (id) => registerMemory(parts, id),
+      unregister: (id) => unregisterMemory(parts, id),
+      writeMemoryFile: (id, raw) => mirror.writeMemoryFile(id, raw),
+      forgetFileName: (name) => mirror.forgetFileName(name),
+      writeArchiveFile: (id, raw) => mirror.writeArchiveFile(id, raw),
+      deleteArchiveFile: (id) => mirror.deleteArchiveFile(id),
+      readArchive: (id) => mirror.readArchive(id),
+    },
+    options,
+  );
+  // One pass: everything below is derived from the repaired set of memories.
+  // index.json is written anew from the memory files; what it listed matters only to the ranking table.
+  for (const id of index.ids) if (!mirror.files.has(id)) queries.touched(id);
+  index.replaceIds(new Set(mirror.files.keys()));
+  for (const id of [...mirror.stats.keys()]) if (!mirror.isActive(id)) stats.set(id, undefined);
+  // Repaired means written now, also in a server that defers index.json.
+  index.write({ now: true });
+  // stats.json whole again, for readers of the reference format (and a damaged one rewritten).
+  stats.compact();
+  mirror.writeArchiveIndex();
+  if (report.problems.some((p) => p.kind === 'state_unreadable')) mirror.writeState();
+  return { actions, report: checkIntegrity(integritySnapshot(mirror, index)) };
 }

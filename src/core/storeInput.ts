@@ -84,3 +84,12 @@ export function redactTextFields<T extends object>(input: T): { value: T; redact
   }
   return { value: value as T, redactions: [...counts].map(([kind, count]) => ({ kind, count })) };
 }
+
+/** Checks and redacts a new Summary (updateSummary); throws invalid_input naming the problem. */
+export function prepareSummary(summary: string): string {
+  rejectUnpairedSurrogates('summary', summary);
+  const redacted = redactSecrets(summary.trim());
+  const problem = summaryProblem(redacted.text);
+  if (problem) throw invalidInput(problem);
+  return redacted.text;
+}

@@ -4,10 +4,10 @@ import * as path from 'node:path';
 import { toJsonText } from '../../src/core/files';
 import { IndexWriter } from '../../src/core/indexWriter';
 import { PROBLEM_TITLES, checkIntegrity, type IntegrityReport, type ProblemKind } from '../../src/core/integrity';
-import { integritySnapshot, repairProblems, type RepairTarget } from '../../src/core/repair';
+import { fixStore, integritySnapshot, repairProblems, type RepairTarget } from '../../src/core/repair';
 import { StatsWriter } from '../../src/core/statsWriter';
 import { StoreQueries } from '../../src/core/storeQueries';
-import { filesUnder, makeMirror, makeTempProject, memoryText, removeDir, splitFile, testId, writeArchive, writeMemory } from './storeTestKit';
+import { filesUnder, makeMirror, makeParts, makeTempProject, memoryKeys, statsOnDisk, memoryText, removeDir, splitFile, testId, writeArchive, writeMemory } from './storeTestKit';
 
 /** A store's parts wired as MemoryStore wires them, with the RepairTarget its fix() builds. */
 function repairHarness(project: string) {
@@ -282,6 +282,30 @@ describe('repair', () => {
       assert.equal(h.check().healthy, true, describeProblems(h.check()));
       const left = [...textsUnder(h.paths.root, ['memories', 'archives', 'quarantine']).values()];
       for (const [file, text] of texts) assert.ok(left.some((t) => t.includes(text)), `the text of ${file} was lost`);
+    });
+  });
+
+  describe('fixStore', () => {
+    it('repairs every problem on a store\'s parts in one pass, then writes index.json, stats.json and the archive index from the repaired memories', () => {
+      for (const kind of ['invalid_file', 'duplicate_id', 'id_mismatch', 'not_indexed', 'missing_file', 'orphaned_archive', 'orphaned_stats', 'temp_file', 'state_unreadable'] as const) cases[kind].cause();
+      const texts = textsUnder(h.paths.root, ['memories', 'archives']);
+      // Another process's parts, as MemoryStore.fix finds the store (under the lock, refreshed).
+      const parts = makeParts(project);
+      try {
+        const problems = h.check().problems.length;
+        const { actions, report } = fixStore(parts);
+        assert.equal(actions.length, problems);
+        assert.equal(report.healthy, true, describeProblems(report));
+        assert.equal(h.check().healthy, true, describeProblems(h.check()));
+        const active = [...parts.mirror.files.keys()].sort();
+        assert.deepEqual(memoryKeys(parts.paths.index), active);
+        for (const id of Object.keys(statsOnDisk(parts.paths.root))) assert.ok(active.includes(id), `stats of ${id}, which is not active`);
+        assert.ok(!fs.existsSync(path.join(parts.paths.root, 'stats.log')), 'stats.json whole again');
+        const left = [...textsUnder(h.paths.root, ['memories', 'archives', 'quarantine']).values()];
+        for (const [file, text] of texts) assert.ok(left.some((t) => t.includes(text)), `the text of ${file} was lost`);
+      } finally {
+        parts.mirror.dispose();
+      }
     });
   });
 

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { LtmError } from '../../src/core/errors';
-import { prepareInput, redactTextFields, rejectUnpairedSurrogates } from '../../src/core/storeInput';
+import { prepareInput, prepareSummary, redactTextFields, rejectUnpairedSurrogates } from '../../src/core/storeInput';
 import type { StoreInput } from '../../src/core/storeTypes';
 
 const KEY = 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abc';
@@ -90,6 +90,20 @@ describe('storeInput', () => {
       const { value, redactions } = redactTextFields({ topic: 'plain', tags: ['a'] });
       assert.deepEqual(value, { topic: 'plain', tags: ['a'] });
       assert.deepEqual(redactions, []);
+    });
+  });
+
+  describe('prepareSummary', () => {
+    it('trims and redacts a new Summary', () => {
+      assert.equal(prepareSummary('  Use the pool.  '), 'Use the pool.');
+      const redacted = prepareSummary(`Call it with ${KEY}.`);
+      assert.ok(!redacted.includes(KEY), redacted);
+    });
+
+    it('refuses an empty Summary, one with a "## Content" line and a lone surrogate, as invalid input', () => {
+      for (const bad of ['   ', 'x\n## Content\ny', 'a\uD800b']) {
+        assert.throws(() => prepareSummary(bad), (e: LtmError) => e.code === 'invalid_input', JSON.stringify(bad));
+      }
     });
   });
 });

@@ -15,6 +15,7 @@ import { statSignature } from '../../src/core/files';
 import type { MemoryStats } from '../../src/core/model';
 import { journalAppliesTo, readJournalLines } from '../../src/core/statsJournal';
 import { statsEntryJson, storePaths, type StorePaths } from '../../src/core/storeFiles';
+import { createStoreParts, type StoreParts } from '../../src/core/storeParts';
 import type { MemoryView, OpenOptions } from '../../src/core/storeTypes';
 import { NO_USAGE } from '../../src/core/usage';
 
@@ -274,6 +275,19 @@ export function makeMirror(project: string, options: OpenOptions & { init?: bool
     },
   });
   return { mirror, paths, on, log };
+}
+
+/**
+ * A store's parts wired as MemoryStore wires them (createStoreParts), on a
+ * project's store with its directories created, refreshed from the disk: what
+ * the command modules are tested through. Call `parts.mirror.dispose()` after.
+ */
+export function makeParts(project: string, options: OpenOptions = {}): StoreParts {
+  const paths = storePaths(project);
+  initStoreFiles(paths);
+  const parts = createStoreParts(paths, options, new MemoryRecordCache(paths.parseCache));
+  parts.mirror.refresh();
+  return parts;
 }
 
 /** Takes what was logged since the last call. */

@@ -1,0 +1,70 @@
+/**
+ * One eviction cycle's changes to the files (src/core/evictionCycle.ts) on a
+ * store's parts: archive first, the Summary kept, phase by phase until the
+ * memory leaves memories/.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { evictOnce } from '../../src/core/evictionCycle';
+import type { StoreParts } from '../../src/core/storeParts';
+import { makeParts, makeTempProject, memoryKeys, readJson, removeDir, snapshotDiff, snapshotFiles, splitFile, statsOnDisk, testId, writeMemory } from './storeTestKit';
+
+const [LOW, KEPT] = [testId(0x1), testId(0x2)];
+const CONTENT = 'First paragraph, the hint.\n\nSecond paragraph, the detail.\n\nThird paragraph, more detail.';
+
+describe('evictionCycle: one cycle', () => {
+  let project: string;
+  let parts: StoreParts;
+  const memoryPath = (id: string) => path.join(parts.paths.memories, `${id}.md`);
+  const archivePath = (id: string) => path.join(parts.paths.archives, `${id}.md`);
+
+  beforeEach(() => {
+    project = makeTempProject('ltm-evict-');
+    parts = makeParts(project);
+    writeMemory(parts.paths.root, LOW, { topic: 'Low', summary: 'The summary stays.', content: CONTENT, tags: ['importance:low'] });
+    writeMemory(parts.paths.root, KEPT, { topic: 'Kept', tags: ['importance:critical'] });
+    parts.mirror.refresh();
+    parts.mirror.state.config = { ...parts.mirror.state.config, max_memories: 1, eviction_batch_size: 1 };
+  });
+  afterEach(() => {
+    parts.mirror.dispose();
+    removeDir(project);
+  });
+
+  it('does nothing at or under max_memories', () => {
+    parts.mirror.state.config = { ...parts.mirror.state.config, max_memories: 2 };
+    const snapshot = snapshotFiles(parts.paths.root);
+    assert.deepEqual(evictOnce(parts), { ran: false, before: 2, after: 2, max_memories: 2, steps: [] });
+    assert.deepEqual(snapshotDiff(snapshot, snapshotFiles(parts.paths.root)), []);
+  });
+
+  it('archives the full text (a hand edit included) before reducing; the Summary is kept; phase 3 leaves memories/, archived', () => {
+    // Edited by hand a moment ago: the cycle archives the file as it is now.
+    const edited = fs.readFileSync(memoryPath(LOW), 'utf8').replace('more detail', 'more detail, edited');
+    fs.writeFileSync(memoryPath(LOW), edited);
+    const first = evictOnce(parts);
+    assert.deepEqual(first.steps, [{ id: LOW, topic: 'Low', from: 0, to: 1 }]);
+    assert.equal(first.ran, true);
+    assert.equal(fs.readFileSync(archivePath(LOW), 'utf8'), edited);
+    const hint = fs.readFileSync(memoryPath(LOW), 'utf8');
+    assert.match(splitFile(hint).body, /## Summary\nThe summary stays\./);
+    assert.doesNotMatch(hint, /Second paragraph/);
+    assert.match(hint, /^phase: 1$/m);
+    assert.ok(readJson<{ last_eviction: string | null }>(parts.paths.state).last_eviction, 'state.json says when');
+
+    assert.deepEqual(evictOnce(parts).steps, [{ id: LOW, topic: 'Low', from: 1, to: 2 }]);
+    assert.equal(fs.readFileSync(archivePath(LOW), 'utf8'), edited, 'the archive keeps the full text, not the hint');
+    assert.match(fs.readFileSync(memoryPath(LOW), 'utf8'), /^phase: 2$/m);
+
+    const last = evictOnce(parts);
+    assert.deepEqual(last.steps, [{ id: LOW, topic: 'Low', from: 2, to: 3 }]);
+    assert.deepEqual([last.before, last.after], [2, 1]);
+    assert.ok(!fs.existsSync(memoryPath(LOW)));
+    assert.equal(fs.readFileSync(archivePath(LOW), 'utf8'), edited);
+    assert.equal(readJson<{ memories: Record<string, { reason: string; original_phase: number }> }>(parts.paths.archiveIndex).memories[LOW]!.reason, 'eviction');
+    assert.deepEqual(memoryKeys(parts.paths.index), [KEPT]);
+    assert.ok(!(LOW in statsOnDisk(parts.paths.root)));
+    assert.equal(evictOnce(parts).ran, false, 'at the limit again');
+  });
+});

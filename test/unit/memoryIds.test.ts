@@ -1,0 +1,67 @@
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { newMemoryId, randomMemoryId } from '../../src/core/memoryIds';
+import { isMemoryId } from '../../src/core/model';
+import type { StoreParts } from '../../src/core/storeParts';
+import { makeParts, makeTempProject, removeDir, testId, writeArchive, writeMemory } from './storeTestKit';
+
+describe('memoryIds: new memory IDs', () => {
+  let project: string;
+  const opened: StoreParts[] = [];
+  /** The store's parts as a fresh process reads them from disk. */
+  const open = (): StoreParts => {
+    const parts = makeParts(project);
+    opened.push(parts);
+    return parts;
+  };
+
+  beforeEach(() => {
+    project = makeTempProject('ltm-ids-');
+  });
+  afterEach(() => {
+    for (const parts of opened.splice(0)) parts.mirror.dispose();
+    removeDir(project);
+  });
+
+  it('a random ID is mem_ and 8 hex digits, and they differ', () => {
+    const ids = Array.from({ length: 200 }, () => randomMemoryId());
+    for (const id of ids) {
+      assert.match(id, /^mem_[0-9a-f]{8}$/);
+      assert.ok(isMemoryId(id), id);
+    }
+    assert.ok(new Set(ids).size > 195, 'random IDs');
+  });
+
+  it('passes over an ID in use anywhere: an active memory, an unreadable file, an archive, archive_index.json (archived or purged), index.json', () => {
+    const [active, unreadable, archiveFile, archived, purged, indexed, free] = [1, 2, 3, 4, 5, 6, 7].map(testId) as [string, string, string, string, string, string, string];
+    const writer = open();
+    writeMemory(writer.paths.root, active);
+    fs.writeFileSync(path.join(writer.paths.memories, `${unreadable}.md`), 'not a memory file\n');
+    writeArchive(writer.paths.root, archiveFile);
+    writer.mirror.refresh();
+    writer.mirror.archiveIndex.memories.set(archived, { topic: 'Gone', tags: [], archived_at: '2026-01-01T00:00:00.000Z', original_phase: 0, reason: 'forgotten' });
+    writer.mirror.archiveIndex.purged.set(purged, { purged_at: '2026-01-01T00:00:00.000Z' });
+    writer.mirror.writeArchiveIndex();
+    fs.writeFileSync(writer.paths.index, `${JSON.stringify({ version: 1, memories: { [indexed]: { topic: 'Listed', tags: [], phase: 0, difficulty: 0.5, created_at: '2026-01-01T00:00:00.000Z' } } })}\n`);
+
+    // A fresh process knows every one of them from the disk alone.
+    const parts = open();
+    assert.ok(parts.mirror.files.has(active) && !parts.mirror.files.has(unreadable), 'the unreadable file is no memory');
+    const offered = [active, unreadable, archiveFile, archived, purged, indexed, free];
+    const asked: string[] = [];
+    const id = newMemoryId(parts, () => {
+      const next = offered[asked.length]!;
+      asked.push(next);
+      return next;
+    });
+    assert.equal(id, free);
+    assert.deepEqual(asked, offered, 'each ID in use was offered and passed over');
+  });
+
+  it('gives the first free candidate at once on an empty store', () => {
+    const parts = open();
+    assert.equal(newMemoryId(parts, () => testId(9)), testId(9));
+    assert.match(newMemoryId(parts), /^mem_[0-9a-f]{8}$/);
+  });
+});
