@@ -15,6 +15,7 @@ import type { CallsJob, CallsResult, GeneratedCall } from '../lib/mcpTraffic';
 import { ms, target, timingTable, type SectionResult, type Table, type Target, type TimingRow } from '../lib/report';
 import { summarise, type Summary } from '../lib/stats';
 import { startServer, stopServer } from '../lib/serveProcess';
+import { bytesWritten, peakRssMb } from '../lib/procStats';
 import { EngineBench } from './engine';
 
 /** The targets: [at 10,000 memories, at 50,000]; sizes over 10,000 get the second. */
@@ -25,7 +26,14 @@ const LIMITS = {
   recallOverFloor: [1.5, 1.5],
   firstCall: [50, 50],
   startToFirstAnswer: [300, 1000],
+  /** The server's peak resident memory (VmHWM), MB. */
+  peakRss: [90, 200],
 } as const;
+
+/** store_memory calls in the burst whose written bytes are counted. */
+const BURST = 100;
+/** Longer than a server's longest deferral of index.json (INDEX_FLUSH_MAX_DEFER_MS). */
+const AFTER_BURST_MS = 2_500;
 
 const QUERIES = 50;
 
@@ -35,6 +43,10 @@ function limit(kind: keyof typeof LIMITS, size: number): number {
 
 function fmtInt(n: number): string {
   return n.toLocaleString('en-US');
+}
+
+function fmtBytes(n: number): string {
+  return n >= 1_048_576 ? `${(n / 1_048_576).toFixed(1)} MB` : n >= 10_240 ? `${(n / 1024).toFixed(0)} KB` : `${fmtInt(Math.round(n))} B`;
 }
 
 interface SizeResult {
@@ -48,6 +60,10 @@ interface SizeResult {
   floors: Record<'perRequest' | 'reused', { connectMs: number; firstCallMs: number; sessionId?: string }>;
   memoriesAfter: number;
   load: { start: number; end: number };
+  /** Bytes `ltm serve` wrote (files and answers) per store_memory in a burst of BURST, and with what it wrote in the pause after. */
+  bytesPerStore: { burst: number; withPause: number; indexJson: number } | null;
+  /** The server's peak RSS (VmHWM) after starting, the recall and store_memory calls and the burst. */
+  peakRssMb: number | null;
 }
 
 const DESCRIBE: Record<string, string> = {
@@ -80,8 +96,34 @@ class McpBench {
       ctx.log(`  MCP calls to ltm serve: first call, then ${warmup} + ${reps} recall and store_memory calls`);
       const server = await startServer(ctx.cliPath, projectDir);
       let ltm: CallsResult;
+      let bytesPerStore: SizeResult['bytesPerStore'] = null;
+      let peakRss: number | null = null;
       try {
-        ltm = this.calls({ kind: 'mcp', url: `http://127.0.0.1:${server.port}/mcp`, token: server.token, warmup, reps, first: recalls[1]!, series: { recall: recalls, store: stores } });
+        const url = `http://127.0.0.1:${server.port}/mcp`;
+        ltm = this.calls({ kind: 'mcp', url, token: server.token, warmup, reps, first: recalls[1]!, series: { recall: recalls, store: stores } });
+        ctx.log(`  bytes written per store_memory: a burst of ${BURST}, then a pause of ${AFTER_BURST_MS} ms`);
+        await new Promise((resolve) => setTimeout(resolve, AFTER_BURST_MS));
+        const burst: GeneratedCall[] = Array.from({ length: BURST }, () => {
+          const m = corpus.memory();
+          return { name: 'store_memory', args: { topic: m.topic, content: m.content, tags: m.tags } };
+        });
+        const pid = server.child.pid!;
+        const filesBefore = this.memoryFileBytes(projectDir);
+        const before = bytesWritten(pid);
+        const timed = this.calls({ kind: 'mcp', url, token: server.token, warmup: 0, reps: BURST - 1, first: burst[0]!, series: { store: burst.slice(1) } }).samples.store!;
+        const afterBurst = bytesWritten(pid);
+        await new Promise((resolve) => setTimeout(resolve, AFTER_BURST_MS));
+        const afterPause = bytesWritten(pid);
+        const calls = timed.length + 1;
+        const memoryBytes = this.memoryFileBytes(projectDir) - filesBefore;
+        if (before !== null && afterBurst !== null && afterPause !== null) {
+          bytesPerStore = {
+            burst: (afterBurst - before - memoryBytes) / calls,
+            withPause: (afterPause - before - memoryBytes) / calls,
+            indexJson: fs.statSync(storePaths(projectDir).index).size,
+          };
+        }
+        peakRss = peakRssMb(pid);
       } finally {
         await stopServer(server, projectDir);
       }
@@ -125,10 +167,20 @@ class McpBench {
         floors,
         memoriesAfter,
         load: { start: loadStart, end: os.loadavg()[0]! },
+        bytesPerStore,
+        peakRssMb: peakRss,
       };
     } finally {
       fs.rmSync(projectDir, { recursive: true, force: true });
     }
+  }
+
+  /** The bytes of every memory file: the burst's own files are its growth, not "per store" overhead. */
+  private memoryFileBytes(projectDir: string): number {
+    const dir = storePaths(projectDir).memories;
+    let total = 0;
+    for (const name of fs.readdirSync(dir)) if (name.endsWith('.md')) total += fs.statSync(`${dir}/${name}`).size;
+    return total;
   }
 
   private calls(job: CallsJob): CallsResult {
@@ -176,6 +228,13 @@ function sizeTables(r: SizeResult): Table[] {
         ['first call after connect', `${ms(r.ltm.firstCallMs)} ms`, 'the first recall of that client (not in the rows above)'],
         ['floor first call', `${ms(r.floors.perRequest.firstCallMs)} / ${ms(r.floors.reused.firstCallMs)} ms`, 'the first no-op call after connecting: server per request / reused'],
         ['memories after', fmtInt(r.memoriesAfter), 'files in memories/ after the store_memory calls'],
+        [
+          'bytes written per store_memory',
+          r.bytesPerStore ? `${fmtBytes(r.bytesPerStore.burst)} / ${fmtBytes(r.bytesPerStore.withPause)}` : 'not measured',
+          `what \`ltm serve\` wrote (wchar of /proc/<pid>/io: files and HTTP answers) per call in a burst of ${BURST} store_memory calls, less the memory files themselves; ` +
+            `then the same with what it wrote in the ${AFTER_BURST_MS} ms pause after (index.json once${r.bytesPerStore ? `, ${fmtBytes(r.bytesPerStore.indexJson)}` : ''})`,
+        ],
+        ['server peak RSS', r.peakRssMb === null ? 'not measured' : `${r.peakRssMb.toFixed(1)} MB`, 'VmHWM of the `ltm serve` process after start, the recall and store_memory calls and the burst'],
         ['load average (1 min)', `${r.load.start.toFixed(2)} → ${r.load.end.toFixed(2)}`, "at the start and end of this size's measurements"],
       ],
     },
@@ -194,6 +253,8 @@ function summaryTable(results: readonly SizeResult[]): Table {
       ['serve start → first recall', ...results.map((r) => cell(r.startup.recall))],
       ['serve start → first session_start', ...results.map((r) => cell(r.startup.sessionStart))],
       ['first call after connect', ...results.map((r) => ms(r.ltm.firstCallMs))],
+      ['bytes written per store_memory (burst / with the pause after)', ...results.map((r) => (r.bytesPerStore ? `${fmtBytes(r.bytesPerStore.burst)} / ${fmtBytes(r.bytesPerStore.withPause)}` : null))],
+      ['server peak RSS', ...results.map((r) => (r.peakRssMb === null ? null : `${r.peakRssMb.toFixed(1)} MB`))],
     ],
   };
 }
@@ -229,6 +290,9 @@ function targetsFor(r: SizeResult): Target[] {
       limit('startToFirstAnswer', r.size),
       'ms',
     ),
+    ...(r.peakRssMb === null
+      ? []
+      : [target(`Server peak RSS at ${at}`, 'VmHWM of `ltm serve` after start, recall, store_memory and a burst of stores', r.peakRssMb, limit('peakRss', r.size), 'MB')]),
   ];
 }
 
