@@ -26,7 +26,6 @@ import {
   type FileSignature,
 } from './files';
 import { LoadedFile } from './loadedFile';
-import { scanMemoryDir, type MemoryDirScan, type RunningScan } from './memoryScan';
 import { InvalidMemoryFile, memoryOf, parseBody, splitFrontmatter } from './memoryFile';
 import type { MemoryRecordCache } from './memoryRecords';
 import { applyJournal, journalAppliesTo, journalHeader, readJournalLines } from './statsJournal';
@@ -71,9 +70,6 @@ export class DiskMirror {
   private memoriesDirSignature: FileSignature | null = null;
   /** Names the watcher reported since the last refresh. */
   private readonly dirtyNames = new Set<string>();
-  /** A scan of memories/ on another thread (scanAhead), and its result until the first full look uses it. */
-  private scan: RunningScan | null = null;
-  private scanned: MemoryDirScan | null = null;
 
   // --- the JSON files ------------------------------------------------------
   indexSignature: FileSignature | null = null;
@@ -135,8 +131,6 @@ export class DiskMirror {
 
   dispose(): void {
     this.disposed = true;
-    this.scan?.stop();
-    this.scanned = null;
     this.watcher?.close();
     this.watcher = null;
   }
@@ -230,29 +224,6 @@ export class DiskMirror {
     this.refreshArchiveFiles();
   }
 
-  /**
-   * Starts listing memories/ and stat'ing its files on another thread (memoryScan.ts), for the
-   * first refresh to use instead of stat'ing them here. Only a watching mirror scans ahead, and
-   * it starts watching first: an edit made in place after the scan is reported by the watcher,
-   * and a file added, removed or renamed changes the directory's signature, which voids the scan.
-   */
-  scanAhead(): void {
-    if (!this.options.watch || this.disposed || this.scan || this.memoriesDirSignature !== null) return;
-    this.keepWatching();
-    if (!this.watcher) return;
-    const scan = scanMemoryDir(this.paths.memories);
-    this.scan = scan;
-    scan.done = scan.done.then((result) => {
-      if (!this.disposed && this.memoriesDirSignature === null) this.scanned = result;
-      return result;
-    });
-  }
-
-  /** Waits for a scan started by scanAhead (none: at once). */
-  async scanSettled(): Promise<void> {
-    await this.scan?.done;
-  }
-
   /** A single memory's file is always checked, so a read sees a hand edit at once. */
   refreshOne(id: string): void {
     this.refresh();
@@ -263,25 +234,13 @@ export class DiskMirror {
 
   private refreshMemoryFiles(): void {
     const dirSig = statSignature(this.paths.memories);
-    const scanned = this.scanned;
-    this.scanned = null;
-    if (scanned && !sameSignature(dirSig, this.memoriesDirSignature) && sameSignature(dirSig, scanned.dir)) {
-      // memories/ holds the names the scan listed; names the watcher reported since it started
-      // (before the scan) are stat'ed again below.
-      this.memoriesDirSignature = dirSig;
-      for (const name of [...this.fileSignatures.keys()]) if (!scanned.files.has(name)) this.loadFile(name, null);
-      for (const [name, sig] of scanned.files) {
-        if (!sameSignature(sig, this.fileSignatures.get(name) ?? null)) this.loadFile(name, sig);
-      }
-    } else if (!sameSignature(dirSig, this.memoriesDirSignature)) {
+    if (!sameSignature(dirSig, this.memoriesDirSignature)) {
       this.memoriesDirSignature = dirSig;
       this.dirtyNames.clear();
-      const prefix = this.paths.memories + path.sep;
       const names = new Set(listDir(this.paths.memories).filter((n) => n.endsWith('.md')));
       for (const name of [...this.fileSignatures.keys()]) if (!names.has(name)) this.loadFile(name, null);
       for (const name of names) {
-        // Concatenated, not path.join: ~5 ms of 10,000 calls on opening.
-        const sig = statSignature(prefix + name);
+        const sig = statSignature(path.join(this.paths.memories, name));
         if (!sameSignature(sig, this.fileSignatures.get(name) ?? null)) this.loadFile(name, sig);
       }
       return;

@@ -169,10 +169,7 @@ export class MemoryStore {
    * so its port and server.json are there before the memories are read.
    */
   static prepare(projectDir: string, options: OpenOptions = {}): MemoryStore {
-    const store = new MemoryStore(projectDir, options);
-    // A watching store lists and stats memories/ on another thread meanwhile (memoryScan.ts).
-    store.mirror.scanAhead();
-    return store;
+    return new MemoryStore(projectDir, options);
   }
 
   /** Whether the store has read its files (see prepare). */
@@ -195,10 +192,6 @@ export class MemoryStore {
       await step();
     }
     if (!this.opened) {
-      // The other thread's look at memories/ (scanAhead), then a turn of the event loop so that the
-      // watcher reports what changed since the scan before the refresh uses it.
-      await this.mirror.scanSettled();
-      await step();
       this.refresh();
       await step();
     }
