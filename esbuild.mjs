@@ -1,7 +1,15 @@
-// Bundles what ships: dist/cli.js now; dist/extension.js and dist/webview.js as they arrive.
+// Bundles what ships: the CLI (dist/cli.js, its launcher, and dist/cli-main.js with its code cache),
+// dist/extension.js and dist/webview.js.
 // `node esbuild.mjs [--production] [--watch]`
 import * as esbuild from 'esbuild';
+import { execFileSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+const CLI_FILES = JSON.parse(fs.readFileSync('src/shared/cliFiles.json', 'utf8'));
+/** Names this build of the CLI bundle; its code cache starts with the same line (see src/cliLauncher.ts). */
+const CLI_BUILD_ID = `// ltm-build ${randomUUID()}`;
 
 const production = process.argv.includes('--production');
 const withTests = process.argv.includes('--tests');
@@ -10,12 +18,20 @@ const watch = process.argv.includes('--watch');
 /** @type {import('esbuild').BuildOptions[]} */
 const builds = [
   {
-    entryPoints: ['src/cli.ts'],
-    outfile: 'dist/cli.js',
+    entryPoints: ['src/cliLauncher.ts'],
+    outfile: CLI_FILES.launcher,
     platform: 'node',
     format: 'cjs',
     target: 'node20',
     banner: { js: '#!/usr/bin/env node' },
+  },
+  {
+    entryPoints: ['src/cli.ts'],
+    outfile: CLI_FILES.bundle,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
+    banner: { js: CLI_BUILD_ID },
   },
   {
     entryPoints: ['src/extension.ts'],
@@ -59,7 +75,11 @@ for (const [from, to] of assets) fs.copyFileSync(from, to);
 const problemMatcher = {
   name: 'problem-matcher',
   setup(build) {
-    build.onStart(() => console.log('[watch] build started'));
+    build.onStart(() => {
+      // A rebuilt bundle keeps this run's build ID: its old code cache must go.
+      fs.rmSync(CLI_FILES.codeCache, { force: true });
+      console.log('[watch] build started');
+    });
     build.onEnd((result) => {
       for (const { text, location } of result.errors) {
         console.error(`✘ [ERROR] ${text}`);
@@ -91,5 +111,27 @@ if (watch) {
 } else {
   await Promise.all(contexts.map((c) => c.rebuild()));
   await Promise.all(contexts.map((c) => c.dispose()));
-  fs.chmodSync('dist/cli.js', 0o755);
+  fs.chmodSync(CLI_FILES.launcher, 0o755);
+  writeCliCodeCache();
+}
+
+/**
+ * Saves V8's code for the CLI bundle after running its module initialisation in a fresh `node`
+ * (no flags, as `ltm` runs), compiled by the launcher's own code. The cache file starts with the
+ * bundle's build-ID line, so that a launcher never uses it with another build of the bundle.
+ */
+function writeCliCodeCache() {
+  fs.rmSync(CLI_FILES.codeCache, { force: true });
+  const launcher = path.resolve(CLI_FILES.launcher);
+  const script = `
+    const fs = require('node:fs');
+    const launcher = require(${JSON.stringify(launcher)});
+    const { bundle, codeCache } = launcher.bundleFiles();
+    const { script } = launcher.compileBundle(bundle, null);
+    launcher.runBundle(script, bundle);
+    const id = launcher.buildIdOf(fs.readFileSync(bundle, 'utf8'));
+    fs.writeFileSync(codeCache + '.tmp', Buffer.concat([Buffer.from(id + '\\n'), script.createCachedData()]));
+    fs.renameSync(codeCache + '.tmp', codeCache);
+  `;
+  execFileSync(process.execPath, ['-e', script], { stdio: 'inherit' });
 }

@@ -9,14 +9,17 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { PLUGIN_CLI, PLUGIN_HOOK_SCRIPT, pluginFiles, type PluginManifestSource } from '../src/servers/pluginFiles';
+import CLI_FILES from '../src/shared/cliFiles.json';
 
 const ROOT = path.resolve(__dirname, '..');
 /** Where the marketplace's plugin entry points (its `source`, relative to the repository root). */
 export const PLUGIN_DIR = path.join(ROOT, 'dist', 'claude-plugin');
 
-/** Copied as they are: the bundle, the hook script, the license. */
+/** Copied as they are: the CLI (launcher, bundle and code cache, side by side), the hook script, the license. */
 const COPIED: readonly [from: string, to: string][] = [
-  ['dist/cli.js', PLUGIN_CLI],
+  [CLI_FILES.launcher, PLUGIN_CLI],
+  [CLI_FILES.bundle, path.join(path.dirname(PLUGIN_CLI), path.basename(CLI_FILES.bundle))],
+  [CLI_FILES.codeCache, path.join(path.dirname(PLUGIN_CLI), path.basename(CLI_FILES.codeCache))],
   ['hooks/ltm-hook.sh', PLUGIN_HOOK_SCRIPT],
   ['LICENSE', 'LICENSE'],
 ];

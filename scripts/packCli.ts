@@ -5,20 +5,21 @@
  *
  * The package is staged in out/cli-package/ rather than packed from the
  * repository root: the root package.json is the VS Code extension's manifest,
- * and its dependencies are already inside the bundle (dist/cli.js), so the
+ * and its dependencies are already inside the bundle (dist/cli-main.js, which dist/cli.js runs), so the
  * CLI package has none to install. Its version and Node engine are the
  * extension's, read from the root manifest: one source for both.
  */
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import CLI_FILES from '../src/shared/cliFiles.json';
 
 const ROOT = path.resolve(__dirname, '..');
 const OUT = path.join(ROOT, 'out');
 const STAGE = path.join(OUT, 'cli-package');
 
 /** What the package holds besides its manifest: the bundle, the hook scripts `ltm init` installs, and the docs. */
-const FILES = ['dist/cli.js', 'hooks/ltm-hook.sh', 'hooks/ltm-hook.ps1', 'README.md', 'LICENSE'];
+const FILES = [CLI_FILES.launcher, CLI_FILES.bundle, CLI_FILES.codeCache, 'hooks/ltm-hook.sh', 'hooks/ltm-hook.ps1', 'README.md', 'LICENSE'];
 
 export const CLI_PACKAGE_NAME = 'ltm-cli';
 

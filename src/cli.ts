@@ -205,7 +205,8 @@ function fail(error: Error, exitCode: number): CliOutput {
   return { stdout: '', stderr: `ltm: ${error.message.replace(/\r?\n/g, '\\n')}\n`, exitCode };
 }
 
-async function main(): Promise<void> {
+/** The command line as a process runs it (dist/cli.js, the launcher, calls this). */
+export async function main(): Promise<void> {
   try {
     const out = await runCli(process.argv.slice(2));
     if (out.stdout) process.stdout.write(out.stdout);

@@ -237,10 +237,12 @@ export class DiskMirror {
     if (!sameSignature(dirSig, this.memoriesDirSignature)) {
       this.memoriesDirSignature = dirSig;
       this.dirtyNames.clear();
+      const prefix = this.paths.memories + path.sep;
       const names = new Set(listDir(this.paths.memories).filter((n) => n.endsWith('.md')));
       for (const name of [...this.fileSignatures.keys()]) if (!names.has(name)) this.loadFile(name, null);
       for (const name of names) {
-        const sig = statSignature(path.join(this.paths.memories, name));
+        // Concatenated, not path.join (which normalises): ~5 ms of the 10,000 calls opening makes.
+        const sig = statSignature(prefix + name);
         if (!sameSignature(sig, this.fileSignatures.get(name) ?? null)) this.loadFile(name, sig);
       }
       return;

@@ -42,7 +42,7 @@ describe('version', function () {
 
   it('the bundles carry the version, not the whole manifest', () => {
     const { description } = manifest();
-    for (const bundle of ['cli.js', 'extension.js']) {
+    for (const bundle of ['cli.js', 'cli-main.js', 'extension.js']) {
       const file = path.join(REPO_ROOT, 'dist', bundle);
       if (!fs.existsSync(file)) continue;
       assert.ok(!fs.readFileSync(file, 'utf8').includes(description), `dist/${bundle} holds package.json's description`);

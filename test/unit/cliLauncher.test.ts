@@ -1,0 +1,74 @@
+/**
+ * dist/cli.js runs the CLI bundle from the V8 code cache the build saves
+ * (src/cliLauncher.ts): the cache is used for its own build only, and the CLI
+ * runs the same without it.
+ */
+import { strict as assert } from 'node:assert';
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { buildIdOf, bundleFiles, compileBundle } from '../../src/cliLauncher';
+import CLI_FILES from '../../src/shared/cliFiles.json';
+import { REPO_ROOT, ensureCliBuilt } from './storeTestKit';
+
+const VERSION = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+
+describe('the CLI launcher (dist/cli.js)', function () {
+  this.timeout(120_000);
+  let dir: string;
+
+  before(() => ensureCliBuilt());
+  beforeEach(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ltm-launcher-'));
+  });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  /** A copy of the built CLI's files in `dir`, as an install would lay them out. */
+  function copyCli(files: readonly string[]): void {
+    fs.mkdirSync(path.join(dir, 'dist'), { recursive: true });
+    for (const file of files) fs.copyFileSync(path.join(REPO_ROOT, file), path.join(dir, file));
+  }
+
+  function version(): string {
+    const r = spawnSync(process.execPath, [path.join(dir, CLI_FILES.launcher), '--version'], { encoding: 'utf8' });
+    assert.equal(r.stderr, '');
+    assert.equal(r.status, 0);
+    return r.stdout;
+  }
+
+  it('the build saves a code cache that V8 takes for the bundle', () => {
+    const { bundle, codeCache } = bundleFiles(path.join(REPO_ROOT, 'dist'));
+    assert.ok(buildIdOf(fs.readFileSync(bundle, 'utf8')), 'the bundle starts with its build ID');
+    assert.equal(compileBundle(bundle, codeCache).cacheUsed, true);
+  });
+
+  it('runs the CLI without a code cache', () => {
+    copyCli([CLI_FILES.launcher, CLI_FILES.bundle]);
+    assert.equal(version(), `${VERSION}\n`);
+    const { bundle, codeCache } = bundleFiles(path.join(dir, 'dist'));
+    assert.equal(compileBundle(bundle, codeCache).cacheUsed, false);
+  });
+
+  it("does not use another build's code cache, even for a bundle of the same length", () => {
+    copyCli([CLI_FILES.launcher, CLI_FILES.bundle, CLI_FILES.codeCache]);
+    const { bundle, codeCache } = bundleFiles(path.join(dir, 'dist'));
+    const source = fs.readFileSync(bundle, 'utf8');
+    const id = buildIdOf(source)!;
+    const otherId = `// ltm-build ${'0'.repeat(id.length - '// ltm-build '.length)}`;
+    fs.writeFileSync(bundle, otherId + source.slice(id.length));
+    assert.equal(fs.statSync(bundle).size, Buffer.byteLength(source));
+    assert.equal(compileBundle(bundle, codeCache).cacheUsed, false);
+    assert.equal(version(), `${VERSION}\n`);
+  });
+
+  it('a damaged code cache is ignored', () => {
+    copyCli([CLI_FILES.launcher, CLI_FILES.bundle, CLI_FILES.codeCache]);
+    const { bundle, codeCache } = bundleFiles(path.join(dir, 'dist'));
+    const bytes = fs.readFileSync(codeCache);
+    const header = buildIdOf(fs.readFileSync(bundle, 'utf8'))!.length + 1;
+    fs.writeFileSync(codeCache, Buffer.concat([bytes.subarray(0, header), Buffer.alloc(bytes.length - header, 0xab)]));
+    assert.equal(compileBundle(bundle, codeCache).cacheUsed, false);
+    assert.equal(version(), `${VERSION}\n`);
+  });
+});
