@@ -39,6 +39,8 @@ const DESCRIBE = {
   firstSearch: 'The first search after opening, without search-index.bin: builds the search index of every memory, then searches',
   firstSearchLoaded: 'The first search after opening, with search-index.bin saved by an earlier process: loads the index, checks each document against its file\'s signature, then searches',
   evict: `MemoryStore.evict() with the store over max_memories (size − 100): one cycle, batch of ${DEFAULT_CONFIG.eviction_batch_size}`,
+  evictServer: 'The same cycles as a server runs them (MemoryStore.deferIndexWrites): index.json is marked as behind instead of rewritten',
+  indexFlush: 'What the server then writes in a pause: MemoryStore.flushIndex() after each cycle (index.json with the cycle\'s changes)',
   openInProcess: 'MemoryStore.open() in this (warm) process, record cache (parse-cache.json) present (before each first search)',
   coldOpen: 'Fresh process: MemoryStore.open() + first list(), timed inside the child, record cache (parse-cache.json) present: each memory file is stat()ed, none is read but the page\'s',
   coldOpenNoCache: 'Same, parse-cache.json deleted first: every memory file is read and its frontmatter parsed as YAML',
@@ -385,6 +387,24 @@ export class EngineBench {
       eviction.push({ ms: cycleMs, before: result.before, after: result.after, steps: result.steps.length });
     }
     add('evict', eviction.map((e) => e.ms));
+    // As `ltm serve` and VS Code run them: index.json written after the cycle, in a pause (servers/indexFlush.ts).
+    store.deferIndexWrites(() => undefined);
+    // The cycles above brought the store close to its limit: these need a lower one to run.
+    const activeNow = store.memoryCount();
+    await store.updateState((state) => {
+      state.config.max_memories = activeNow - 100;
+    });
+    const serverCycles: number[] = [];
+    const flushes: number[] = [];
+    for (let i = 0; i < EVICTION_CYCLES; i++) {
+      const { ms: cycleMs, result } = await timeOnce(() => store.evict());
+      if (!result.ran) throw new Error(`eviction cycle ${i + 1} (server) did not run (${result.before} ≤ ${result.max_memories})`);
+      serverCycles.push(cycleMs);
+      flushes.push((await timeOnce(() => store.flushIndex())).ms);
+    }
+    store.deferIndexWrites(null);
+    add('evictServer', serverCycles);
+    add('indexFlush', flushes);
     store.flushCaches();
     store.dispose();
 
@@ -439,6 +459,8 @@ const ROW_ORDER: [key: string, label: string, description: string][] = [
   ['firstSearch', 'first search (index build)', DESCRIBE.firstSearch],
   ['firstSearchLoaded', 'first search (index loaded)', DESCRIBE.firstSearchLoaded],
   ['evict', 'eviction cycle', DESCRIBE.evict],
+  ['evictServer', 'eviction cycle (server)', DESCRIBE.evictServer],
+  ['indexFlush', '  then index.json (server)', DESCRIBE.indexFlush],
   ['openInProcess', 'open (in-process)', DESCRIBE.openInProcess],
   ['coldOpen', 'cold open + list', DESCRIBE.coldOpen],
   ['coldOpenNoCache', 'cold open + list, no record cache', DESCRIBE.coldOpenNoCache],
@@ -492,6 +514,7 @@ function summaryTable(results: readonly SizeResult[]): Table {
     ['firstSearch', 'first search (index build)'],
     ['firstSearchLoaded', 'first search (index loaded)'],
     ['evict', 'eviction cycle'],
+    ['evictServer', 'eviction cycle (server)'],
     ['coldOpen', 'cold open + list (cache)'],
     ['coldOpenNoCache', 'cold open + list (no cache)'],
     ['cliStatus', 'CLI status (whole process)'],
@@ -557,6 +580,26 @@ function targetsFor(r: SizeResult): Target[] {
   ];
 }
 
+/** Issue 13's targets at 10,000 and at 50,000 memories: [10,000, 50,000]. */
+const SCALE_LIMITS = { cliRecall: [300, 1000], evictionCycle: [50, 100] } as const;
+
+function scaleTargetsFor(r: SizeResult): Target[] {
+  const label = fmtInt(r.size);
+  const at = r.size > 10_000 ? 1 : 0;
+  const cli = r.rows.cliRecall!.summary;
+  const cycles = r.rows.evictServer!.summary;
+  return [
+    target(`Fresh CLI process, first recall at ${label}`, `median of ${cli.n} \`ltm recall\` processes (max ${ms(cli.max)} ms)`, cli.median, SCALE_LIMITS.cliRecall[at], 'ms'),
+    target(
+      `Eviction cycle (server) at ${label}`,
+      `median of ${cycles.n} cycles with index.json deferred, as a server runs them (max ${ms(cycles.max)} ms; index.json written after each: median ${ms(r.rows.indexFlush!.summary.median)} ms)`,
+      cycles.median,
+      SCALE_LIMITS.evictionCycle[at],
+      'ms',
+    ),
+  ];
+}
+
 export const engineSection: BenchSection = {
   id: 'engine',
   title: 'Engine (MemoryStore)',
@@ -585,7 +628,7 @@ export const engineSection: BenchSection = {
         `rows run 1 untimed then ${ctx.options.processReps} timed (the OS file cache is warm in both). In-process rows call the ` +
         'TypeScript sources through tsx; fresh processes run esbuild bundles, as shipped.',
       tables: [summaryTable(results), ...results.flatMap(sizeTables), ...(growth ? [growth] : [])],
-      targets: targetsFor(targetRun),
+      targets: [...targetsFor(targetRun), ...results.filter((r) => r.size === 10_000 || r.size === 50_000).flatMap(scaleTargetsFor)],
       notes: [
         `Recall queries (first ${sample.length} of ${RECALL_QUERIES}, at ${fmtInt(results[0]?.size ?? 0)}): ` +
           sample.map((q) => `"${q.query}" (${q.kind}, ${q.hits} hits)`).join(', '),
