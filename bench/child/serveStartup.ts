@@ -10,6 +10,8 @@
 import { HookClient, session, sessionStartContext, sessionStartPayload } from '../lib/hookTraffic';
 import { jobMain } from '../lib/jobMain';
 import { callOk, connectMcp } from '../lib/mcpTraffic';
+import * as fs from 'node:fs';
+import { storePaths } from '../../src/core/storeFiles';
 import { startServer, stopServer, type ServerHandle } from '../lib/serveProcess';
 
 export interface StartupJob {
@@ -18,6 +20,8 @@ export interface StartupJob {
   /** Fresh servers per kind of first request. */
   runs: number;
   query: string;
+  /** Delete the caches a server starts from (parse-cache.json, search-index.bin) before each start: everything is read and indexed from the memory files. */
+  withoutCaches?: boolean;
 }
 
 export interface StartupResult {
@@ -55,6 +59,11 @@ jobMain(async (job: StartupJob): Promise<StartupResult> => {
   const result: StartupResult = { recall: [], sessionStart: [], serving: [] };
   for (let i = 0; i < job.runs; i++) {
     for (const kind of ['recall', 'sessionStart'] as const) {
+      if (job.withoutCaches) {
+        const paths = storePaths(job.projectDir);
+        fs.rmSync(paths.parseCache, { force: true });
+        fs.rmSync(paths.searchIndex, { force: true });
+      }
       const server = await startServer(job.cliPath, job.projectDir);
       try {
         result[kind].push(kind === 'recall' ? await firstRecall(server, job.query) : await firstSessionStart(server, job.projectDir));

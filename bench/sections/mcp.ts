@@ -26,6 +26,8 @@ const LIMITS = {
   recallOverFloor: [1.5, 1.5],
   firstCall: [50, 50],
   startToFirstAnswer: [300, 1000],
+  /** The same with the caches deleted: everything read and indexed from the memory files. */
+  startWithoutCaches: [1000, 4000],
   /** The server's peak resident memory (VmHWM), MB. */
   peakRss: [90, 200],
 } as const;
@@ -36,6 +38,8 @@ const BURST = 100;
 const AFTER_BURST_MS = 2_500;
 
 const QUERIES = 50;
+/** Fresh servers per kind of first request without caches (each reads and indexes every memory file). */
+const NO_CACHE_RUNS = 3;
 
 function limit(kind: keyof typeof LIMITS, size: number): number {
   return LIMITS[kind][size > 10_000 ? 1 : 0];
@@ -56,6 +60,7 @@ interface SizeResult {
   startupRuns: number;
   rows: Record<string, { summary: Summary; samples: number[] }>;
   startup: { recall: Summary; sessionStart: Summary; serving: Summary };
+  startupWithoutCaches: { recall: Summary; sessionStart: Summary };
   ltm: { connectMs: number; firstCallMs: number; sessionId?: string };
   floors: Record<'perRequest' | 'reused', { connectMs: number; firstCallMs: number; sessionId?: string }>;
   memoriesAfter: number;
@@ -92,6 +97,14 @@ class McpBench {
 
       ctx.log(`  serve start → first recall / first session_start: ${processReps} fresh servers each`);
       const startup = runJobChild<StartupResult>(ctx, 'bench/child/serveStartup.ts', { cliPath: ctx.cliPath, projectDir, runs: processReps, query: queries[0]! } satisfies StartupJob);
+      ctx.log(`  the same without parse-cache.json and search-index.bin: ${NO_CACHE_RUNS} fresh servers each`);
+      const noCaches = runJobChild<StartupResult>(ctx, 'bench/child/serveStartup.ts', {
+        cliPath: ctx.cliPath,
+        projectDir,
+        runs: NO_CACHE_RUNS,
+        query: queries[0]!,
+        withoutCaches: true,
+      } satisfies StartupJob);
 
       ctx.log(`  MCP calls to ltm serve: first call, then ${warmup} + ${reps} recall and store_memory calls`);
       const server = await startServer(ctx.cliPath, projectDir);
@@ -163,6 +176,7 @@ class McpBench {
         startupRuns: processReps,
         rows,
         startup: { recall: summarise(startup.recall), sessionStart: summarise(startup.sessionStart), serving: summarise(startup.serving) },
+        startupWithoutCaches: { recall: summarise(noCaches.recall), sessionStart: summarise(noCaches.sessionStart) },
         ltm: { connectMs: ltm.connectMs, firstCallMs: ltm.firstCallMs, sessionId: ltm.sessionId },
         floors,
         memoriesAfter,
@@ -223,6 +237,8 @@ function sizeTables(r: SizeResult): Table[] {
         ['store', r.build, 'built as in the engine section'],
         ['serve start → first recall', medianMax(r.startup.recall), `median (max) of ${r.startupRuns} fresh \`ltm serve\` processes: spawn → "serving", the SDK client connects (initialize, initialized) and calls recall, timed by the process that spawned the server`],
         ['serve start → first session_start', medianMax(r.startup.sessionStart), `median (max) of ${r.startupRuns} more: spawn → "serving", then POST /hook/session_start with the token and port of server.json`],
+        ['serve start → first recall, no caches', medianMax(r.startupWithoutCaches.recall), `median (max) of ${NO_CACHE_RUNS} fresh servers with parse-cache.json and search-index.bin deleted before each: every memory file read, parsed and indexed`],
+        ['serve start → first session_start, no caches', medianMax(r.startupWithoutCaches.sessionStart), `the same, ${NO_CACHE_RUNS} more`],
         ['serve start → serving', medianMax(r.startup.serving), 'spawn → "serving" on stdout (server.json written), over all those processes'],
         ['connect', `${ms(r.ltm.connectMs)} ms`, `initialize + notifications/initialized to the running server (session ${r.ltm.sessionId ? 'given' : 'none: stateless'})`],
         ['first call after connect', `${ms(r.ltm.firstCallMs)} ms`, 'the first recall of that client (not in the rows above)'],
@@ -288,6 +304,20 @@ function targetsFor(r: SizeResult): Target[] {
       `median of ${r.startupRuns} fresh servers (max ${ms(r.startup.sessionStart.max)} ms)`,
       r.startup.sessionStart.median,
       limit('startToFirstAnswer', r.size),
+      'ms',
+    ),
+    target(
+      `Serve start → first recall without caches at ${at}`,
+      `median of ${NO_CACHE_RUNS} fresh servers, parse-cache.json and search-index.bin deleted (max ${ms(r.startupWithoutCaches.recall.max)} ms)`,
+      r.startupWithoutCaches.recall.median,
+      limit('startWithoutCaches', r.size),
+      'ms',
+    ),
+    target(
+      `Serve start → first session_start without caches at ${at}`,
+      `median of ${NO_CACHE_RUNS} fresh servers, parse-cache.json and search-index.bin deleted (max ${ms(r.startupWithoutCaches.sessionStart.max)} ms)`,
+      r.startupWithoutCaches.sessionStart.median,
+      limit('startWithoutCaches', r.size),
       'ms',
     ),
     ...(r.peakRssMb === null
