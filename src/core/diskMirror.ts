@@ -120,6 +120,9 @@ export class DiskMirror {
   private disposed = false;
   private watchedIno = 0;
 
+  /** See changeCount. */
+  private changes = 0;
+
   constructor(
     readonly paths: StorePaths,
     private readonly options: OpenOptions,
@@ -127,6 +130,15 @@ export class DiskMirror {
     private readonly events: MirrorEvents,
   ) {
     this.state = readState(null).value;
+  }
+
+  /**
+   * Counts the changes this mirror saw on disk or made (a memory file, valid
+   * or not, index.json, stats, state.json, archives): equal counts, nothing
+   * changed in between.
+   */
+  get changeCount(): number {
+    return this.changes;
   }
 
   dispose(): void {
@@ -263,6 +275,7 @@ export class DiskMirror {
    * not read: its fields come from the record, its Content when asked for.
    */
   private loadFile(name: string, sig: FileSignature | null): void {
+    this.changes++;
     const stem = name.slice(0, -3);
     const previous = this.files.get(stem);
     this.invalidFiles.delete(name);
@@ -324,6 +337,7 @@ export class DiskMirror {
     if (previous === undefined && next === undefined) return;
     const before = previous?.knownText ?? null;
     if (before !== null && before === next?.knownText) return;
+    this.changes++;
     this.events.memoryChanged(id, next);
   }
 
@@ -332,12 +346,14 @@ export class DiskMirror {
     if (!sameSignature(indexSig, this.indexSignature) || (indexSig === null && this.indexFile !== null && this.indexFile.status.kind !== 'missing')) {
       this.indexSignature = indexSig;
       this.indexFile = null;
+      this.changes++;
       this.events.indexChanged();
     }
     this.refreshStats();
     const stateSig = this.writesInFlight.has(this.paths.state) ? this.stateSignature : statSignature(this.paths.state);
     if (!sameSignature(stateSig, this.stateSignature) || (stateSig === null && this.stateStatus.kind !== 'missing')) {
       this.stateSignature = stateSig;
+      this.changes++;
       const read = readState(readTextIfExists(this.paths.state));
       this.state = read.value;
       this.stateStatus = read.status;
@@ -351,6 +367,7 @@ export class DiskMirror {
       const read = readArchiveIndex(readTextIfExists(this.paths.archiveIndex));
       this.archiveIndex = read.value;
       this.archiveIndexStatus = read.status;
+      this.changes++;
       this.events.archivesChanged();
       if (read.status.kind !== 'ok') this.rebuildArchiveIndex(read.status.kind === 'missing' ? 'legacy' : 'recovered');
     }
@@ -373,6 +390,7 @@ export class DiskMirror {
       const tail = this.readJournalFrom(this.journal.consumed);
       applyJournal(this.stats, readJournalLines(tail.text).changes);
       this.journal = { ...this.journal, signature: journalSig, consumed: this.journal.consumed + tail.bytes, lines: this.journal.lines + tail.lines };
+      this.changes++;
       this.events.statsRead();
       return;
     }
@@ -384,6 +402,7 @@ export class DiskMirror {
     const applies = journalAppliesTo(whole.text, statsSig);
     if (applies) applyJournal(this.stats, readJournalLines(whole.text).changes);
     this.journal = { signature: journalSig, consumed: whole.bytes, lines: whole.lines, applies };
+    this.changes++;
     this.events.statsRead();
   }
 
@@ -435,6 +454,7 @@ export class DiskMirror {
         .filter((n) => n.endsWith('.md') && isMemoryId(n.slice(0, -3)))
         .map((n) => n.slice(0, -3)),
     );
+    this.changes++;
     this.events.archivesChanged();
     if (this.archiveIndexStatus.kind !== 'ok') this.rebuildArchiveIndex(this.archiveIndexStatus.kind === 'missing' ? 'legacy' : 'recovered');
   }
@@ -549,6 +569,7 @@ export class DiskMirror {
     writeFileAtomic(path.join(this.paths.archives, `${id}.md`), raw);
     this.archiveFiles.add(id);
     this.archivesDirSignature = statSignature(this.paths.archives);
+    this.changes++;
     this.events.archivesChanged();
   }
 
@@ -556,6 +577,7 @@ export class DiskMirror {
     fs.rmSync(path.join(this.paths.archives, `${id}.md`), { force: true });
     this.archiveFiles.delete(id);
     this.archivesDirSignature = statSignature(this.paths.archives);
+    this.changes++;
     this.events.archivesChanged();
   }
 
@@ -563,6 +585,7 @@ export class DiskMirror {
     writeFileAtomic(this.paths.archiveIndex, toJsonText(archiveIndexJson(this.archiveIndex)));
     this.archiveIndexStatus = { kind: 'ok' };
     this.archiveIndexSignature = statSignature(this.paths.archiveIndex);
+    this.changes++;
     this.events.archivesChanged();
   }
 

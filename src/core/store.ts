@@ -176,6 +176,15 @@ export class MemoryStore {
     return { max_memories, memories_to_load, eviction_batch_size, review_new_memories, stale_memories };
   }
 
+  /**
+   * Counts the changes seen on disk or made here since opening (refresh()
+   * first): a caller that saw a count and sees it again knows nothing changed
+   * in between (the VS Code views refresh on it, once per change).
+   */
+  get changeCount(): number {
+    return this.mirror.changeCount;
+  }
+
   get sessionCount(): number {
     this.ensureOpen();
     return this.mirror.state.session_count;

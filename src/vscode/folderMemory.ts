@@ -69,6 +69,8 @@ export class FolderMemory extends DisposableOwner {
   /** Fires when the server the folder's clients use started, stopped or changed. */
   readonly onDidChangeServer = this.serverChanged.event;
   private debounce: NodeJS.Timeout | undefined;
+  /** The store's changeCount when the views were last told of a change (-1: never). */
+  private firedAtChange = -1;
   private starting: Promise<void> | null = null;
 
   constructor(
@@ -139,7 +141,7 @@ export class FolderMemory extends DisposableOwner {
     }, 0);
     this.own({ dispose: () => clearTimeout(warm) });
     this.deps.log.info(`${this.name}: opened ${store.memoryCount()} memories in ${Date.now() - started} ms`);
-    this.changed.fire();
+    this.fireChanged();
   }
 
   /** Creates `.claude/ltm/` and starts serving it. */
@@ -224,7 +226,7 @@ export class FolderMemory extends DisposableOwner {
   async restartServer(): Promise<void> {
     await this.stopServer();
     await this.startServer();
-    this.changed.fire();
+    this.fireChanged();
   }
 
   private setTerminalEnvironment(port: number, token: string, mcpUrl: string): void {
@@ -284,9 +286,14 @@ export class FolderMemory extends DisposableOwner {
     await vscode.window.showTextDocument(vscode.Uri.file(file), { preview: true });
   }
 
-  /** Re-reads the store now (the Refresh command). */
+  /** Re-reads the store now and tells the views (the Refresh command, and every change made from the UI). */
   refresh(): void {
     this.storeInstance?.refresh({ full: true });
+    this.fireChanged();
+  }
+
+  private fireChanged(): void {
+    this.firedAtChange = this.storeInstance?.changeCount ?? -1;
     this.changed.fire();
   }
 
@@ -296,7 +303,7 @@ export class FolderMemory extends DisposableOwner {
       this.serverEventTimer = setTimeout(() => void this.checkForeign(), SERVER_EVENT_DEBOUNCE_MS);
     }
     // The server's own files change on every start; they say nothing about memories.
-    if (/[\\/](?:server|server-identity|parse-cache)\.json$|\.ltm-tmp$|[\\/]\.lock(?:[\\/]|$)/.test(uri.fsPath)) return;
+    if (/[\\/](?:server|server-identity|parse-cache|index-pending)\.json$|\.ltm-tmp$|[\\/]\.lock(?:[\\/]|$)/.test(uri.fsPath)) return;
     clearTimeout(this.debounce);
     this.debounce = setTimeout(() => {
       if (!this.storeInstance) {
@@ -304,7 +311,9 @@ export class FolderMemory extends DisposableOwner {
         return;
       }
       this.storeInstance.refresh({ full: true });
-      this.changed.fire();
+      // The file events of a change the UI made (and refreshed for at once), or of index.json written a moment
+      // after the memory files, bring nothing new: a second refresh would only redraw the views under the pointer.
+      if (this.storeInstance.changeCount !== this.firedAtChange) this.fireChanged();
     }, CHANGE_DEBOUNCE_MS);
   }
 

@@ -11,7 +11,7 @@
  * exactly as one the page posts. The tabs are VS Code's own (tabGroups).
  */
 import { strict as assert } from 'node:assert';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
@@ -43,11 +43,20 @@ describe('the memory panel: preview, edit, save', () => {
   const panels = () => api.memoryPanels().filter((p) => Object.values(ids).includes(p.id));
   const panelOf = (id: string) => waitFor(() => panels().find((p) => p.id === id), `a panel showing ${id}`);
   const open = (id: string, pin?: boolean) => vscode.commands.executeCommand('ltm.openMemory', { id, folder: project, ...(pin ? { pin } : {}) });
-  /** Another process changing a memory: the real `ltm` CLI. */
-  const cli = (...args: string[]) => {
+  /**
+   * Another process changing a memory: the real `ltm` CLI. Not spawnSync: the extension host must go on
+   * running meanwhile (its server may hold the store's lock for a moment, writing index.json).
+   */
+  const cli = async (...args: string[]) => {
     const cliPath = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'cli.js');
-    const r = spawnSync(process.execPath, [cliPath, ...args, '--project', project], { encoding: 'utf8', env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
-    assert.equal(r.status, 0, `ltm ${args.join(' ')}: ${r.stdout}${r.stderr}`);
+    const r = await new Promise<{ status: number | null; output: string }>((resolve) => {
+      const child = spawn(process.execPath, [cliPath, ...args, '--project', project], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+      let output = '';
+      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+      child.on('close', (status) => resolve({ status, output }));
+    });
+    assert.equal(r.status, 0, `ltm ${args.join(' ')}: ${r.output}`);
   };
   /** VS Code tells the extension host of tabs a moment after they change. */
   const tabCount = (count: number) => waitFor(() => memoryTabs().length === count, `${count} memory tab(s)`);
@@ -174,7 +183,7 @@ describe('the memory panel: preview, edit, save', () => {
     const panel = await panelOf(ids.pool);
     const base = onDisk(ids.pool);
     await panel.receive({ type: 'edit', id: ids.pool, edit: { base, draft: { ...base, summary: 'Mine: the pool holds 70.' } } });
-    cli('update', ids.pool, '--summary', 'Theirs: the pool holds 80.');
+    await cli('update', ids.pool, '--summary', 'Theirs: the pool holds 80.');
     await panel.receive({ type: 'save', id: ids.pool, overwrite: false });
     assert.deepEqual((await panelOf(ids.pool)).conflict, ['summary'], 'the page is told what changed on disk');
     assert.equal(onDisk(ids.pool).summary, 'Theirs: the pool holds 80.', 'their change was not overwritten');
@@ -187,7 +196,7 @@ describe('the memory panel: preview, edit, save', () => {
     // Their Content and my Summary: no conflict, both kept.
     const base2 = onDisk(ids.pool);
     await panel.receive({ type: 'edit', id: ids.pool, edit: { base: base2, draft: { ...base2, summary: 'Mine again.' } } });
-    cli('update', ids.pool, '--content', 'Theirs: connections are released between chunks.');
+    await cli('update', ids.pool, '--content', 'Theirs: connections are released between chunks.');
     await panel.receive({ type: 'save', id: ids.pool, overwrite: false });
     const both = onDisk(ids.pool);
     assert.deepEqual([both.summary, both.content], ['Mine again.', 'Theirs: connections are released between chunks.']);

@@ -130,6 +130,28 @@ describe('LTM: New memory (the form)', () => {
     await waitFor(() => api.folders().find((f) => f.path === project && f.memories === 1), 'the view to count it');
   });
 
+  it('refreshes the views once per saved memory: index.json, written by the server a moment later, does not refresh them again', async () => {
+    // The earlier tests' writes have settled.
+    const pending = path.join(project, '.claude', 'ltm', 'index-pending.json');
+    await waitFor(() => !fs.existsSync(pending), 'index.json to be written');
+    await new Promise((r) => setTimeout(r, 500));
+    const refreshes: number[] = [];
+    const started = Date.now();
+    const counting = api.onDidChangeMemories((folder) => {
+      if (folder === project) refreshes.push(Date.now() - started);
+    });
+    try {
+      assert.deepEqual(await save(fields({ topic: 'Idle connections close after a second', content: 'IDLE_MS is 1000 on purpose.' })), []);
+      await waitFor(() => refreshes.length > 0, 'the views to refresh');
+      await waitFor(() => !fs.existsSync(pending), 'index.json to be written');
+      // Longer than a file event's debounce (150 ms) after index.json was written.
+      await new Promise((r) => setTimeout(r, 800));
+      assert.equal(refreshes.length, 1, `the views refreshed ${refreshes.length} times (at ${refreshes.join(', ')} ms)`);
+    } finally {
+      counting.dispose();
+    }
+  });
+
   it('closes on Cancel, writing nothing', async () => {
     const before = memoryFiles();
     await form.receive({ type: 'cancel' });
