@@ -9,7 +9,7 @@ import * as path from 'node:path';
 import { followAnchors, reanchor, writeAnchors, type AnchorCommandParts } from '../../src/core/anchorCommands';
 import { StoreLock } from '../../src/core/lock';
 import type { StoreParts } from '../../src/core/storeParts';
-import { makeParts, makeTempProject, removeDir, splitFile, testId, writeMemory } from './storeTestKit';
+import { makeParts, makeTempProject, removeDir, splitFile, testId, writeMemory } from '../support/storeKit';
 
 const numbered = (n: number) => Array.from({ length: n }, (_, i) => `const line${i + 1} = ${i + 1};`).join('\n') + '\n';
 const [A, B] = [testId(0xa), testId(0xb)];

@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { evictOnce } from '../../src/core/evictionCycle';
 import type { StoreParts } from '../../src/core/storeParts';
-import { makeParts, makeTempProject, memoryKeys, readJson, removeDir, snapshotDiff, snapshotFiles, splitFile, statsOnDisk, testId, writeMemory } from './storeTestKit';
+import { makeParts, makeTempProject, memoryKeys, readJson, removeDir, snapshotDiff, snapshotFiles, splitFile, statsOnDisk, testId, writeMemory } from '../support/storeKit';
 
 const [LOW, KEPT] = [testId(0x1), testId(0x2)];
 const CONTENT = 'First paragraph, the hint.\n\nSecond paragraph, the detail.\n\nThird paragraph, more detail.';

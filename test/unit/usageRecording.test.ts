@@ -8,7 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { StoreParts } from '../../src/core/storeParts';
 import { accessedInSession, recordAccesses, recordUses, storeEndedSessionPriorities, storePriorities } from '../../src/core/usageRecording';
-import { makeParts, makeTempProject, removeDir, statsOnDisk, testId, writeMemory } from './storeTestKit';
+import { makeParts, makeTempProject, removeDir, statsOnDisk, testId, writeMemory } from '../support/storeKit';
 
 const [A, B, GONE] = [testId(0xa), testId(0xb), testId(0x99)];
 
