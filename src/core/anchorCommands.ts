@@ -9,7 +9,7 @@ import { anchorsToFrontmatter, type Anchor } from './anchors';
 import { LtmError } from './errors';
 import { updateFrontmatter } from './memoryFile';
 import { requireActive, type StoreParts } from './storeParts';
-import type { MemoryView } from './storeTypes';
+import type { MemoryView, UpdateResult } from './storeTypes';
 
 export interface AnchorCommandParts extends Pick<StoreParts, 'mirror' | 'queries' | 'anchoring'> {
   /** Runs `work` under the store's lock after a refresh (MemoryStore's mutate). */
@@ -65,4 +65,31 @@ export async function followAnchors(parts: AnchorCommandParts): Promise<string[]
     }
   }
   return written;
+}
+
+/**
+ * An update that also sets a memory's anchors from `specs`, hashed before anything is written (reading code
+ * can fail, and a bad anchor must change nothing): then the text (`updateText`, when `text` gives a field),
+ * then the anchors, each in a turn of the lock of its own. `changed` names `anchors` when they changed.
+ */
+export async function updateWithAnchors(
+  parts: AnchorCommandParts,
+  id: string,
+  specs: readonly string[],
+  text: object,
+  updateText: () => Promise<UpdateResult>,
+): Promise<UpdateResult> {
+  const anchors = parts.anchoring.anchorsFor(specs);
+  const textGiven = Object.values(text).some((v) => v !== undefined);
+  const result = textGiven ? await updateText() : { memory: activeView(parts, id), changed: [], redactions: [], versions: [] };
+  const before = JSON.stringify(activeView(parts, id).anchors);
+  const memory = await writeAnchors(parts, id, () => anchors);
+  return JSON.stringify(memory.anchors) === before ? result : { ...result, memory, changed: [...result.changed, 'anchors'] };
+}
+
+/** A memory as its file is now (checked again, a hand edit seen at once); not_found unless active. */
+function activeView({ mirror, queries }: AnchorCommandParts, id: string): MemoryView {
+  mirror.refreshOne(id);
+  requireActive(mirror, id);
+  return queries.view(id);
 }

@@ -2,13 +2,15 @@
  * One eviction cycle's changes to the files: when memories/ holds more than
  * `max_memories`, the batch eviction.ts selects advances one phase each,
  * every full text archived first and the Summary never changed. Run under the
- * store's lock after a refresh (MemoryStore takes it, one cycle per turn).
+ * store's lock after a refresh (MemoryStore takes it, one cycle per turn);
+ * the end of sessions runs a cycle per ended session, each in a turn of its own.
  */
 import { archiveEntryFor, ensureArchived } from './archiving';
 import { selectEvictionBatch } from './eviction';
 import { reduceToAbstract, reduceToHint, renderBody, replaceBody, updateFrontmatter } from './memoryFile';
 import { nowIso, unregisterMemory, type StoreParts } from './storeParts';
 import type { EvictionResult } from './storeTypes';
+import { storeEndedSessionPriorities } from './usageRecording';
 
 /** What a cycle works through. */
 export type EvictionParts = Pick<StoreParts, 'mirror' | 'index' | 'stats' | 'queries'>;
@@ -58,4 +60,20 @@ export function evictOnce(parts: EvictionParts): EvictionResult {
   result.ran = true;
   result.after = mirror.files.size;
   return result;
+}
+
+/**
+ * What the end of sessions calls for: the priorities of memories accessed in them stored again, then one
+ * eviction cycle per ended session, each in a turn of the store's lock of its own (`mutate`, MemoryStore's):
+ * a backlog of cycles (many sessions ended at once, or max_memories lowered) must not hold a server's hooks for long.
+ */
+export async function maintainAfterSessions(
+  parts: EvictionParts,
+  mutate: <T>(work: () => T | Promise<T>) => Promise<T>,
+  sessionNumbers: readonly number[],
+): Promise<EvictionResult[]> {
+  await mutate(() => storeEndedSessionPriorities(parts, sessionNumbers));
+  const results: EvictionResult[] = [];
+  for (const _ of sessionNumbers) results.push(await mutate(() => evictOnce(parts)));
+  return results;
 }

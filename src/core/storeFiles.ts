@@ -2,6 +2,7 @@
  * The JSON files of a store: where they are, how they are read (leniently,
  * saying what is wrong) and how they are written (stable key order).
  */
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { hasConflictMarkers, readTextIfExists, writeFileAtomic } from './files';
@@ -90,6 +91,13 @@ export function ensureGitignore(paths: StorePaths): void {
   const lines = new Set(existing.split(/\r?\n/).map((l) => l.trim()));
   const missing = GITIGNORE_LINES.filter((l) => !lines.has(l));
   if (missing.length > 0) writeFileAtomic(paths.gitignore, `${existing.replace(/\n?$/, '\n')}${missing.join('\n')}\n`);
+}
+
+/** Creates `.claude/ltm/` and its .gitignore, or adds missing ignore lines to an existing one. Reads no memory. */
+export function initStoreFiles(paths: StorePaths): void {
+  fs.mkdirSync(paths.memories, { recursive: true });
+  fs.mkdirSync(paths.archives, { recursive: true });
+  ensureGitignore(paths);
 }
 
 /** How a JSON file was found: fine, absent, or unusable with a reason. */

@@ -1,13 +1,21 @@
 /**
  * What a caller wants stored, checked and cleaned before the store takes its
- * lock: validation that names the first problem, and redaction of known secret
- * shapes from every text field. Pure functions of the input, so a rejected
- * request never touches the disk.
+ * lock: validation that names the first problem (memory IDs too), and
+ * redaction of known secret shapes from every text field. Pure functions of
+ * the input, so a rejected request never touches the disk.
  */
 import { invalidInput } from './errors';
 import { MAX_KEYWORDS, MAX_KEYWORD_LENGTH, deriveSummary, normaliseKeywords, normaliseTags, summaryProblem } from './memoryFile';
+import { MEMORY_ID_FORMAT, isMemoryId } from './model';
 import { redactSecrets, type Redaction } from './secrets';
 import type { StoreInput } from './storeTypes';
+
+/** Throws invalid_input unless `id` is a memory ID: what a caller names is checked before anything is read. */
+export function requireMemoryId(id: string): void {
+  if (typeof id !== 'string' || !isMemoryId(id)) {
+    throw invalidInput(`"${String(id)}" is not a memory ID (expected ${MEMORY_ID_FORMAT})`);
+  }
+}
 
 /** UTF-8 cannot encode a lone surrogate: saving one would silently change the text. */
 export function rejectUnpairedSurrogates(name: string, value: string): void {

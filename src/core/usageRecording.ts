@@ -1,14 +1,24 @@
 /**
  * What the store records about the use of its memories, in stats.json
- * through the stats writer (statsWriter.ts, usage.ts): accesses and uses by
- * session, and priorities stored again. Each runs under the store's lock
- * after a refresh (MemoryStore takes it); memories no longer active are skipped.
+ * through the stats writer (statsWriter.ts, usage.ts): a read counted,
+ * accesses and uses by session, and priorities stored again. Each runs under
+ * the store's lock after a refresh (MemoryStore takes it); memories no longer
+ * active are skipped (a read of one is refused).
  */
-import type { StoreParts } from './storeParts';
+import { requireActive, type StoreParts } from './storeParts';
+import type { MemoryView } from './storeTypes';
 import { USAGE_KINDS, type UsageKind } from './usage';
 
 /** What recording works through. */
 export type UsageParts = Pick<StoreParts, 'mirror' | 'stats'>;
+
+/** Memory `id` as read by a caller (get): the read counted as an access and a use (`read`) in the current session. */
+export function readMemory({ mirror, stats, queries }: Pick<StoreParts, 'mirror' | 'stats' | 'queries'>, id: string): MemoryView {
+  requireActive(mirror, id);
+  stats.recordUsage([id], mirror.state.session_count, 'read');
+  stats.write();
+  return queries.view(id);
+}
 
 /** Counts accesses in one write; `bySession` maps a session number (-1: the current one) to the memories accessed in it. */
 export async function recordAccesses({ mirror, stats }: UsageParts, bySession: ReadonlyMap<number, readonly string[]>): Promise<void> {

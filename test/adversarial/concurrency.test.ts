@@ -8,8 +8,8 @@
 import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { mcpClient, postHook } from '../servers/serverKit';
-import { ensureCliBuilt, ltmRoot, memoryFileIds, memoryKeys } from '../unit/storeTestKit';
+import { mcpClient, postHook } from '../support/serverKit';
+import { ensureCliBuilt, ltmRoot, memoryFileIds, memoryKeys } from '../support/storeKit';
 import { Processes, TempDirs, ltmJsonAsync, nonceWord, pool, prng, runLtm, startServe } from './kit';
 
 interface Acked {

@@ -13,8 +13,8 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { HOOK_SCRIPT, mcpClient, postToolUsePayload, rawRequest, serverJsonPath, sessionStartPayload, waitFor, type ServerJson } from '../servers/serverKit';
-import { ensureCliBuilt } from '../unit/storeTestKit';
+import { HOOK_SCRIPT, mcpClient, postToolUsePayload, rawRequest, serverJsonPath, sessionStartPayload, waitFor, type ServerJson } from '../support/serverKit';
+import { ensureCliBuilt } from '../support/storeKit';
 import { CLI, Processes, TempDirs, allFiles, git, runLtm, sampleCmdlines, startServe, type CmdlineSampling, type ServeProcess } from './kit';
 
 const AT_ONCE = path.join(__dirname, 'serveAtOnce.cjs');

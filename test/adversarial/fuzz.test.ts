@@ -26,8 +26,8 @@ import {
   type HttpAnswer,
   type RawRequest,
   type TestServer,
-} from '../servers/serverKit';
-import { ltmRoot } from '../unit/storeTestKit';
+} from '../support/serverKit';
+import { ltmRoot } from '../support/storeKit';
 import { assertSnapshotUnchanged, checkProperty, rawHttp, sharedSnapshot } from './kit';
 
 // --- a JSON syntax tree, serialised by hand so that "__proto__" is a real key ----------

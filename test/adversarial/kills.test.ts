@@ -19,8 +19,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { MemoryStore } from '../../src/core/store';
-import { mcpClient, postHook, setConfig, waitFor } from '../servers/serverKit';
-import { ensureCliBuilt, ltmRoot } from '../unit/storeTestKit';
+import { mcpClient, postHook, setConfig, waitFor } from '../support/serverKit';
+import { ensureCliBuilt, ltmRoot } from '../support/storeKit';
 import { Processes, TempDirs, exists, fileSections, ltmJsonAsync, median, nonceWord, prng, runLtm, sleep, startServe, type CliRun } from './kit';
 
 const LOCK_HOLDER = path.join(__dirname, 'lockHolder.worker.ts');

@@ -4,8 +4,8 @@
  * real CLI run asynchronously with a time limit, temp dirs removed at the end,
  * byte snapshots of the shared store files, and scans of files for strings.
  *
- * It builds on test/servers/serverKit.ts, test/support/ltmProcess.ts and
- * test/unit/storeTestKit.ts (imported, never edited).
+ * It builds on test/support/serverKit.ts, test/support/ltmProcess.ts and
+ * test/support/storeKit.ts (imported, never edited).
  */
 import { strict as assert } from 'node:assert';
 import { spawn, spawnSync, type ChildProcess, type SpawnOptions } from 'node:child_process';
@@ -13,8 +13,8 @@ import * as fs from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { CLI, spawnLtm, spawnNode, waitForServerJson, type HookRun, type ServeProcess, type ServerJson } from '../servers/serverKit';
-import { REPO_ROOT, filesUnder, ltmRoot, makeTempProject, removeDir, snapshotDiff, snapshotFiles } from '../unit/storeTestKit';
+import { CLI, spawnLtm, spawnNode, waitForServerJson, type HookRun, type ServeProcess, type ServerJson } from '../support/serverKit';
+import { REPO_ROOT, filesUnder, ltmRoot, makeTempProject, removeDir, snapshotDiff, snapshotFiles } from '../support/storeKit';
 
 export { CLI, REPO_ROOT };
 

@@ -15,8 +15,8 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MemoryStore } from '../../src/core/store';
-import { mcpClient, setConfig } from '../servers/serverKit';
-import { ensureCliBuilt, ltmRoot } from '../unit/storeTestKit';
+import { mcpClient, setConfig } from '../support/serverKit';
+import { ensureCliBuilt, ltmRoot } from '../support/storeKit';
 import { Processes, TempDirs, fileSections, git, ltmJsonAsync, nonceWord, prng, runLtm, startServe } from './kit';
 
 interface Original {

@@ -13,8 +13,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { MemoryStore } from '../../src/core/store';
-import { mcpClient, postHook } from '../servers/serverKit';
-import { ensureCliBuilt, ltmRoot } from '../unit/storeTestKit';
+import { mcpClient, postHook } from '../support/serverKit';
+import { ensureCliBuilt, ltmRoot } from '../support/storeKit';
 import { Processes, TempDirs, allFiles, findStrings, pool, prng, runLtm, startServe, type Finding, type ServeProcess } from './kit';
 
 interface Secret {

@@ -8,7 +8,7 @@ import { promisify } from 'node:util';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MAX_SITUATION_FILES, RECENT_COMMITS, cachedGitSituation, parseStatus, readGitSituation } from '../../src/servers/gitSituation';
-import { makeTempProject, removeDir } from '../unit/storeTestKit';
+import { makeTempProject, removeDir } from '../support/storeKit';
 
 const execFileAsync = promisify(execFile);
 

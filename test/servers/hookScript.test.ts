@@ -18,7 +18,7 @@ import * as path from 'node:path';
 import { HOOK_EVENTS } from '../../src/servers/hookRoutes';
 import { SHELL_COMMANDS } from '../../src/servers/hookShell';
 import { sampleCmdlines, type CmdlineSampling } from '../support/cmdlineSampler';
-import { ltmRoot, removeDir } from '../unit/storeTestKit';
+import { ltmRoot, removeDir } from '../support/storeKit';
 import {
   HOOK_SCRIPT,
   closedPort,
@@ -31,7 +31,7 @@ import {
   startTestServer,
   type HookRun,
   type TestServer,
-} from './serverKit';
+} from '../support/serverKit';
 
 const SCRIPT = process.env.LTM_HOOK_SCRIPT_UNDER_TEST || HOOK_SCRIPT;
 const PROXY_DELAY_MS = 200;

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import type { MemoryStore } from '../../src/core/store';
-import { ensureCliBuilt, ltmRoot, makeTempProject, readJson, removeDir, snapshotDiff, snapshotFiles } from '../unit/storeTestKit';
+import { ensureCliBuilt, ltmRoot, makeTempProject, readJson, removeDir, snapshotDiff, snapshotFiles } from '../support/storeKit';
 import {
   CLI,
   HOOK_SCRIPT,
@@ -29,7 +29,7 @@ import {
   type HttpAnswer,
   type Json,
   type TestServer,
-} from './serverKit';
+} from '../support/serverKit';
 
 const estimateTokens = (text: string) => Math.ceil(text.length / 4);
 

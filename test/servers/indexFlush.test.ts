@@ -9,8 +9,8 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { storePaths } from '../../src/core/storeFiles';
-import { ensureCliBuilt } from '../unit/storeTestKit';
-import { mcpClient, rawRequest, spawnLtm, startTestServer, waitFor, type Json, type TestServer } from './serverKit';
+import { ensureCliBuilt } from '../support/storeKit';
+import { mcpClient, rawRequest, spawnLtm, startTestServer, waitFor, type Json, type TestServer } from '../support/serverKit';
 
 /** The IDs index.json lists (none before it is first written). */
 function indexedIds(project: string): string[] {

@@ -16,8 +16,8 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { MemoryStore } from '../../src/core/store';
-import { ltmRoot, snapshotDiff, snapshotFiles } from '../unit/storeTestKit';
-import { REPO_ROOT, TOOL_NAMES, startTestServer, type Json, type TestServer } from './serverKit';
+import { ltmRoot, snapshotDiff, snapshotFiles } from '../support/storeKit';
+import { REPO_ROOT, TOOL_NAMES, startTestServer, type Json, type TestServer } from '../support/serverKit';
 
 const INSPECTOR = path.join(REPO_ROOT, 'node_modules', '.bin', 'mcp-inspector');
 

@@ -9,8 +9,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { MemoryStore } from '../../src/core/store';
-import { ltmRoot, snapshotDiff, snapshotFiles } from '../unit/storeTestKit';
-import { TOOL_NAMES, assertShape, mcpClient, postHook, postToolUsePayload, readState, sessionStartPayload, startTestServer, type Json, type TestServer } from './serverKit';
+import { ltmRoot, snapshotDiff, snapshotFiles } from '../support/storeKit';
+import { TOOL_NAMES, assertShape, mcpClient, postHook, postToolUsePayload, readState, sessionStartPayload, startTestServer, type Json, type TestServer } from '../support/serverKit';
 
 const ID_RE = /^mem_[0-9a-f]{8}$/;
 

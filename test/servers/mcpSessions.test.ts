@@ -8,7 +8,7 @@
 import { strict as assert } from 'node:assert';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { makeTempProject, removeDir } from '../unit/storeTestKit';
+import { makeTempProject, removeDir } from '../support/storeKit';
 import {
   mcpClient,
   rawRequest,
@@ -19,7 +19,7 @@ import {
   type HttpAnswer,
   type Json,
   type TestServer,
-} from './serverKit';
+} from '../support/serverKit';
 
 function sessionIdOf(client: Client): string | undefined {
   return (client.transport as StreamableHTTPClientTransport | undefined)?.sessionId;

@@ -9,9 +9,9 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ltmRoot, snapshotDiff, snapshotFiles } from '../unit/storeTestKit';
+import { ltmRoot, snapshotDiff, snapshotFiles } from '../support/storeKit';
 import { DUPLICATE_PAIRS, RELATED_PAIRS } from '../unit/similarityPairs';
-import { assertShape, mcpClient, startTestServer, type Json, type TestServer } from './serverKit';
+import { assertShape, mcpClient, startTestServer, type Json, type TestServer } from '../support/serverKit';
 
 interface ToolAnswer {
   text: string;

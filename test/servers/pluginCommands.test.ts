@@ -13,8 +13,8 @@ import { MemoryStore } from '../../src/core/store';
 import { runHookCommand } from '../../src/servers/hookCommand';
 import { pluginHooks } from '../../src/servers/pluginFiles';
 import { PLUGIN_TOOL_PREFIX, PROJECT_TOOL_PREFIX } from '../../src/shared/toolNames';
-import { CLI, REPO_ROOT, TOOL_NAMES, closedPort, deadPid, readState, serverJsonPath, sessionStartPayload, startTestServer, type Json } from './serverKit';
-import { ltmRoot, makeTempProject, removeDir, snapshotDiff, snapshotFiles } from '../unit/storeTestKit';
+import { CLI, REPO_ROOT, TOOL_NAMES, closedPort, deadPid, readState, serverJsonPath, sessionStartPayload, startTestServer, type Json } from '../support/serverKit';
+import { ltmRoot, makeTempProject, removeDir, snapshotDiff, snapshotFiles } from '../support/storeKit';
 
 /** `ltm hook <event>` as Claude Code runs it: the payload on stdin, the project in CLAUDE_PROJECT_DIR. */
 function runHook(event: string, payload: string, project: string, env: Record<string, string | undefined> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {

@@ -10,7 +10,7 @@ import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { runCli } from '../../src/cli';
-import { hookInfo, mcpClient, postHook, postToolUsePayload, sessionStartPayload, setConfig, startTestServer, type Json, type TestServer } from './serverKit';
+import { hookInfo, mcpClient, postHook, postToolUsePayload, sessionStartPayload, setConfig, startTestServer, type Json, type TestServer } from '../support/serverKit';
 
 interface ToolAnswer {
   text: string;

@@ -5,8 +5,8 @@
 import { strict as assert } from 'node:assert';
 import * as net from 'node:net';
 import * as os from 'node:os';
-import { ltmRoot, snapshotDiff, snapshotFiles } from '../unit/storeTestKit';
-import { TOOL_NAMES, rawRequest, sessionStartPayload, startTestServer, type HttpAnswer, type RawRequest, type TestServer } from './serverKit';
+import { ltmRoot, snapshotDiff, snapshotFiles } from '../support/storeKit';
+import { TOOL_NAMES, rawRequest, sessionStartPayload, startTestServer, type HttpAnswer, type RawRequest, type TestServer } from '../support/serverKit';
 
 const MiB = 1024 * 1024;
 

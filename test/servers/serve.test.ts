@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { version as PACKAGE_VERSION } from '../../package.json';
 import { ServerRunningError } from '../../src/servers/serverInfo';
-import { ensureCliBuilt, ltmRoot, makeTempProject, removeDir } from '../unit/storeTestKit';
+import { ensureCliBuilt, ltmRoot, makeTempProject, removeDir } from '../support/storeKit';
 import {
   CLI,
   HOOK_SCRIPT,
@@ -25,7 +25,7 @@ import {
   waitForServerJson,
   type ServeProcess,
   type ServerJson,
-} from './serverKit';
+} from '../support/serverKit';
 
 const ISO_RE = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/;
 

@@ -10,8 +10,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MemoryStore } from '../../src/core/store';
 import { LtmServer } from '../../src/servers/ltmServer';
-import { ltmRoot, makeTempProject, removeDir } from '../unit/storeTestKit';
-import { mcpClient, postHook, rawRequest, serverJsonPath, sessionStartPayload, type Json } from './serverKit';
+import { ltmRoot, makeTempProject, removeDir } from '../support/storeKit';
+import { mcpClient, postHook, rawRequest, serverJsonPath, sessionStartPayload, type Json } from '../support/serverKit';
 
 const MEMORIES = 60;
 

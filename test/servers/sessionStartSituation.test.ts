@@ -8,8 +8,8 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { MemoryStore } from '../../src/core/store';
-import { makeTempProject, removeDir } from '../unit/storeTestKit';
-import { hookInfo, postHook, readStats, sessionStartPayload, setConfig, startTestServer, type Json } from './serverKit';
+import { makeTempProject, removeDir } from '../support/storeKit';
+import { hookInfo, postHook, readStats, sessionStartPayload, setConfig, startTestServer, type Json } from '../support/serverKit';
 
 function git(cwd: string, ...args: string[]): void {
   const r = spawnSync('git', ['-c', 'user.name=T', '-c', 'user.email=t@t.invalid', '-c', 'commit.gpgsign=false', ...args], { cwd, encoding: 'utf8' });

@@ -6,8 +6,8 @@ import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, readJson, removeDir, snapshotDiff, snapshotFiles } from '../unit/storeTestKit';
-import { CLI, HOOK_SCRIPT, startTestServer, type Json } from './serverKit';
+import { ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, readJson, removeDir, snapshotDiff, snapshotFiles } from '../support/storeKit';
+import { CLI, HOOK_SCRIPT, startTestServer, type Json } from '../support/serverKit';
 
 const HOOK_ENDPOINTS: Record<string, string> = {
   SessionStart: 'session_start',

@@ -6,7 +6,7 @@
  */
 import { strict as assert } from 'node:assert';
 import { DEFAULT_SUBAGENT_BUDGET_TOKENS } from '../../src/core/promptContext';
-import { hookInfo, postHook, readStats, sessionStartPayload, setConfig, startTestServer, type HttpAnswer, type Json, type TestServer } from './serverKit';
+import { hookInfo, postHook, readStats, sessionStartPayload, setConfig, startTestServer, type HttpAnswer, type Json, type TestServer } from '../support/serverKit';
 
 /** The context a SubagentStart answer adds ('' when none), checked for the shape Claude Code reads. */
 function subagentContext(answer: HttpAnswer): string {

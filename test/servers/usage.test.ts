@@ -6,7 +6,7 @@
 import { strict as assert } from 'node:assert';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { DEMOTION_MIN_INJECTED_SESSIONS } from '../../src/core/usage';
-import { hookInfo, mcpClient, postHook, readStats, sessionStartPayload, startTestServer, type Json, type TestServer } from './serverKit';
+import { hookInfo, mcpClient, postHook, readStats, sessionStartPayload, startTestServer, type Json, type TestServer } from '../support/serverKit';
 
 type Stats = Record<string, number | string | undefined>;
 

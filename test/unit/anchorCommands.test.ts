@@ -6,10 +6,11 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { followAnchors, reanchor, writeAnchors, type AnchorCommandParts } from '../../src/core/anchorCommands';
+import { followAnchors, reanchor, updateWithAnchors, writeAnchors, type AnchorCommandParts } from '../../src/core/anchorCommands';
 import { StoreLock } from '../../src/core/lock';
 import type { StoreParts } from '../../src/core/storeParts';
-import { makeParts, makeTempProject, removeDir, splitFile, testId, writeMemory } from './storeTestKit';
+import type { UpdateResult } from '../../src/core/storeTypes';
+import { makeParts, makeTempProject, removeDir, splitFile, testId, writeMemory } from '../support/storeKit';
 
 const numbered = (n: number) => Array.from({ length: n }, (_, i) => `const line${i + 1} = ${i + 1};`).join('\n') + '\n';
 const [A, B] = [testId(0xa), testId(0xb)];
@@ -107,5 +108,37 @@ describe('anchorCommands: writing a memory\'s anchors', () => {
     };
     assert.deepEqual(await followAnchors(forgetA), [B]);
     assert.match(memoryFile(B), /lines: "21-23"\n/);
+  });
+
+  it('updateWithAnchors: the text first (when a field is given), then the anchors, each in a turn of its own; `anchors` named only when they changed', async () => {
+    const textUpdates: string[] = [];
+    const updateText = async (): Promise<UpdateResult> => {
+      textUpdates.push(A);
+      return { memory: parts.queries.view(A), changed: ['topic'], redactions: [], versions: ['mem_000000ff'] };
+    };
+    const set = await updateWithAnchors(commands, A, ['src/db/pool.ts#L10-12'], { topic: 'New topic' }, updateText);
+    assert.deepEqual(textUpdates, [A]);
+    assert.equal(turns, 1, 'the anchors in a turn of the lock (the text update takes its own)');
+    assert.deepEqual(set.changed, ['topic', 'anchors']);
+    assert.deepEqual(set.versions, ['mem_000000ff'], 'what the text update archived is kept');
+    assert.deepEqual(set.memory.anchors.map((a) => [a.path, a.lines]), [['src/db/pool.ts', [10, 12]]]);
+    // The same anchors again, no text field: nothing changed, no text update.
+    const again = await updateWithAnchors(commands, A, ['src/db/pool.ts#L10-12'], { topic: undefined }, updateText);
+    assert.deepEqual(textUpdates, [A]);
+    assert.deepEqual([again.changed, again.versions, again.redactions], [[], [], []]);
+  });
+
+  it('updateWithAnchors refuses a bad anchor before anything is written, and a memory that is not active', async () => {
+    const before = memoryFile(A);
+    let updated = false;
+    const updateText = async (): Promise<UpdateResult> => {
+      updated = true;
+      return { memory: parts.queries.view(A), changed: [], redactions: [], versions: [] };
+    };
+    await assert.rejects(updateWithAnchors(commands, A, ['src/missing.ts#L1'], { topic: 'x' }, updateText), /src\/missing\.ts/);
+    assert.equal(updated, false);
+    assert.equal(turns, 0);
+    assert.equal(memoryFile(A), before);
+    await assert.rejects(updateWithAnchors(commands, testId(0xc), [], {}, updateText), /no memory with ID/);
   });
 });

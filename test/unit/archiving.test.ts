@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { archiveEntryFor, archiveVersions, ensureArchived, fullTextOf } from '../../src/core/archiving';
 import type { StoreParts } from '../../src/core/storeParts';
-import { makeParts, makeTempProject, memoryText, removeDir, splitFile, testId, writeArchive, writeMemory } from './storeTestKit';
+import { makeParts, makeTempProject, memoryText, removeDir, splitFile, testId, writeArchive, writeMemory } from '../support/storeKit';
 
 const A = testId(0xa);
 

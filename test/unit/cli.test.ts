@@ -6,7 +6,7 @@ import { USAGE, commandHelp, runCli, type CliOutput } from '../../src/cli';
 import { COMMANDS, COMMON_OPTIONS } from '../../src/cliCommands';
 import { MemoryStore } from '../../src/core/store';
 import { DEMOTION_MIN_INJECTED_SESSIONS } from '../../src/core/usage';
-import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, readJson, removeDir, snapshotDiff, snapshotFiles, statsOnDisk, writeConfig } from './storeTestKit';
+import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, readJson, removeDir, snapshotDiff, snapshotFiles, statsOnDisk, writeConfig } from '../support/storeKit';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 const ID_RE = /^mem_[0-9a-f]{8}$/;

@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { runCli } from '../../src/cli';
 import { MemoryStore } from '../../src/core/store';
-import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, readJson, removeDir, sleep, snapshotDiff, snapshotFiles } from './storeTestKit';
+import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, readJson, removeDir, sleep, snapshotDiff, snapshotFiles } from '../support/storeKit';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 

@@ -7,7 +7,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DUPLICATE_PAIRS } from './similarityPairs';
-import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, readJson, removeDir, snapshotDiff, snapshotFiles } from './storeTestKit';
+import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, readJson, removeDir, snapshotDiff, snapshotFiles } from '../support/storeKit';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import * as path from 'node:path';
 import { MemoryStore } from '../../src/core/store';
-import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, memoryKeys, readJson, removeDir, statsOnDisk } from './storeTestKit';
+import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, memoryKeys, readJson, removeDir, statsOnDisk } from '../support/storeKit';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 const WORKER = path.join(__dirname, 'concurrency.worker.ts');

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { contextDocument, fenced, markdownText } from '../../src/core/contextDocument';
 import { previewContext } from '../../src/core/contextPreview';
-import { snapshotDiff, snapshotFiles, useProject } from './storeTestKit';
+import { snapshotDiff, snapshotFiles, useProject } from '../support/storeKit';
 
 /** The fenced blocks of a document, as CommonMark reads them: [info string, text]. */
 function fencedBlocks(markdown: string): [string, string][] {

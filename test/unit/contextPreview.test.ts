@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as path from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { contextText, previewContext } from '../../src/core/contextPreview';
-import { ensureCliBuilt, statsOnDisk, useProject } from './storeTestKit';
+import { ensureCliBuilt, statsOnDisk, useProject } from '../support/storeKit';
 import { ltmJson } from '../support/ltmProcess';
 
 describe('contextPreview (ltm context)', () => {

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { statSignature, toJsonText } from '../../src/core/files';
-import { memoryText, makeMirror, drain, makeTempProject, removeDir, testId, writeArchive, writeMemory, type MirrorHarness } from './storeTestKit';
+import { memoryText, makeMirror, drain, makeTempProject, removeDir, testId, writeArchive, writeMemory, type MirrorHarness } from '../support/storeKit';
 
 const A = testId(0xa);
 const B = testId(0xb);

@@ -1,14 +1,14 @@
 /**
  * One eviction cycle's changes to the files (src/core/evictionCycle.ts) on a
  * store's parts: archive first, the Summary kept, phase by phase until the
- * memory leaves memories/.
+ * memory leaves memories/; and the end of sessions, a cycle per turn of the lock.
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { evictOnce } from '../../src/core/evictionCycle';
+import { evictOnce, maintainAfterSessions } from '../../src/core/evictionCycle';
 import type { StoreParts } from '../../src/core/storeParts';
-import { makeParts, makeTempProject, memoryKeys, readJson, removeDir, snapshotDiff, snapshotFiles, splitFile, statsOnDisk, testId, writeMemory } from './storeTestKit';
+import { makeParts, makeTempProject, memoryKeys, readJson, removeDir, snapshotDiff, snapshotFiles, splitFile, statsOnDisk, testId, writeMemory } from '../support/storeKit';
 
 const [LOW, KEPT] = [testId(0x1), testId(0x2)];
 const CONTENT = 'First paragraph, the hint.\n\nSecond paragraph, the detail.\n\nThird paragraph, more detail.';
@@ -66,5 +66,19 @@ describe('evictionCycle: one cycle', () => {
     assert.deepEqual(memoryKeys(parts.paths.index), [KEPT]);
     assert.ok(!(LOW in statsOnDisk(parts.paths.root)));
     assert.equal(evictOnce(parts).ran, false, 'at the limit again');
+  });
+
+  it('maintainAfterSessions stores the ended sessions\' priorities, then runs one cycle per ended session, each in a turn of the lock of its own', async () => {
+    const work: string[] = [];
+    const mutate = async <T>(run: () => T | Promise<T>): Promise<T> => {
+      parts.mirror.refresh();
+      work.push(`turn ${parts.mirror.files.get(LOW)?.memory.phase ?? 'gone'}`);
+      return run();
+    };
+    const results = await maintainAfterSessions(parts, mutate, [1, 2]);
+    assert.deepEqual(work, ['turn 0', 'turn 0', 'turn 1'], 'the priorities first, then each cycle in a turn of its own');
+    assert.deepEqual(results.map((r) => [r.ran, r.steps.map((s) => [s.id, s.to])]), [[true, [[LOW, 1]]], [true, [[LOW, 2]]]]);
+    assert.equal(parts.mirror.files.get(LOW)!.memory.phase, 2);
+    assert.deepEqual(await maintainAfterSessions(parts, mutate, []), [], 'no session ended: no cycle');
   });
 });

@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TEMP_SUFFIX, sameSignature, statSignature, writeFileAtomicAsync } from '../../src/core/files';
-import { makeTempProject, removeDir } from './storeTestKit';
+import { makeTempProject, removeDir } from '../support/storeKit';
 
 describe('writeFileAtomicAsync', () => {
   let dir: string;

@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { hookShell } from '../../src/servers/hookShell';
-import { removeDir } from './storeTestKit';
+import { removeDir } from '../support/storeKit';
 
 describe('hookShell', function () {
   let dir: string;

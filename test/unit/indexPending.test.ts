@@ -14,7 +14,7 @@ import {
 } from '../../src/core/indexPending';
 import { currentProcess, processStartTime, type ProcessIdentity } from '../../src/core/processIdentity';
 import { GITIGNORE_LINES, storePaths, type StorePaths } from '../../src/core/storeFiles';
-import { makeTempProject, removeDir } from './storeTestKit';
+import { makeTempProject, removeDir } from '../support/storeKit';
 
 /** A real process that idles until killed, and its identity as it would record it. */
 async function otherProcess(): Promise<{ identity: ProcessIdentity; kill: () => Promise<void> }> {

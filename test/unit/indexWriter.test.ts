@@ -7,7 +7,7 @@ import { IndexWriter } from '../../src/core/indexWriter';
 import { parseMemoryFile } from '../../src/core/memoryFile';
 import type { Memory } from '../../src/core/model';
 import { indexEntryOf } from '../../src/core/storeFiles';
-import { makeMirror, makeTempProject, memoryText, removeDir, testId, writeMemory, type MirrorHarness } from './storeTestKit';
+import { makeMirror, makeTempProject, memoryText, removeDir, testId, writeMemory, type MirrorHarness } from '../support/storeKit';
 
 /** The valid memory files in memories/, parsed afresh from disk. */
 function memoriesOnDisk(memoriesDir: string): Memory[] {

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { DEFAULT_INJECTION_BUDGET_TOKENS, MAX_HOOK_CONTEXT_CHARS, buildInjection, estimateTokens, type InjectionOptions } from '../../src/core/injection';
 import type { Phase } from '../../src/core/model';
-import { memoryView } from './storeTestKit';
+import { memoryView } from '../support/storeKit';
 
 const mem = memoryView;
 

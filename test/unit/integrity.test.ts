@@ -16,7 +16,7 @@ import {
   writeConfig,
   type ProjectContext,
   useProject,
-} from './storeTestKit';
+} from '../support/storeKit';
 
 type Ctx = ProjectContext;
 

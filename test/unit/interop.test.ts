@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import { splitFrontmatter } from '../../src/core/memoryFile';
 import { MemoryStore } from '../../src/core/store';
 import { NO_USAGE } from '../../src/core/usage';
-import { statsOnDisk } from './storeTestKit';
+import { statsOnDisk } from '../support/storeKit';
 
 /**
  * A store written by the reference Python implementation (claude-ltm 0.2.5).

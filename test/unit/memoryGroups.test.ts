@@ -7,7 +7,7 @@ import { strict as assert } from 'node:assert';
 import type { MemoryStore } from '../../src/core/store';
 import type { MemoryView } from '../../src/core/storeTypes';
 import { EXPANDED_TAG_GROUPS_MAX, filterText, groupMemories, matchesFilter, normalizeFilter, UNTAGGED_LABEL } from '../../src/vscode/memoryGroups';
-import { useProject } from './storeTestKit';
+import { useProject } from '../support/storeKit';
 
 function listed(store: MemoryStore): MemoryView[] {
   return [...store.list({ limit: 1000 }).memories, ...store.list({ phase: 3, limit: 1000 }).memories];

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { newMemoryId, randomMemoryId } from '../../src/core/memoryIds';
 import { isMemoryId } from '../../src/core/model';
 import type { StoreParts } from '../../src/core/storeParts';
-import { makeParts, makeTempProject, removeDir, testId, writeArchive, writeMemory } from './storeTestKit';
+import { makeParts, makeTempProject, removeDir, testId, writeArchive, writeMemory } from '../support/storeKit';
 
 describe('memoryIds: new memory IDs', () => {
   let project: string;

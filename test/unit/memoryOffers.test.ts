@@ -10,7 +10,7 @@ import { anchorsToFrontmatter } from '../../src/core/anchors';
 import { updateFrontmatter } from '../../src/core/memoryFile';
 import { aboutFile, candidatesFor, outdated, relevantTo, staleMemories, topForSession } from '../../src/core/memoryOffers';
 import type { StoreParts } from '../../src/core/storeParts';
-import { makeParts, makeTempProject, memoryText, removeDir, testId } from './storeTestKit';
+import { makeParts, makeTempProject, memoryText, removeDir, testId } from '../support/storeKit';
 
 const numbered = (n: number) => Array.from({ length: n }, (_, i) => `const line${i + 1} = ${i + 1};`).join('\n') + '\n';
 const PROMPT = 'the connection pool ran dry under load again';

@@ -5,7 +5,7 @@ import { statSignature } from '../../src/core/files';
 import { LoadedFile } from '../../src/core/loadedFile';
 import { renderNewMemoryFile, splitFrontmatter } from '../../src/core/memoryFile';
 import { MemoryRecordCache, frontmatterDigest } from '../../src/core/memoryRecords';
-import { makeTempProject, removeDir, useProject } from './storeTestKit';
+import { makeTempProject, removeDir, useProject } from '../support/storeKit';
 
 function memoryText(id: string, topic: string, content = 'Some content.'): string {
   return renderNewMemoryFile({

@@ -12,7 +12,7 @@ import { LtmError } from '../../src/core/errors';
 import { parseMemoryFile } from '../../src/core/memoryFile';
 import { applyUpdate, mergedContent, mergedTags, prepareUpdate } from '../../src/core/memoryUpdate';
 import { readArchiveIndex } from '../../src/core/storeFiles';
-import { memoryText, readJson, snapshotDiff, snapshotFiles, useProject, writeConfig } from './storeTestKit';
+import { memoryText, readJson, snapshotDiff, snapshotFiles, useProject, writeConfig } from '../support/storeKit';
 
 const GITHUB_TOKEN = `ghp_${'a1B2c3D4e5F6g7H8i9J0'.repeat(2).slice(0, 36)}`;
 

@@ -12,7 +12,7 @@ import { forgetMemory, mergeMemories, restoreMemory, storeMemory, updateMemory, 
 import { prepareInput, prepareSummary } from '../../src/core/storeInput';
 import type { StoreParts } from '../../src/core/storeParts';
 import type { StoreInput } from '../../src/core/storeTypes';
-import { filesUnder, makeParts, makeTempProject, memoryKeys, readJson, removeDir, snapshotDiff, snapshotFiles, splitFile, statsOnDisk, testId, writeArchive, writeMemory } from './storeTestKit';
+import { filesUnder, makeParts, makeTempProject, memoryKeys, readJson, removeDir, snapshotDiff, snapshotFiles, splitFile, statsOnDisk, testId, writeArchive, writeMemory } from '../support/storeKit';
 
 const A = testId(0xa);
 const B = testId(0xb);

@@ -11,7 +11,7 @@ import { MANAGED_MARKER, SLASH_COMMANDS } from '../../src/servers/claudeTemplate
 import { HOOK_EVENTS } from '../../src/servers/hookSettings';
 import { PLUGIN_CLI, PLUGIN_HOOK_SCRIPT, PLUGIN_SESSION_START_TIMEOUT_S, pluginFiles, pluginHooks } from '../../src/servers/pluginFiles';
 import { PLUGIN_NAME, PLUGIN_TOOL_PREFIX, PROJECT_TOOL_PREFIX } from '../../src/shared/toolNames';
-import { REPO_ROOT } from './storeTestKit';
+import { REPO_ROOT } from '../support/storeKit';
 
 const manifest = JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string; description: string; license: string; homepage: string; keywords: string[] };
 

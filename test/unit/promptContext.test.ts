@@ -12,7 +12,7 @@ import {
 } from '../../src/core/promptContext';
 import type { MemoryView } from '../../src/core/storeTypes';
 import { NO_USAGE } from '../../src/core/usage';
-import { useProject } from './storeTestKit';
+import { useProject } from '../support/storeKit';
 
 function view(id: string, topic: string, summary: string, content: string, tags: string[] = []): MemoryView {
   return {

@@ -7,7 +7,7 @@ import { PROBLEM_TITLES, checkIntegrity, type IntegrityReport, type ProblemKind 
 import { fixStore, integritySnapshot, repairProblems, type RepairTarget } from '../../src/core/repair';
 import { StatsWriter } from '../../src/core/statsWriter';
 import { StoreQueries } from '../../src/core/storeQueries';
-import { filesUnder, makeMirror, makeParts, makeTempProject, memoryKeys, statsOnDisk, memoryText, removeDir, splitFile, testId, writeArchive, writeMemory } from './storeTestKit';
+import { filesUnder, makeMirror, makeParts, makeTempProject, memoryKeys, statsOnDisk, memoryText, removeDir, splitFile, testId, writeArchive, writeMemory } from '../support/storeKit';
 
 /** A store's parts wired as MemoryStore wires them, with the RepairTarget its fix() builds. */
 function repairHarness(project: string) {

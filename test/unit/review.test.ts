@@ -11,7 +11,7 @@ import { LtmError } from '../../src/core/errors';
 import { parseMemoryFile } from '../../src/core/memoryFile';
 import { sessionStartContext } from '../../src/core/sessionStartContext';
 import type { MemoryStore, StoreInput } from '../../src/core/store';
-import { readJson, snapshotFiles, splitFile, testId, useProject, writeConfig, writeMemory, type ProjectContext } from './storeTestKit';
+import { readJson, snapshotFiles, splitFile, testId, useProject, writeConfig, writeMemory, type ProjectContext } from '../support/storeKit';
 
 const POOL: StoreInput = {
   topic: 'Postgres connection pool exhaustion under batch jobs',

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { LtmError } from '../../src/core/errors';
 import { approveMemory, awaitingReview, rejectMemory } from '../../src/core/reviewCommands';
 import type { StoreParts } from '../../src/core/storeParts';
-import { makeParts, makeTempProject, readJson, removeDir, snapshotDiff, snapshotFiles, statsOnDisk, testId, writeMemory } from './storeTestKit';
+import { makeParts, makeTempProject, readJson, removeDir, snapshotDiff, snapshotFiles, statsOnDisk, testId, writeMemory } from '../support/storeKit';
 
 const [A, B, C] = [testId(0xa), testId(0xb), testId(0xc)];
 

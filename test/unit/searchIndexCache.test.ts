@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import type { MemoryStore } from '../../src/core/store';
 import { loadSearchIndex } from '../../src/core/searchIndexCache';
 import { statSignature } from '../../src/core/files';
-import { useProject } from './storeTestKit';
+import { useProject } from '../support/storeKit';
 
 function searchIds(store: MemoryStore, query: string): string[] {
   return store.search(query).map((r) => r.id);

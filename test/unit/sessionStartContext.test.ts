@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { sessionStartContext } from '../../src/core/sessionStartContext';
 import type { SessionSituation } from '../../src/core/situation';
-import { useProject } from './storeTestKit';
+import { useProject } from '../support/storeKit';
 
 describe('sessionStartContext', () => {
   const ctx = useProject('ltm-session-start-');

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { SessionTracker, sessionKey } from '../../src/core/sessions';
-import { readJson, useProject } from './storeTestKit';
+import { readJson, useProject } from '../support/storeKit';
 
 interface StateFile {
   session_count: number;

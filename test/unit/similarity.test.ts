@@ -12,7 +12,7 @@ import { developerVocabulary } from '../../src/core/relatedTerms';
 import { MemorySearchIndex, type SearchableMemory } from '../../src/core/search';
 import { SIMILARITY_THRESHOLD, findSimilar, similarityQuery, similarityScore } from '../../src/core/similarity';
 import { BACKGROUND, DUPLICATE_PAIRS, RELATED_PAIRS, type MemoryPair, type PairMemory } from './similarityPairs';
-import { useProject } from './storeTestKit';
+import { useProject } from '../support/storeKit';
 
 const expand = (query: string) => developerVocabulary().expand(query);
 

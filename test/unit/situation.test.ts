@@ -10,7 +10,7 @@ import {
   situationScore,
   type SessionSituation,
 } from '../../src/core/situation';
-import { memoryView } from './storeTestKit';
+import { memoryView } from '../support/storeKit';
 
 const mem = memoryView;
 

@@ -5,7 +5,7 @@ import type { FileSignature } from '../../src/core/files';
 import type { MemoryStats } from '../../src/core/model';
 import { applyJournal, compactionDue, journalAppliesTo, journalHeader, journalLine, readJournalLines } from '../../src/core/statsJournal';
 import { MemoryStore } from '../../src/core/store';
-import { ltmRoot, makeTempProject, removeDir, statsOnDisk, testId, writeMemory } from './storeTestKit';
+import { ltmRoot, makeTempProject, removeDir, statsOnDisk, testId, writeMemory } from '../support/storeKit';
 
 const base: FileSignature = { ino: 42, size: 1234, mtimeMs: 1764028800123.4567 };
 const entry = (n: number): MemoryStats => ({ access_count: n, accessed_at: '2026-01-01T00:00:00.000Z', last_session: n, priority: 0.5 });

@@ -6,7 +6,7 @@ import type { MemoryStats } from '../../src/core/model';
 import { StatsWriter } from '../../src/core/statsWriter';
 import { statsEntryJson } from '../../src/core/storeFiles';
 import { StoreQueries } from '../../src/core/storeQueries';
-import { makeMirror, makeTempProject, removeDir, testId, writeMemory, type MirrorHarness } from './storeTestKit';
+import { makeMirror, makeTempProject, removeDir, testId, writeMemory, type MirrorHarness } from '../support/storeKit';
 
 /** stats.json as a from-scratch render of a stats map: entries sorted by ID. */
 function renderStats(stats: ReadonlyMap<string, MemoryStats>): string {

@@ -15,7 +15,7 @@ import {
   writeConfig,
   type ProjectContext,
   useProject,
-} from './storeTestKit';
+} from '../support/storeKit';
 
 const ID_RE = /^mem_[0-9a-f]{8}$/;
 

@@ -6,7 +6,7 @@ import { buildPromptContext } from '../../src/core/promptContext';
 import { sessionStartContext } from '../../src/core/sessionStartContext';
 import { MemoryStore } from '../../src/core/store';
 import { gitRenameLookup } from '../../src/servers/gitRenames';
-import { ltmRoot, makeTempProject, removeDir, snapshotFiles } from './storeTestKit';
+import { ltmRoot, makeTempProject, removeDir, snapshotFiles } from '../support/storeKit';
 
 const numbered = (n: number) => Array.from({ length: n }, (_, i) => `const line${i + 1} = ${i + 1};`).join('\n') + '\n';
 

@@ -1,4 +1,5 @@
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
 import { toJsonText } from '../../src/core/files';
@@ -9,6 +10,7 @@ import {
   archiveIndexJson,
   defaultState,
   indexEntryOf,
+  initStoreFiles,
   jsonObjectOf,
   readArchiveIndex,
   readIndexEntries,
@@ -23,6 +25,7 @@ import {
   type JsonFileStatus,
   type StoreState,
 } from '../../src/core/storeFiles';
+import { makeTempProject, removeDir } from '../support/storeKit';
 
 const PROTO_KEYS = ['__proto__', 'constructor', 'toString', 'hasOwnProperty', 'valueOf'] as const;
 const CONFLICTED = '{\n<<<<<<< HEAD\n  "memories": {}\n=======\n  "memories": {"mem_00000001": {}}\n>>>>>>> theirs\n}\n';
@@ -87,6 +90,26 @@ describe('storeFiles', () => {
       const lines = GITIGNORE_TEXT.split('\n');
       assert.match(lines[0]!, /^# LTM: /);
       assert.deepEqual(lines.slice(1), [...GITIGNORE_LINES, '']);
+    });
+
+    it('initStoreFiles creates memories/, archives/ and the .gitignore, adds only missing lines to an older one, and reads no memory', () => {
+      const project = makeTempProject('ltm-init-files-');
+      try {
+        const p = storePaths(project);
+        initStoreFiles(p);
+        assert.ok(fs.statSync(p.memories).isDirectory() && fs.statSync(p.archives).isDirectory());
+        assert.equal(fs.readFileSync(p.gitignore, 'utf8'), GITIGNORE_TEXT);
+        // An older version's .gitignore, with a line of its own and a memory file that is not one.
+        fs.writeFileSync(p.gitignore, `# mine\nnotes.txt\n${GITIGNORE_LINES[0]}\n`);
+        fs.writeFileSync(path.join(p.memories, 'mem_00000001.md'), 'not a memory');
+        initStoreFiles(p);
+        const lines = fs.readFileSync(p.gitignore, 'utf8').split('\n');
+        assert.deepEqual(lines.slice(0, 3), ['# mine', 'notes.txt', GITIGNORE_LINES[0]]);
+        assert.deepEqual(lines.slice(3), [...GITIGNORE_LINES.slice(1), '']);
+        assert.deepEqual(fs.readdirSync(p.root).sort(), ['.gitignore', 'archives', 'memories']);
+      } finally {
+        removeDir(project);
+      }
     });
   });
 

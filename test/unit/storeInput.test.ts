@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { LtmError } from '../../src/core/errors';
-import { prepareInput, prepareSummary, redactTextFields, rejectUnpairedSurrogates } from '../../src/core/storeInput';
+import { prepareInput, prepareSummary, redactTextFields, rejectUnpairedSurrogates, requireMemoryId } from '../../src/core/storeInput';
 import type { StoreInput } from '../../src/core/storeTypes';
 
 const KEY = 'sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789-_abc';
@@ -17,6 +17,19 @@ function rejection(input: StoreInput): string {
 }
 
 describe('storeInput', () => {
+  describe('requireMemoryId', () => {
+    it('accepts mem_ and 8 hex digits; refuses anything else with invalid_input naming it and the format', () => {
+      requireMemoryId('mem_0123abcd');
+      for (const bad of ['mem_0123ABCD', 'mem_0123abc', 'mem_0123abcde', 'mem_0123abcg', '../mem_0123abcd', '__proto__', '', 42 as unknown as string, null as unknown as string]) {
+        assert.throws(
+          () => requireMemoryId(bad),
+          (e: unknown) => e instanceof LtmError && e.code === 'invalid_input' && e.message.startsWith(`"${String(bad)}" is not a memory ID (expected mem_`),
+          String(bad),
+        );
+      }
+    });
+  });
+
   describe('rejectUnpairedSurrogates', () => {
     it('accepts a surrogate pair (an emoji) and rejects either half alone, naming the field', () => {
       rejectUnpairedSurrogates('topic', 'ok \uD83D\uDE00 ok');

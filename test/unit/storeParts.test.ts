@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import { LtmError } from '../../src/core/errors';
 import { registerMemory, requireActive, unregisterMemory, type StoreParts } from '../../src/core/storeParts';
-import { makeParts, makeTempProject, memoryKeys, readJson, removeDir, testId, writeMemory } from './storeTestKit';
+import { makeParts, makeTempProject, memoryKeys, readJson, removeDir, testId, writeMemory } from '../support/storeKit';
 
 const A = testId(0xa);
 const B = testId(0xb);

@@ -7,7 +7,7 @@ import { MemorySearchIndex, blendedScore } from '../../src/core/search';
 import { StatsWriter } from '../../src/core/statsWriter';
 import { StoreQueries } from '../../src/core/storeQueries';
 import type { MemoryView } from '../../src/core/storeTypes';
-import { makeMirror, makeTempProject, memoryText, removeDir, testId, writeArchive, writeMemory, type MirrorHarness } from './storeTestKit';
+import { makeMirror, makeTempProject, memoryText, removeDir, testId, writeArchive, writeMemory, type MirrorHarness } from '../support/storeKit';
 
 /** A mirror with StoreQueries and a StatsWriter listening to it, wired as MemoryStore wires them. */
 function queriesHarness(project: string): MirrorHarness & { queries: StoreQueries; stats: StatsWriter } {

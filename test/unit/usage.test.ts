@@ -13,7 +13,7 @@ import {
   usageText,
   type MemoryUsage,
 } from '../../src/core/usage';
-import { FIXTURE_DIR, readJson, statsOnDisk, useProject } from './storeTestKit';
+import { FIXTURE_DIR, readJson, statsOnDisk, useProject } from '../support/storeKit';
 
 type StatsFile = { memories: Record<string, MemoryStats & Record<string, unknown>> };
 

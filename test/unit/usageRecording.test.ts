@@ -7,8 +7,8 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { StoreParts } from '../../src/core/storeParts';
-import { accessedInSession, recordAccesses, recordUses, storeEndedSessionPriorities, storePriorities } from '../../src/core/usageRecording';
-import { makeParts, makeTempProject, removeDir, statsOnDisk, testId, writeMemory } from './storeTestKit';
+import { accessedInSession, readMemory, recordAccesses, recordUses, storeEndedSessionPriorities, storePriorities } from '../../src/core/usageRecording';
+import { makeParts, makeTempProject, removeDir, statsOnDisk, testId, writeMemory } from '../support/storeKit';
 
 const [A, B, GONE] = [testId(0xa), testId(0xb), testId(0x99)];
 
@@ -36,6 +36,16 @@ describe('usageRecording: the use of memories, in stats.json', () => {
   afterEach(() => {
     parts.mirror.dispose();
     removeDir(project);
+  });
+
+  it('readMemory gives the memory and counts the read as an access and a use in the current session; refuses a memory not active', () => {
+    const view = readMemory(parts, A);
+    assert.equal(view.id, A);
+    const s = stats();
+    assert.deepEqual([s[A]!.read_count, s[A]!.access_count, s[A]!.last_session], [1, 1, 7]);
+    assert.ok(!(B in s), 'only the memory read');
+    assert.throws(() => readMemory(parts, GONE), /no memory with ID/);
+    assert.ok(!(GONE in stats()));
   });
 
   it('recordAccesses counts an access per memory in its session (-1: the current one), skipping memories not active', async () => {

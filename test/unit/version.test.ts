@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { VERSION } from '../../src/cli';
-import { REPO_ROOT, ensureCliBuilt } from './storeTestKit';
+import { REPO_ROOT, ensureCliBuilt } from '../support/storeKit';
 
 const MANIFEST = path.join(REPO_ROOT, 'package.json');
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');

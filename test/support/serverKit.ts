@@ -14,7 +14,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { MemoryStore } from '../../src/core/store';
 import { LtmServer, type LtmServerOptions } from '../../src/servers/ltmServer';
-import { REPO_ROOT, ltmRoot, makeTempProject, readJson, removeDir, statsOnDisk } from '../unit/storeTestKit';
+import { REPO_ROOT, ltmRoot, makeTempProject, readJson, removeDir, statsOnDisk } from './storeKit';
 
 export { REPO_ROOT };
 export const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');

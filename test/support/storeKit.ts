@@ -1,6 +1,7 @@
 /**
- * Shared helpers of the unit tests: temporary projects and byte-exact
- * snapshots of a store's files.
+ * Shared helpers of the store's tests (unit, server and adversarial):
+ * temporary projects, byte-exact snapshots of a store's files, memory files
+ * written as another process would, and a store's parts on their own.
  */
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';

@@ -1,0 +1,82 @@
+/**
+ * How a store opens, and what it leaves the next process to open from: the
+ * record cache (parse-cache.json, memoryRecords.ts) is read once, before the
+ * first look at the files; a prepared store opens in steps that give way to
+ * the event loop; the record cache and the search index are saved for the
+ * next process (flushCaches). MemoryStore decides when the store is read;
+ * this is how. Nothing here writes a file a person shares.
+ */
+import * as fs from 'node:fs';
+import type { FileRecord } from './loadedFile';
+import type { MemoryRecordCache } from './memoryRecords';
+import type { StoreParts } from './storeParts';
+
+export class StoreOpening {
+  /** Set by the first refresh(), which loads the record cache before it reads the files. */
+  private opened = false;
+  /** The record cache is read once, before the first look at the files; openInSteps reads it a step ahead. */
+  private recordsLoaded = false;
+
+  constructor(
+    private readonly records: MemoryRecordCache,
+    private readonly parts: Pick<StoreParts, 'paths' | 'mirror' | 'queries'>,
+  ) {}
+
+  /** Whether the store has read its files. */
+  get isOpen(): boolean {
+    return this.opened;
+  }
+
+  /** Reads the files unless the store has read them already (what needs no fresh look, such as the config). */
+  ensureOpen(): void {
+    if (!this.opened) this.refresh();
+  }
+
+  /** Brings the mirror up to date with the disk; the first time, the record cache is loaded before. */
+  refresh(options: { full?: boolean } = {}): void {
+    this.loadRecords();
+    this.parts.mirror.refresh(options);
+    this.opened = true;
+  }
+
+  /** The record cache, then the files, each step followed by a turn of the event loop; what is done already is skipped. */
+  async openInSteps(): Promise<void> {
+    const step = () => new Promise<void>((resolve) => setImmediate(resolve));
+    if (!this.recordsLoaded) {
+      this.loadRecords();
+      await step();
+    }
+    if (!this.opened) {
+      this.refresh();
+      await step();
+    }
+  }
+
+  /** Saves the record cache and the search index as they are now, for the next process; nothing for a store never opened. */
+  flushCaches(): void {
+    // A store never opened has nothing new to save (and a server stopped at once need not read it).
+    if (!this.opened || !fs.existsSync(this.parts.paths.root)) return;
+    // What another process removed since (a purge above all) must not be saved back.
+    this.refresh();
+    this.saveRecords();
+    this.parts.queries.saveSearchIndex();
+  }
+
+  /** Saves the record cache of the active memories, but for `without` (a memory being purged). */
+  saveRecords(without?: string): void {
+    if (!fs.existsSync(this.parts.paths.root)) return;
+    if (without !== undefined) this.records.noteChange();
+    const files = this.parts.mirror.files;
+    this.records.save(
+      (function* (): Generator<[string, FileRecord]> {
+        for (const [id, file] of files) if (id !== without) yield [`${id}.md`, file.record()];
+      })(),
+    );
+  }
+
+  private loadRecords(): void {
+    if (this.recordsLoaded) return;
+    this.records.load();
+    this.recordsLoaded = true;
+  }
+}

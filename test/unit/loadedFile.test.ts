@@ -1,0 +1,116 @@
+/**
+ * A memory file as the store holds it (src/core/loadedFile.ts), on real
+ * files: the text kept for a file this process read or wrote, read lazily and
+ * once for a file known from its record (parse-cache.json), and what a view
+ * or a writer gets when the file changed or vanished before it was read.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { statSignature } from '../../src/core/files';
+import { LoadedFile } from '../../src/core/loadedFile';
+import { memoryOf, parseMemoryFile } from '../../src/core/memoryFile';
+import { frontmatterDigest } from '../../src/core/memoryRecords';
+import { makeTempProject, memoryText, removeDir, testId } from '../support/storeKit';
+
+const A = testId(0xa);
+
+describe('LoadedFile: a memory file, its text read when needed', () => {
+  let dir: string;
+  let file: string;
+  let original: string;
+  /** The file as DiskMirror loads it when it reads the file: parsed, its text kept. */
+  const readNow = (): LoadedFile => {
+    const raw = fs.readFileSync(file, 'utf8');
+    const parsed = parseMemoryFile(raw);
+    return new LoadedFile(parsed.memory, statSignature(file)!, frontmatterDigest(parsed.frontmatter), file, raw);
+  };
+  /** The file as a fresh process opens it from the record of an earlier one: nothing read. */
+  const fromRecord = (): LoadedFile => LoadedFile.fromRecord(readNow().record(), file);
+
+  beforeEach(() => {
+    dir = makeTempProject('ltm-loaded-file-');
+    file = path.join(dir, `${A}.md`);
+    original = memoryText(A, { topic: 'Pool size', tags: ['db'], summary: 'Fifty connections.', content: 'The pool holds 50 connections.' });
+    fs.writeFileSync(file, original);
+  });
+  afterEach(() => removeDir(dir));
+
+  it('a file read or written by this process keeps its text: no read later, whatever happens to the file', () => {
+    const loaded = readNow();
+    assert.equal(loaded.knownText, original);
+    fs.writeFileSync(file, memoryText(A, { content: 'Changed behind its back.' }));
+    assert.equal(loaded.raw, original);
+    fs.rmSync(file);
+    assert.equal(loaded.raw, original, 'gone since: the text this process holds is still the version its fields describe');
+    assert.equal(loaded.memory.content, 'The pool holds 50 connections.');
+  });
+
+  it('from a record: the fields come from the record and the file is not read until its text is asked for', () => {
+    const loaded = fromRecord();
+    assert.equal(loaded.knownText, null);
+    assert.equal(loaded.memory.topic, 'Pool size');
+    assert.equal(loaded.memory.summary, 'Fifty connections.');
+    assert.deepEqual(loaded.memory.tags, ['db']);
+    assert.equal(loaded.knownText, null, 'reading the fields read nothing');
+    assert.equal(loaded.raw, original);
+    assert.equal(loaded.knownText, original);
+  });
+
+  it('from a record: the text is read once; a later change of the file is not seen (the next refresh loads it anew)', () => {
+    const loaded = fromRecord();
+    assert.equal(loaded.memory.content, 'The pool holds 50 connections.');
+    assert.equal(loaded.knownText, original, 'the Content was read through the text, which is kept');
+    fs.writeFileSync(file, memoryText(A, { content: 'A later version.' }));
+    assert.equal(loaded.memory.content, 'The pool holds 50 connections.');
+    assert.equal(loaded.raw, original);
+  });
+
+  it('from a record, the file changed before its first read: the text and Content are the version on disk', () => {
+    const loaded = fromRecord();
+    const edited = memoryText(A, { topic: 'Pool size', tags: ['db'], summary: 'Fifty connections.', content: 'Edited in place.' });
+    fs.writeFileSync(file, edited);
+    // Callers that write refresh first (under the lock), so they never pair these fields with another text.
+    assert.equal(loaded.memory.content, 'Edited in place.');
+    assert.equal(loaded.raw, edited);
+  });
+
+  it('from a record, the file gone: the text throws (never an empty text to archive) and the Content is empty, until the file is back', () => {
+    const loaded = fromRecord();
+    fs.rmSync(file);
+    assert.throws(() => loaded.raw, /ENOENT/);
+    assert.equal(loaded.memory.content, '');
+    assert.equal(loaded.knownText, null, 'nothing kept from a failed read');
+    fs.writeFileSync(file, original);
+    assert.equal(loaded.memory.content, 'The pool holds 50 connections.');
+    assert.equal(loaded.raw, original);
+  });
+
+  it('from a record, the file no longer a memory: the Content is empty, the text is what is there', () => {
+    const loaded = fromRecord();
+    fs.writeFileSync(file, 'no frontmatter here\n');
+    assert.equal(loaded.memory.content, '');
+    assert.equal(loaded.raw, 'no frontmatter here\n');
+  });
+
+  it('record() gives what the record cache keeps: the signature, digest, fields (a copy) and Summary, never the Content', () => {
+    const loaded = readNow();
+    const record = loaded.record();
+    assert.deepEqual(record.signature, statSignature(file));
+    assert.equal(record.frontmatterDigest, loaded.frontmatterDigest);
+    assert.equal(record.summary, 'Fifty connections.');
+    assert.equal(record.hasSections, true);
+    assert.equal(record.meta.topic, 'Pool size');
+    assert.ok(!('content' in record.meta));
+    record.meta.tags.push('changed');
+    assert.deepEqual(loaded.memory.tags, ['db'], 'the record holds a copy');
+  });
+
+  it('a memory from a record has the fields of a parsed one, in the same order, its Content left out of a spread', () => {
+    const parsed = readNow().memory;
+    const lazy = fromRecord().memory;
+    assert.deepEqual(Object.keys(lazy), Object.keys(parsed).filter((k) => k !== 'content'));
+    assert.ok(!('content' in { ...lazy }), 'views list the fields one by one (StoreQueries.view)');
+    assert.deepEqual({ ...memoryOf(lazy, { summary: lazy.summary, content: lazy.content, hasSections: lazy.hasSections }) }, { ...parsed });
+  });
+});

@@ -1,0 +1,120 @@
+/**
+ * How a store opens and what it leaves the next process (src/core/storeOpening.ts),
+ * on a store's parts built on a real directory, not yet refreshed: the record
+ * cache (parse-cache.json) read before the first look at the files, opening in
+ * steps, and the caches saved for the next process.
+ */
+import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
+import { MemoryRecordCache } from '../../src/core/memoryRecords';
+import { initStoreFiles, storePaths } from '../../src/core/storeFiles';
+import { StoreOpening } from '../../src/core/storeOpening';
+import { createStoreParts, type StoreParts } from '../../src/core/storeParts';
+import { makeTempProject, removeDir, testId, writeMemory } from '../support/storeKit';
+
+const [A, B] = [testId(0xa), testId(0xb)];
+
+describe('storeOpening: how a store opens, and the caches it saves', () => {
+  let project: string;
+  let opened: { parts: StoreParts; opening: StoreOpening }[];
+  /** A store's parts and their opening as MemoryStore builds them, nothing read yet. */
+  const prepare = () => {
+    const paths = storePaths(project);
+    const records = new MemoryRecordCache(paths.parseCache);
+    const parts = createStoreParts(paths, {}, records);
+    const built = { parts, opening: new StoreOpening(records, parts) };
+    opened.push(built);
+    return built;
+  };
+  /** Names of the files parse-cache.json holds records of. */
+  const recordNames = (): string[] => {
+    const saved = JSON.parse(fs.readFileSync(storePaths(project).parseCache, 'utf8')) as { records: [string][] };
+    return saved.records.map(([name]) => name).sort();
+  };
+
+  beforeEach(() => {
+    project = makeTempProject('ltm-opening-');
+    opened = [];
+    const paths = storePaths(project);
+    initStoreFiles(paths);
+    writeMemory(paths.root, A, { topic: 'Alpha topic', content: 'Alpha content.' });
+    writeMemory(paths.root, B, { topic: 'Beta topic', content: 'Beta content.' });
+  });
+  afterEach(() => {
+    for (const { parts } of opened) parts.mirror.dispose();
+    removeDir(project);
+  });
+
+  it('is not open until a refresh; ensureOpen reads the files once', () => {
+    const { parts, opening } = prepare();
+    assert.equal(opening.isOpen, false);
+    assert.equal(parts.mirror.files.size, 0, 'nothing read yet');
+    opening.ensureOpen();
+    assert.equal(opening.isOpen, true);
+    assert.deepEqual([...parts.mirror.files.keys()].sort(), [A, B]);
+    // Open already: ensureOpen does not look again (refresh does).
+    writeMemory(parts.paths.root, testId(0xc));
+    opening.ensureOpen();
+    assert.equal(parts.mirror.files.size, 2);
+    opening.refresh();
+    assert.equal(parts.mirror.files.size, 3);
+  });
+
+  it('flushCaches saves nothing for a store never opened, and the records and the search index once it was', () => {
+    const first = prepare();
+    first.opening.flushCaches();
+    assert.equal(fs.existsSync(first.parts.paths.parseCache), false);
+    first.opening.refresh();
+    first.parts.queries.warmSearchIndex();
+    first.opening.flushCaches();
+    assert.deepEqual(recordNames(), [`${A}.md`, `${B}.md`]);
+    assert.ok(fs.existsSync(first.parts.paths.searchIndex), 'the search index built is saved');
+  });
+
+  it('the next process opens from the records, reading no memory file until its text is needed', () => {
+    const first = prepare();
+    first.opening.refresh();
+    // Read or written by this process: the text is kept.
+    assert.notEqual(first.parts.mirror.files.get(A)!.knownText, null);
+    first.opening.flushCaches();
+    const next = prepare();
+    next.opening.refresh();
+    const file = next.parts.mirror.files.get(A)!;
+    assert.equal(file.memory.topic, 'Alpha topic');
+    assert.equal(file.knownText, null, 'opened from its record: the file was not read');
+    assert.equal(file.memory.content, 'Alpha content.');
+  });
+
+  it('saveRecords leaves out the memory being purged', () => {
+    const { opening } = prepare();
+    opening.refresh();
+    opening.saveRecords(B);
+    assert.deepEqual(recordNames(), [`${A}.md`]);
+  });
+
+  it('flushCaches and saveRecords write nothing once the store directory is gone', () => {
+    const { parts, opening } = prepare();
+    opening.refresh();
+    parts.mirror.dispose();
+    fs.rmSync(parts.paths.root, { recursive: true });
+    opening.saveRecords();
+    opening.flushCaches();
+    assert.equal(fs.existsSync(parts.paths.root), false);
+  });
+
+  it('openInSteps gives way to the event loop between the record cache and the files', async () => {
+    prepare().opening.refresh();
+    opened[0]!.opening.flushCaches();
+    const { parts, opening } = prepare();
+    const seen: boolean[] = [];
+    setImmediate(() => seen.push(opening.isOpen));
+    const done = opening.openInSteps();
+    assert.equal(opening.isOpen, false, 'nothing read before the first turn of the event loop');
+    await done;
+    assert.deepEqual(seen, [false], 'another callback ran between the steps, before the files were read');
+    assert.equal(opening.isOpen, true);
+    assert.equal(parts.mirror.files.get(A)!.knownText, null, 'the records were loaded before the files were looked at');
+    // Open already: nothing is done again.
+    await opening.openInSteps();
+  });
+});
