@@ -115,7 +115,7 @@ export class MemoryStore {
    * in between (the VS Code views refresh on it, once per change).
    */
   get changeCount(): number {
-    return this.mirror.changeCount;
+    return this.parts.mirror.changeCount;
   }
 
   get sessionCount(): number {

@@ -10,7 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildIdOf, bundleFiles, compileBundle } from '../../src/cliLauncher';
 import CLI_FILES from '../../src/shared/cliFiles.json';
-import { REPO_ROOT, ensureCliBuilt } from './storeTestKit';
+import { REPO_ROOT, ensureCliBuilt } from '../support/storeKit';
 
 const VERSION = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
 
