@@ -281,6 +281,22 @@ describe('opening a store from its records', () => {
     assert.equal(second.peek(id).content, 'Original content.');
   });
 
+  it('a file edited below its frontmatter while no process ran shows its new Summary (the fields come from its old record)', async () => {
+    const first = ctx.open();
+    const id = (await first.store({ topic: 'Kept topic', summary: 'Old summary.', content: 'Old content.', tags: ['kept'] })).memory.id;
+    const other = (await first.store({ topic: 'Another topic', summary: 'Another summary.', content: 'Other content.', tags: ['kept'] })).memory.id;
+    first.flushCaches();
+    fs.writeFileSync(memoryFile(id), fs.readFileSync(memoryFile(id), 'utf8').replace('Old summary.', 'A new, longer summary.'));
+    const second = ctx.open();
+    const edited = second.peek(id);
+    assert.equal(edited.summary, 'A new, longer summary.');
+    assert.equal(edited.topic, 'Kept topic');
+    assert.deepEqual(edited.tags, ['kept']);
+    assert.equal(second.peek(other).summary, 'Another summary.');
+    second.flushCaches();
+    assert.ok(fs.readFileSync(path.join(ctx.root, 'parse-cache.json'), 'utf8').includes('A new, longer summary.'), 'saved anew');
+  });
+
   it('keeps no trace of a purged memory in parse-cache.json, even if the process dies right after the purge', async () => {
     const store = ctx.open();
     const purged = (await store.store({ topic: 'Door code of the xylophonist', content: 'secret-ish words' })).memory.id;
