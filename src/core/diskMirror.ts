@@ -26,6 +26,7 @@ import {
   type FileSignature,
 } from './files';
 import { LoadedFile } from './loadedFile';
+import { MemoryFileSignatures } from './memoryFileSignatures';
 import { InvalidMemoryFile, memoryOf, parseBody, splitFrontmatter } from './memoryFile';
 import type { MemoryRecordCache } from './memoryRecords';
 import { applyJournal, journalAppliesTo, journalHeader, readJournalLines } from './statsJournal';
@@ -66,7 +67,7 @@ export class DiskMirror {
   /** Everything else in memories/ that looks like a memory file. */
   readonly invalidFiles = new Map<string, InvalidFile>();
   /** Signatures of every *.md in memories/ as last read, by file name. */
-  readonly fileSignatures = new Map<string, FileSignature>();
+  readonly fileSignatures = new MemoryFileSignatures(this.files);
   private memoriesDirSignature: FileSignature | null = null;
   /** Names the watcher reported since the last refresh. */
   private readonly dirtyNames = new Set<string>();
@@ -181,10 +182,10 @@ export class DiskMirror {
     return this.indexFile;
   }
 
-  /** Parses a memory file's text, its frontmatter through the record cache. */
-  private parseText(raw: string): { memory: Memory; digest: string } {
+  /** Parses a memory file's text, its frontmatter through the record cache (`previous`: see MemoryRecordCache.parse). */
+  private parseText(raw: string, previous?: LoadedFile): { memory: Memory; digest: string } {
     const { frontmatter, body } = splitFrontmatter(raw);
-    const { meta, digest } = this.records.parse(frontmatter);
+    const { meta, digest } = this.records.parse(frontmatter, previous);
     return { memory: memoryOf(meta, parseBody(body)), digest };
   }
 
@@ -279,49 +280,49 @@ export class DiskMirror {
     const stem = name.slice(0, -3);
     const previous = this.files.get(stem);
     this.invalidFiles.delete(name);
+    this.fileSignatures.deleteOther(name);
     if (previous) this.files.delete(stem);
     if (sig === null) {
-      this.fileSignatures.delete(name);
       this.records.noteChange();
       this.afterMemoryChange(stem, previous, undefined);
       return;
     }
-    const file = path.join(this.paths.memories, name);
-    const record = isMemoryId(stem) ? this.records.recordFor(name, sig) : undefined;
-    if (record && record.meta.id === stem) {
-      this.fileSignatures.set(name, sig);
-      const loaded = LoadedFile.fromRecord(record, file);
-      this.files.set(stem, loaded);
-      this.afterMemoryChange(stem, previous, loaded);
+    const fromRecord = isMemoryId(stem) ? this.records.loadedFor(name, sig, this.paths.memories) : undefined;
+    if (fromRecord) {
+      // Keyed by the memory's own ID string (equal to `stem`): one string a memory, not two.
+      this.files.set(fromRecord.memory.id, fromRecord);
+      this.afterMemoryChange(stem, previous, fromRecord);
       return;
     }
     this.records.noteChange();
+    const file = path.join(this.paths.memories, name);
     let raw: string;
     try {
       raw = fs.readFileSync(file, 'utf8');
     } catch {
-      this.fileSignatures.delete(name);
       this.afterMemoryChange(stem, previous, undefined);
       return;
     }
-    this.fileSignatures.set(name, sig);
     if (!isMemoryId(stem)) {
+      this.fileSignatures.setOther(name, sig);
       this.invalidFiles.set(name, { name, reason: `the file name is not a memory ID (${MEMORY_ID_FORMAT})` });
       this.afterMemoryChange(stem, previous, undefined);
       return;
     }
     try {
-      const { memory, digest } = this.parseText(raw);
+      const { memory, digest } = this.parseText(raw, previous);
       if (memory.id !== stem) {
+        this.fileSignatures.setOther(name, sig);
         this.invalidFiles.set(name, { name, reason: `its frontmatter ID ${memory.id} is not its file name`, claimedId: memory.id });
         this.afterMemoryChange(stem, previous, undefined);
         return;
       }
-      const loaded = new LoadedFile(memory, sig, digest, file, raw);
-      this.files.set(stem, loaded);
+      const loaded = new LoadedFile(memory, sig, digest, this.paths.memories, raw);
+      this.files.set(memory.id, loaded);
       this.afterMemoryChange(stem, previous, loaded);
     } catch (error) {
       if (!(error instanceof InvalidMemoryFile)) throw error;
+      this.fileSignatures.setOther(name, sig);
       this.invalidFiles.set(name, { name, reason: error.reason });
       this.afterMemoryChange(stem, previous, undefined);
     }
@@ -531,12 +532,12 @@ export class DiskMirror {
     const file = path.join(this.paths.memories, name);
     writeFileAtomic(file, raw);
     const sig = signatureOf(fs.statSync(file));
-    const { memory, digest } = this.parseText(raw);
     const previous = this.files.get(id);
-    const loaded = new LoadedFile(memory, sig, digest, file, raw);
+    const { memory, digest } = this.parseText(raw, previous);
+    const loaded = new LoadedFile(memory, sig, digest, this.paths.memories, raw);
     this.records.noteChange();
     this.files.set(id, loaded);
-    this.fileSignatures.set(name, sig);
+    this.fileSignatures.deleteOther(name);
     this.invalidFiles.delete(name);
     this.afterMemoryChange(id, previous, loaded);
     this.noteOwnDirectoryChange();
@@ -553,7 +554,7 @@ export class DiskMirror {
     this.records.noteChange();
     const previous = this.files.get(id);
     this.files.delete(id);
-    this.fileSignatures.delete(name);
+    this.fileSignatures.deleteOther(name);
     this.invalidFiles.delete(name);
     this.afterMemoryChange(id, previous, undefined);
     this.noteOwnDirectoryChange();

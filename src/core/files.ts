@@ -103,7 +103,16 @@ export interface FileSignature {
 }
 
 export function signatureOf(stat: fs.Stats): FileSignature {
-  return { ino: stat.ino, size: stat.size, mtimeMs: stat.mtimeMs };
+  return { ino: smallInteger(stat.ino), size: smallInteger(stat.size), mtimeMs: stat.mtimeMs };
+}
+
+/**
+ * The same number, as a small integer where it is one. fs.Stats hands out
+ * every field as a boxed double (16 bytes); a signature is kept per memory
+ * file, and an inode number or size that V8 stores unboxed costs nothing more.
+ */
+function smallInteger(value: number): number {
+  return value >= 0 && value <= 0x3fffffff && Number.isInteger(value) ? value | 0 : value;
 }
 
 export function statSignature(file: string): FileSignature | null {

@@ -9,8 +9,9 @@
  * its text from the start.
  */
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { FileSignature } from './files';
-import { copyMeta, parseBody, splitFrontmatter } from './memoryFile';
+import { parseBody, splitFrontmatter } from './memoryFile';
 import type { Memory, MemoryMeta } from './model';
 
 /** What the record cache keeps of a valid memory file: everything but its Content. */
@@ -29,20 +30,30 @@ export class LoadedFile {
   constructor(
     /** Replaced, never changed, when the file is read again: IndexWriter compares by identity. */
     readonly memory: Memory,
+    /** The signature of the version the fields were read from (the same object as DiskMirror.fileSignatures'). */
     readonly signature: FileSignature,
     readonly frontmatterDigest: string,
-    private readonly file: string,
+    /**
+     * The memories/ folder (one string shared by every file): the path is made when the file is read,
+     * not kept per memory (a joined path is ~300 bytes of string pieces each).
+     */
+    private readonly memoriesDir: string,
     text: string | null,
   ) {
     this.text = text;
   }
 
   /** A file known from its record: its Content is read when first asked for. */
-  static fromRecord(record: FileRecord, file: string): LoadedFile {
-    let loaded: LoadedFile | null = null;
-    const memory = new LazyContentMemory(record.meta, record.summary, record.hasSections, () => loaded!.raw);
-    loaded = new LoadedFile(memory, record.signature, record.frontmatterDigest, file, null);
+  static fromRecord(record: FileRecord, memoriesDir: string): LoadedFile {
+    const memory = new LazyContentMemory(record.meta, record.summary, record.hasSections);
+    const loaded = new LoadedFile(memory, record.signature, record.frontmatterDigest, memoriesDir, null);
+    LazyContentMemory.readFrom(memory, loaded);
     return loaded;
+  }
+
+  /** The file's path: `<memories>/<id>.md` (a memory's file name is its ID). */
+  get file(): string {
+    return path.join(this.memoriesDir, `${this.memory.id}.md`);
   }
 
   /**
@@ -61,10 +72,13 @@ export class LoadedFile {
     return this.text;
   }
 
-  /** What the record cache keeps of this file. */
+  /**
+   * What the record cache keeps of this file. The memory itself stands for
+   * its frontmatter fields: memories are replaced, never changed.
+   */
   record(): FileRecord {
     const m = this.memory;
-    return { signature: this.signature, frontmatterDigest: this.frontmatterDigest, meta: copyMeta(m), summary: m.summary, hasSections: m.hasSections };
+    return { signature: this.signature, frontmatterDigest: this.frontmatterDigest, meta: m, summary: m.summary, hasSections: m.hasSections };
   }
 }
 
@@ -91,9 +105,10 @@ class LazyContentMemory implements Memory {
   readonly summary: string;
   readonly hasSections: boolean;
   #content: string | null = null;
-  readonly #readText: () => string;
+  /** The file this memory was opened from (a reference, not a closure: ~100 bytes less a memory). */
+  #file: LoadedFile | null = null;
 
-  constructor(meta: MemoryMeta, summary: string, hasSections: boolean, readText: () => string) {
+  constructor(meta: MemoryMeta, summary: string, hasSections: boolean) {
     this.id = meta.id;
     this.topic = meta.topic;
     this.tags = meta.tags;
@@ -108,13 +123,17 @@ class LazyContentMemory implements Memory {
     this.status = meta.status;
     this.summary = summary;
     this.hasSections = hasSections;
-    this.#readText = readText;
+  }
+
+  /** Sets the file a memory reads its Content from (once, as it is made: see LoadedFile.fromRecord). */
+  static readFrom(memory: LazyContentMemory, file: LoadedFile): void {
+    memory.#file = file;
   }
 
   get content(): string {
     if (this.#content === null) {
       try {
-        this.#content = parseBody(splitFrontmatter(this.#readText()).body).content;
+        this.#content = parseBody(splitFrontmatter(this.#file!.raw).body).content;
       } catch {
         // Gone, or no longer a memory, since it was last seen: a view shows no Content and the
         // next refresh reports the file. (Writers read `raw`, which throws instead.)

@@ -2,7 +2,7 @@
  * The record cache (`.claude/ltm/parse-cache.json`, git-ignored): what a
  * fresh process opens the store from without reading every memory file.
  *
- * Per file name, the signature (size, mtime, inode) of the version last read
+ * Per memory file, the signature (size, mtime, inode) of the version last read
  * and everything parsed from it but the Content: its frontmatter fields and
  * Summary. A file whose signature still matches is taken from its record
  * (its Content is read when asked for: see LoadedFile); any other file is read
@@ -12,81 +12,147 @@
  * the text, so nothing here can be stale: a record is only ever used for the
  * exact file version it was made from.
  *
+ * The file is columnar (one array per field, a row per file), which JSON.parse
+ * reads with a few allocations per file instead of a dozen objects. A row is
+ * checked only when it is used, and it becomes the memory directly: no object
+ * is built for a record that is then thrown away.
+ *
  * A missing, damaged or older-format file leaves the cache empty: the store
- * only opens more slowly, and the next save writes it anew.
+ * only opens more slowly, and the next save writes it anew. So does a row
+ * found damaged when used: its file is read instead.
  */
 import { createHash } from 'node:crypto';
 import { readTextIfExists, writeFileAtomic, type FileSignature } from './files';
-import type { FileRecord } from './loadedFile';
+import { LoadedFile, type FileRecord } from './loadedFile';
 import { copyMeta, parseFrontmatter } from './memoryFile';
-import type { MemoryMeta, UnreadableAnchor } from './model';
+import type { Anchor, MemoryMeta, PhaseChange, UnreadableAnchor } from './model';
 
 /**
- * 'ltm-records-4' did not keep the `anchors` entries loading left out (`unreadable_anchors`), which `check`
- * names: its records would hide them. 'ltm-records-3' had no `keywords`. 'ltm-records-1' had no `status` or `anchors`: its records of files that say `status: proposed`
- * would make them approved, and of anchored files would lose their anchors. The format before
- * it ('ltm-frontmatter-1') was keyed by frontmatter text.
+ * 'ltm-records-5' kept one array per record with the name and a meta object (a dozen objects per file to
+ * parse and check). 'ltm-records-4' did not keep the `anchors` entries loading left out (`unreadable_anchors`),
+ * which `check` names: its records would hide them. 'ltm-records-3' had no `keywords`. 'ltm-records-1' had no
+ * `status` or `anchors`: its records of files that say `status: proposed` would make them approved, and of
+ * anchored files would lose their anchors. The format before it ('ltm-frontmatter-1') was keyed by frontmatter text.
  */
-const RECORDS_VERSION = 'ltm-records-5';
+export const RECORDS_VERSION = 'ltm-records-6';
 
-/** One record as saved: [name, size, mtimeMs, ino, frontmatterDigest, meta, summary, hasSections]. */
-type SavedRecord = [string, number, number, number, string, MemoryMeta, string, boolean];
+/**
+ * The fields of a memory that are empty for most of them, as saved: 0 when all are
+ * empty (absent), else an object with only the non-empty ones.
+ */
+type SavedRest = 0 | { phase_history?: PhaseChange[]; keywords?: string[]; anchors?: Anchor[]; unreadable_anchors?: UnreadableAnchor[]; status?: 'proposed' };
+
+/**
+ * parse-cache.json: row i of every column is one memory file (`<id>.md`). `tagSets` holds each distinct tag
+ * list once; `tags` is a row's index into it.
+ */
+export interface SavedRecords {
+  version: string;
+  ids: string[];
+  sizes: number[];
+  mtimes: number[];
+  inos: number[];
+  digests: string[];
+  topics: string[];
+  tagSets: string[][];
+  tags: number[];
+  phases: number[];
+  difficulties: number[];
+  createdAt: string[];
+  createdSessions: (number | null)[];
+  summaries: string[];
+  hasSections: boolean[];
+  rest: SavedRest[];
+}
 
 export function frontmatterDigest(frontmatter: string): string {
   return createHash('sha1').update(frontmatter).digest('base64url');
 }
 
+/**
+ * Shared by every memory opened from a record that has none: memories are replaced, never changed, and a
+ * frozen list makes any code that tried to change one in place fail at once instead of changing them all.
+ */
+const NO_ITEMS: never[] = Object.freeze([]) as unknown as never[];
+
 export class MemoryRecordCache {
-  private readonly byName = new Map<string, FileRecord>();
+  /** The file as loaded (checked column by column), until every row was taken or the next save. */
+  private saved: SavedRecords | null = null;
+  /** Tag lists of `saved.tagSets`, checked and frozen, made when first used. */
+  private tagLists: (readonly string[] | null)[] = [];
+  /** Rows not taken yet, by memory ID. */
+  private readonly rowOf = new Map<string, number>();
+  /** Rows not taken yet, by frontmatter digest: made on the first parse the live memories cannot answer. */
+  private rowOfDigest: Map<string, number> | null = null;
+  /**
+   * Frontmatter parsed since the last save, by the digest of its text. Live memories are not kept here (a
+   * map entry each): a file rewritten with its frontmatter unchanged is matched against its previous
+   * version instead (see parse), and a frontmatter holds its memory's ID, so no other file shares it.
+   */
   private readonly metaByDigest = new Map<string, MemoryMeta>();
   /** Set when what would be saved differs from the file: a file parsed anew, or a record dropped. */
   private changed = false;
 
   constructor(private readonly file: string) {}
 
-  /** Reads the cache file; anything unusable in it is left out. */
+  /** Reads the cache file; anything unusable in it leaves the cache empty. */
   load(): void {
     const text = readTextIfExists(this.file);
     if (!text) return;
+    let data: unknown;
     try {
-      const data = JSON.parse(text) as { version?: unknown; records?: unknown };
-      if (data.version !== RECORDS_VERSION || !Array.isArray(data.records)) {
-        this.changed = true;
-        return;
-      }
-      for (const saved of data.records as unknown[]) {
-        const record = recordFrom(saved);
-        if (!record) {
-          this.changed = true;
-          continue;
-        }
-        this.byName.set(record[0], record[1]);
-        this.metaByDigest.set(record[1].frontmatterDigest, record[1].meta);
-      }
+      data = JSON.parse(text);
     } catch {
       // A damaged cache is only a slower open.
       this.changed = true;
+      return;
     }
+    const saved = checkedColumns(data);
+    if (!saved) {
+      this.changed = true;
+      return;
+    }
+    this.saved = saved;
+    this.tagLists = new Array<readonly string[] | null>(saved.tagSets.length).fill(null);
+    const { ids } = saved;
+    for (let row = 0; row < ids.length; row++) this.rowOf.set(ids[row]!, row);
+    if (this.rowOf.size !== ids.length) this.changed = true;
   }
 
-  /** The record of `name` when `signature` is the version it was made from. */
-  recordFor(name: string, signature: FileSignature): FileRecord | undefined {
-    const record = this.byName.get(name);
+  /**
+   * The file `<memoriesDir>/<name>` as its record describes it, when
+   * `signature` is the version the record was made from; else undefined (read
+   * the file). A record is taken once: the store keeps the file from now on,
+   * and saves from it.
+   */
+  loadedFor(name: string, signature: FileSignature, memoriesDir: string): LoadedFile | undefined {
+    const record = this.recordFor(name, signature);
     if (!record) return undefined;
-    const s = record.signature;
-    if (s.size === signature.size && s.mtimeMs === signature.mtimeMs && s.ino === signature.ino) {
-      // Taken once: the store keeps the file from now on, and saves from it. (Its meta object is shared
-      // with metaByDigest, whose hits are copied, and memories are replaced, never changed.)
-      this.byName.delete(name);
-      return record;
-    }
-    return undefined;
+    return LoadedFile.fromRecord(record, memoriesDir);
   }
 
-  /** Parsed frontmatter (a copy the caller may keep) and the digest of its text. */
-  parse(frontmatter: string): { meta: MemoryMeta; digest: string } {
+  /** The record of `name` when `signature` is the version it was made from (taken: see loadedFor). */
+  recordFor(name: string, signature: FileSignature): FileRecord | undefined {
+    const saved = this.saved;
+    if (!saved || !name.endsWith('.md')) return undefined;
+    const row = this.rowOf.get(name.slice(0, -3));
+    if (row === undefined) return undefined;
+    if (saved.sizes[row] !== signature.size || saved.mtimes[row] !== signature.mtimeMs || saved.inos[row] !== signature.ino) return undefined;
+    const record = this.recordOfRow(row, signature);
+    this.take(row);
+    if (!record) this.changed = true;
+    return record ?? undefined;
+  }
+
+  /**
+   * Parsed frontmatter (a copy the caller may keep) and the digest of its
+   * text. `previous` is the version of the same file the store holds, if any:
+   * a file rewritten below its frontmatter (a Summary edit, a checkout) reuses
+   * its fields.
+   */
+  parse(frontmatter: string, previous?: { frontmatterDigest: string; memory: MemoryMeta }): { meta: MemoryMeta; digest: string } {
     const digest = frontmatterDigest(frontmatter);
-    let meta = this.metaByDigest.get(digest);
+    let meta = previous?.frontmatterDigest === digest ? previous.memory : (this.metaByDigest.get(digest) ?? this.metaOfSavedDigest(digest));
     if (!meta) {
       meta = parseFrontmatter(frontmatter);
       this.metaByDigest.set(digest, meta);
@@ -102,29 +168,195 @@ export class MemoryRecordCache {
 
   /**
    * Writes the records of the given live files, when anything changed since
-   * loading or the last save. Parsed frontmatter of other texts is dropped.
+   * loading or the last save. Parsed frontmatter is dropped: what is live is
+   * in the live memories.
    */
   save(live: Iterable<[name: string, record: FileRecord]>): void {
-    // Records never taken are of files that changed or went away since the last save.
-    if (!this.changed && this.byName.size === 0) return;
-    const records: SavedRecord[] = [];
+    // Rows never taken are of files that changed or went away since the last save.
+    const write = this.changed || this.rowOf.size > 0;
+    this.dropSaved();
     this.metaByDigest.clear();
-    for (const [name, r] of live) {
-      records.push([name, r.signature.size, r.signature.mtimeMs, r.signature.ino, r.frontmatterDigest, r.meta, r.summary, r.hasSections]);
-      this.metaByDigest.set(r.frontmatterDigest, r.meta);
-    }
-    this.byName.clear();
+    if (!write) return;
+    const columns = new ColumnWriter();
+    // A live file's name is its memory's ID (see DiskMirror.files): the ID column stands for both.
+    for (const [, r] of live) columns.add(r);
     try {
-      writeFileAtomic(this.file, JSON.stringify({ version: RECORDS_VERSION, records }), { durable: false });
+      writeFileAtomic(this.file, JSON.stringify(columns.result()), { durable: false });
       this.changed = false;
     } catch {
       // Read-only checkouts still open; they only open more slowly.
     }
   }
+
+  private take(row: number): void {
+    const saved = this.saved!;
+    this.rowOf.delete(saved.ids[row]!);
+    this.rowOfDigest?.delete(saved.digests[row]!);
+    // Every row used: the columns are not needed any more (the strings live on in the memories).
+    if (this.rowOf.size === 0) this.dropSaved();
+  }
+
+  private dropSaved(): void {
+    this.saved = null;
+    this.tagLists = [];
+    this.rowOf.clear();
+    this.rowOfDigest = null;
+  }
+
+  /** The fields of a row not taken whose frontmatter has this digest (a file edited below its frontmatter). */
+  private metaOfSavedDigest(digest: string): MemoryMeta | undefined {
+    const saved = this.saved;
+    if (!saved) return undefined;
+    if (!this.rowOfDigest) {
+      this.rowOfDigest = new Map();
+      for (const row of this.rowOf.values()) this.rowOfDigest.set(saved.digests[row]!, row);
+    }
+    const row = this.rowOfDigest.get(digest);
+    return row === undefined ? undefined : (this.recordOfRow(row, null)?.meta ?? undefined);
+  }
+
+  /**
+   * Row `row` as a record, checked field by field (cheaply: this runs 10,000
+   * times per open), or null. The cache is ours and git-ignored, but a damaged
+   * or hand-edited one must not put a malformed memory in front of the store.
+   * The columns' types were checked on loading; what is left are the values.
+   */
+  private recordOfRow(row: number, signature: FileSignature | null): FileRecord | null {
+    const s = this.saved!;
+    const phase = s.phases[row];
+    if (phase !== 0 && phase !== 1 && phase !== 2) return null;
+    const tags = this.tagList(s.tags[row]!);
+    if (!tags) return null;
+    const rest = s.rest[row];
+    if (rest !== 0 && !isSavedRest(rest)) return null;
+    const meta: MemoryMeta = {
+      id: s.ids[row]!,
+      topic: s.topics[row]!,
+      tags: tags as string[],
+      phase,
+      difficulty: s.difficulties[row]!,
+      created_at: s.createdAt[row]!,
+      created_session: s.createdSessions[row]!,
+      phase_history: rest === 0 ? NO_ITEMS : (rest.phase_history ?? NO_ITEMS),
+      keywords: rest === 0 ? NO_ITEMS : (rest.keywords ?? NO_ITEMS),
+      anchors: rest === 0 ? NO_ITEMS : (rest.anchors ?? NO_ITEMS),
+      ...(rest !== 0 && rest.unreadable_anchors ? { unreadable_anchors: rest.unreadable_anchors } : {}),
+      status: rest === 0 ? undefined : rest.status,
+    };
+    return {
+      signature: signature ?? { size: s.sizes[row]!, mtimeMs: s.mtimes[row]!, ino: s.inos[row]! },
+      frontmatterDigest: s.digests[row]!,
+      meta,
+      summary: s.summaries[row]!,
+      hasSections: s.hasSections[row]!,
+    };
+  }
+
+  /** Tag set `index`, checked and frozen once (memories with the same tags share it), or null. */
+  private tagList(index: number): readonly string[] | null {
+    const known = this.tagLists[index];
+    if (known !== undefined && known !== null) return known;
+    const set = this.saved!.tagSets[index];
+    if (!Array.isArray(set) || !set.every(isString)) return null;
+    return (this.tagLists[index] = Object.freeze(set));
+  }
+}
+
+/** Builds the columns of parse-cache.json, one record at a time. */
+class ColumnWriter {
+  private readonly data: SavedRecords = {
+    version: RECORDS_VERSION,
+    ids: [],
+    sizes: [],
+    mtimes: [],
+    inos: [],
+    digests: [],
+    topics: [],
+    tagSets: [],
+    tags: [],
+    phases: [],
+    difficulties: [],
+    createdAt: [],
+    createdSessions: [],
+    summaries: [],
+    hasSections: [],
+    rest: [],
+  };
+  /** Tag sets by their JSON text (tags are text from outside: never a plain-object key). */
+  private readonly tagSetOf = new Map<string, number>();
+
+  add(r: FileRecord): void {
+    const d = this.data;
+    const m = r.meta;
+    d.ids.push(m.id);
+    d.sizes.push(r.signature.size);
+    d.mtimes.push(r.signature.mtimeMs);
+    d.inos.push(r.signature.ino);
+    d.digests.push(r.frontmatterDigest);
+    d.topics.push(m.topic);
+    const key = JSON.stringify(m.tags);
+    let tagSet = this.tagSetOf.get(key);
+    if (tagSet === undefined) {
+      tagSet = d.tagSets.length;
+      d.tagSets.push(m.tags);
+      this.tagSetOf.set(key, tagSet);
+    }
+    d.tags.push(tagSet);
+    d.phases.push(m.phase);
+    d.difficulties.push(m.difficulty);
+    d.createdAt.push(m.created_at);
+    d.createdSessions.push(m.created_session);
+    d.summaries.push(r.summary);
+    d.hasSections.push(r.hasSections);
+    const rest: Exclude<SavedRest, 0> = {};
+    if (m.phase_history.length > 0) rest.phase_history = m.phase_history;
+    if (m.keywords.length > 0) rest.keywords = m.keywords;
+    if (m.anchors.length > 0) rest.anchors = m.anchors;
+    if (m.unreadable_anchors) rest.unreadable_anchors = m.unreadable_anchors;
+    if (m.status === 'proposed') rest.status = 'proposed';
+    d.rest.push(Object.keys(rest).length > 0 ? rest : 0);
+  }
+
+  result(): SavedRecords {
+    return this.data;
+  }
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string';
 const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
+const isBoolean = (v: unknown): v is boolean => typeof v === 'boolean';
+const isIndex = (v: unknown): v is number => typeof v === 'number' && Number.isInteger(v) && v >= 0;
+const isSessionOrNull = (v: unknown): v is number | null => v === null || isNumber(v);
+
+/**
+ * The file's columns when they are all there, as long as `ids`, and of the
+ * right element types; else null. Loops over numbers and strings only, no
+ * object is made: the values of a row are checked when it is used.
+ */
+function checkedColumns(data: unknown): SavedRecords | null {
+  if (!data || typeof data !== 'object' || Array.isArray(data)) return null;
+  const d = data as Record<keyof SavedRecords, unknown>;
+  if (d.version !== RECORDS_VERSION || !Array.isArray(d.ids) || !Array.isArray(d.tagSets)) return null;
+  const n = d.ids.length;
+  const column = <T>(value: unknown, is: (v: unknown) => v is T): value is T[] => Array.isArray(value) && value.length === n && value.every(is);
+  const tagSetCount = d.tagSets.length;
+  const ok =
+    column(d.ids, isString) &&
+    column(d.sizes, isNumber) &&
+    column(d.mtimes, isNumber) &&
+    column(d.inos, isNumber) &&
+    column(d.digests, isString) &&
+    column(d.topics, isString) &&
+    column(d.tags, (v: unknown): v is number => isIndex(v) && v < tagSetCount) &&
+    column(d.phases, isNumber) &&
+    column(d.difficulties, isNumber) &&
+    column(d.createdAt, isString) &&
+    column(d.createdSessions, isSessionOrNull) &&
+    column(d.summaries, isString) &&
+    column(d.hasSections, isBoolean) &&
+    column(d.rest, (v: unknown): v is SavedRest => v === 0 || (!!v && typeof v === 'object' && !Array.isArray(v)));
+  return ok ? (data as SavedRecords) : null;
+}
 
 function isSavedAnchor(a: unknown): boolean {
   if (!a || typeof a !== 'object') return false;
@@ -138,58 +370,19 @@ function isSavedUnreadableAnchor(u: unknown): boolean {
   return isString(entry) && isString(reason) && (path === undefined || isString(path));
 }
 
-/**
- * A saved record checked field by field (cheaply: this runs 10,000 times per
- * open), or null. The cache is ours and git-ignored, but a damaged or
- * hand-edited one must not put a malformed memory in front of the store.
- */
-function recordFrom(saved: unknown): [string, FileRecord] | null {
-  if (!Array.isArray(saved) || saved.length !== 8) return null;
-  const [name, size, mtimeMs, ino, digest, meta, summary, hasSections] = saved as unknown[];
-  if (!isString(name) || !isNumber(size) || !isNumber(mtimeMs) || !isNumber(ino) || !isString(digest)) return null;
-  if (!isString(summary) || typeof hasSections !== 'boolean' || !meta || typeof meta !== 'object') return null;
-  const m = meta as Record<string, unknown>;
-  if (
-    !isString(m.id) ||
-    !isString(m.topic) ||
-    !Array.isArray(m.tags) ||
-    !m.tags.every(isString) ||
-    (m.phase !== 0 && m.phase !== 1 && m.phase !== 2) ||
-    !isNumber(m.difficulty) ||
-    !isString(m.created_at) ||
-    !(m.created_session === null || isNumber(m.created_session)) ||
-    !Array.isArray(m.phase_history) ||
-    !m.phase_history.every((h: unknown) => !!h && typeof h === 'object' && isNumber((h as { phase?: unknown }).phase) && isString((h as { at?: unknown }).at) && isString((h as { event?: unknown }).event)) ||
-    !Array.isArray(m.keywords) ||
-    !m.keywords.every(isString) ||
-    !Array.isArray(m.anchors) ||
-    !m.anchors.every(isSavedAnchor) ||
-    !(m.unreadable_anchors === undefined || (Array.isArray(m.unreadable_anchors) && m.unreadable_anchors.every(isSavedUnreadableAnchor))) ||
-    !(m.status === undefined || m.status === 'proposed')
-  ) {
-    return null;
-  }
-  return [
-    name,
-    {
-      signature: { size, mtimeMs, ino },
-      frontmatterDigest: digest,
-      meta: {
-        id: m.id,
-        topic: m.topic,
-        tags: m.tags as string[],
-        phase: m.phase,
-        difficulty: m.difficulty,
-        created_at: m.created_at,
-        created_session: m.created_session as number | null,
-        phase_history: m.phase_history as MemoryMeta['phase_history'],
-        keywords: m.keywords as string[],
-        anchors: m.anchors as MemoryMeta['anchors'],
-        ...(m.unreadable_anchors ? { unreadable_anchors: m.unreadable_anchors as UnreadableAnchor[] } : {}),
-        status: m.status as MemoryMeta['status'],
-      },
-      summary,
-      hasSections,
-    },
-  ];
+function isPhaseChange(h: unknown): boolean {
+  return !!h && typeof h === 'object' && isNumber((h as { phase?: unknown }).phase) && isString((h as { at?: unknown }).at) && isString((h as { event?: unknown }).event);
+}
+
+/** A `rest` entry as ColumnWriter writes it: only non-empty lists, and `status` only when proposed. */
+function isSavedRest(rest: unknown): rest is Exclude<SavedRest, 0> {
+  const r = rest as Record<string, unknown>;
+  const list = (v: unknown, is: (item: unknown) => boolean) => v === undefined || (Array.isArray(v) && v.length > 0 && v.every(is));
+  return (
+    list(r.phase_history, isPhaseChange) &&
+    list(r.keywords, isString) &&
+    list(r.anchors, isSavedAnchor) &&
+    list(r.unreadable_anchors, isSavedUnreadableAnchor) &&
+    (r.status === undefined || r.status === 'proposed')
+  );
 }

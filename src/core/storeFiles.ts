@@ -253,13 +253,22 @@ function wellFormedStats(data: unknown): Map<string, MemoryStats> | null {
   const memories = (data as { memories?: unknown }).memories;
   if (memories === null || typeof memories !== 'object' || Array.isArray(memories)) return null;
   const map = new Map<string, MemoryStats>();
+  // Memories accessed together share a time (an access is counted for a whole batch at once): kept
+  // once, as when counted, not once per entry as JSON.parse makes them (~40 bytes each).
+  const times = new Map<string, string>();
+  const shared = (time: string): string => {
+    const known = times.get(time);
+    if (known !== undefined) return known;
+    times.set(time, time);
+    return time;
+  };
   // JSON.parse makes every key, `__proto__` included, an own data property (see mapOf).
   for (const [key, raw] of Object.entries(memories)) {
     if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) return null;
     const e = raw as Record<string, unknown>;
     if (!isCount(e.access_count) || typeof e.accessed_at !== 'string' || !isCount(e.last_session)) return null;
     if (typeof e.priority !== 'number' || !Number.isFinite(e.priority)) return null;
-    const entry: MemoryStats = { access_count: e.access_count, accessed_at: e.accessed_at, last_session: e.last_session, priority: e.priority };
+    const entry: MemoryStats = { access_count: e.access_count, accessed_at: shared(e.accessed_at), last_session: e.last_session, priority: e.priority };
     for (const name of STATS_COUNTERS) {
       const value = e[name];
       if (value === undefined) continue;
@@ -268,7 +277,7 @@ function wellFormedStats(data: unknown): Map<string, MemoryStats> | null {
     }
     if (e.last_used_at !== undefined) {
       if (typeof e.last_used_at !== 'string') return null;
-      entry.last_used_at = e.last_used_at;
+      entry.last_used_at = shared(e.last_used_at);
     }
     map.set(key, entry);
   }

@@ -184,6 +184,33 @@ describe('DiskMirror', () => {
       assert.ok(!h.mirror.fileSignatures.has('README.txt'));
     });
 
+    it('fileSignatures follows a file from valid to invalid, valid again and away: one signature a name, the one last read', () => {
+      writeMemory(h.paths.root, A);
+      writeMemory(h.paths.root, B);
+      h.mirror.refresh();
+      assert.equal(h.mirror.fileSignatures.size, 2);
+      assert.equal(h.mirror.fileSignatures.get(`${A}.md`), h.mirror.files.get(A)!.signature, 'a memory\'s signature is its file\'s');
+      replaceByRename(memFile(A), 'broken\n');
+      h.mirror.refresh();
+      assert.ok(!h.mirror.files.has(A));
+      assert.deepEqual(h.mirror.fileSignatures.get(`${A}.md`), statSignature(memFile(A)), 'an invalid file keeps its own');
+      assert.equal(h.mirror.fileSignatures.size, 2);
+      assert.deepEqual([...h.mirror.fileSignatures.keys()].sort(), [`${A}.md`, `${B}.md`]);
+      replaceByRename(memFile(A), memoryText(A, { topic: 'Valid again' }));
+      h.mirror.refresh();
+      assert.equal(h.mirror.files.get(A)!.memory.topic, 'Valid again');
+      assert.deepEqual(h.mirror.fileSignatures.get(`${A}.md`), statSignature(memFile(A)));
+      assert.equal(h.mirror.fileSignatures.size, 2);
+      assert.equal([...h.mirror.fileSignatures.values()].reduce((sum, sig) => sum + sig.size, 0), fs.statSync(memFile(A)).size + fs.statSync(memFile(B)).size);
+      fs.writeFileSync(memFile(B), 'broken too\n');
+      h.mirror.refresh({ full: true });
+      fs.rmSync(memFile(A));
+      fs.rmSync(memFile(B));
+      h.mirror.refresh();
+      assert.equal(h.mirror.fileSignatures.size, 0);
+      assert.ok(!h.mirror.fileSignatures.has(`${A}.md`) && !h.mirror.fileSignatures.has(`${B}.md`));
+    });
+
     it('writeMemoryFile over an invalid file makes it valid again', () => {
       fs.writeFileSync(memFile(A), 'broken\n');
       h.mirror.refresh();

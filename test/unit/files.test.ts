@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TEMP_SUFFIX, sameSignature, statSignature, writeFileAtomicAsync } from '../../src/core/files';
+import { TEMP_SUFFIX, sameSignature, signatureOf, statSignature, writeFileAtomicAsync } from '../../src/core/files';
 import { makeTempProject, removeDir } from '../support/storeKit';
 
 describe('writeFileAtomicAsync', () => {
@@ -63,5 +63,19 @@ describe('writeFileAtomicAsync', () => {
     await reader;
     assert.equal(fs.readFileSync(file, 'utf8'), newText);
     assert.ok(reads >= 1, 'the reader ran while the write was under way');
+  });
+});
+
+describe('signatureOf', () => {
+  it('keeps every value exactly, small integers and those past 32 bits alike', () => {
+    for (const [ino, size, mtimeMs] of [
+      [0, 0, 0],
+      [2_447_562, 787, 1_795_570_698_364.9988],
+      [2 ** 30, 2 ** 30 - 1, 1],
+      [2 ** 31 + 7, 2 ** 32 + 5, 1_700_000_000_000],
+      [2 ** 53 - 1, 2 ** 40, 0.5],
+    ]) {
+      assert.deepEqual(signatureOf({ ino, size, mtimeMs } as fs.Stats), { ino, size, mtimeMs });
+    }
   });
 });

@@ -1,10 +1,13 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { statSignature } from '../../src/core/files';
 import { LoadedFile } from '../../src/core/loadedFile';
 import { renderNewMemoryFile, splitFrontmatter } from '../../src/core/memoryFile';
-import { MemoryRecordCache, frontmatterDigest } from '../../src/core/memoryRecords';
+import { MemoryStore } from '../../src/core/store';
+import { MemoryRecordCache, RECORDS_VERSION, frontmatterDigest, type SavedRecords } from '../../src/core/memoryRecords';
 import { makeTempProject, removeDir, useProject } from '../support/storeKit';
 
 function memoryText(id: string, topic: string, content = 'Some content.'): string {
@@ -30,7 +33,7 @@ function writeMemory(dir: string, id: string, topic: string): { name: string; fi
   const cache = new MemoryRecordCache(path.join(dir, 'unused.json'));
   const { frontmatter } = splitFrontmatter(raw);
   const { meta, digest } = cache.parse(frontmatter);
-  const loaded = new LoadedFile({ ...meta, summary: 'A summary.', content: 'Some content.', hasSections: true }, statSignature(file)!, digest, file, raw);
+  const loaded = new LoadedFile({ ...meta, summary: 'A summary.', content: 'Some content.', hasSections: true }, statSignature(file)!, digest, dir, raw);
   return { name, file, loaded };
 }
 
@@ -112,29 +115,105 @@ describe('MemoryRecordCache (parse-cache.json)', () => {
     const cache = new MemoryRecordCache(cacheFile);
     cache.noteChange();
     cache.save([[a.name, a.loaded.record()]]);
-    return { a, saved: JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as { version: string; records: unknown[][] } };
+    return { a, saved: JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as SavedRecords };
   };
+  /** The saved file with one column replaced. */
+  const withColumn = (s: SavedRecords, column: keyof SavedRecords, value: unknown) => JSON.stringify({ ...s, [column]: value });
   for (const [what, damage] of [
     ['not JSON', () => '{"version": '],
-    ['the previous format', () => JSON.stringify({ version: 'ltm-frontmatter-1', entries: [] })],
-    ['records that are not a list', (s: { version: string }) => JSON.stringify({ version: s.version, records: {} })],
-    ['a record of the wrong length', (s: { version: string; records: unknown[][] }) => JSON.stringify({ ...s, records: [s.records[0]!.slice(0, 7)] })],
-    ['tags that are not strings', (s: { version: string; records: unknown[][] }) => JSON.stringify({ ...s, records: [s.records[0]!.map((v, i) => (i === 5 ? { ...(v as object), tags: [1] } : v))] })],
-    ['a phase out of range', (s: { version: string; records: unknown[][] }) => JSON.stringify({ ...s, records: [s.records[0]!.map((v, i) => (i === 5 ? { ...(v as object), phase: 3 } : v))] })],
-    ['a size that is not a number', (s: { version: string; records: unknown[][] }) => JSON.stringify({ ...s, records: [s.records[0]!.map((v, i) => (i === 1 ? '12' : v))] })],
+    ['the format before columns (ltm-records-5)', (s: SavedRecords) => JSON.stringify({ version: 'ltm-records-5', records: [[`${s.ids[0]}.md`, s.sizes[0], s.mtimes[0], s.inos[0], s.digests[0], { id: s.ids[0], topic: s.topics[0], tags: [] }, s.summaries[0], true]] })],
+    ['columns under an older version', (s: SavedRecords) => withColumn(s, 'version', 'ltm-records-5')],
+    ['the frontmatter format', () => JSON.stringify({ version: 'ltm-frontmatter-1', entries: [] })],
+    ['a column missing', (s: SavedRecords) => withColumn(s, 'summaries', undefined)],
+    ['a column that is not a list', (s: SavedRecords) => withColumn(s, 'topics', {})],
+    ['a column shorter than the IDs', (s: SavedRecords) => withColumn(s, 'mtimes', [])],
+    ['a size that is not a number', (s: SavedRecords) => withColumn(s, 'sizes', ['12'])],
+    ['a tag set index out of range', (s: SavedRecords) => withColumn(s, 'tags', [1])],
+    ['tags that are not strings', (s: SavedRecords) => withColumn(s, 'tagSets', [[1]])],
+    ['a phase out of range', (s: SavedRecords) => withColumn(s, 'phases', [3])],
+    ['keywords that are not strings', (s: SavedRecords) => withColumn(s, 'rest', [{ keywords: [1] }])],
+    ['an empty list saved (never written: lists are left out when empty)', (s: SavedRecords) => withColumn(s, 'rest', [{ anchors: [] }])],
+    ['a status other than proposed', (s: SavedRecords) => withColumn(s, 'rest', [{ status: 'approved' }])],
   ] as const) {
     it(`ignores a damaged cache (${what}): only a slower open, and the next save replaces it`, () => {
       const { a, saved } = valid();
-      fs.writeFileSync(cacheFile, damage(saved as never));
+      fs.writeFileSync(cacheFile, damage(saved));
       const cache = new MemoryRecordCache(cacheFile);
       cache.load();
       assert.equal(cache.recordFor(a.name, a.loaded.signature), undefined);
       cache.save([[a.name, a.loaded.record()]]);
+      assert.equal((JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as SavedRecords).version, RECORDS_VERSION);
       const next = new MemoryRecordCache(cacheFile);
       next.load();
       assert.ok(next.recordFor(a.name, a.loaded.signature), 'saved anew');
     });
   }
+
+  it('uses the undamaged rows of a cache with a damaged one: only that file is read again', () => {
+    const a = writeMemory(dir, 'mem_0000000a', 'Topic A');
+    const b = writeMemory(dir, 'mem_0000000b', 'Topic B');
+    const cache = new MemoryRecordCache(cacheFile);
+    cache.noteChange();
+    cache.save([
+      [a.name, a.loaded.record()],
+      [b.name, b.loaded.record()],
+    ]);
+    const saved = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as SavedRecords;
+    const rowB = saved.ids.indexOf('mem_0000000b');
+    saved.phases[rowB] = 7;
+    fs.writeFileSync(cacheFile, JSON.stringify(saved));
+    const next = new MemoryRecordCache(cacheFile);
+    next.load();
+    assert.equal(next.recordFor(a.name, a.loaded.signature)?.meta.topic, 'Topic A');
+    assert.equal(next.recordFor(b.name, b.loaded.signature), undefined);
+    // The damaged row makes the next save write the file anew, with both records.
+    next.save([
+      [a.name, a.loaded.record()],
+      [b.name, b.loaded.record()],
+    ]);
+    assert.deepEqual((JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as SavedRecords).phases, [0, 0]);
+  });
+
+  it('saves each distinct tag list once, and keeps lists that are empty for most memories out of the rows', () => {
+    const files = ['mem_0000000a', 'mem_0000000b', 'mem_0000000c'].map((id) => writeMemory(dir, id, `Topic ${id}`));
+    const cache = new MemoryRecordCache(cacheFile);
+    cache.noteChange();
+    cache.save(files.map((f) => [f.name, f.loaded.record()]));
+    const saved = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as SavedRecords;
+    assert.deepEqual(saved.tagSets, [['alpha']]);
+    assert.deepEqual(saved.tags, [0, 0, 0]);
+    assert.deepEqual(saved.rest, [0, 0, 0]);
+  });
+
+  it('shares one frozen tag list between memories with the same tags: changing one in place fails, and changes no other', () => {
+    const a = writeMemory(dir, 'mem_0000000a', 'Topic A');
+    const b = writeMemory(dir, 'mem_0000000b', 'Topic B');
+    const cache = new MemoryRecordCache(cacheFile);
+    cache.noteChange();
+    cache.save([
+      [a.name, a.loaded.record()],
+      [b.name, b.loaded.record()],
+    ]);
+    const next = new MemoryRecordCache(cacheFile);
+    next.load();
+    const ra = next.loadedFor(a.name, a.loaded.signature, dir)!;
+    const rb = next.loadedFor(b.name, b.loaded.signature, dir)!;
+    assert.equal(ra.memory.tags, rb.memory.tags, 'one list for both');
+    assert.throws(() => ra.memory.tags.push('leaked'), TypeError);
+    assert.throws(() => ra.memory.keywords.push('leaked'), TypeError, 'the shared empty list too');
+    assert.deepEqual(rb.memory.tags, ['alpha']);
+    assert.deepEqual(rb.memory.keywords, []);
+  });
+
+  it('parses a frontmatter whose digest is that of the previous version of the file from that version, without YAML', () => {
+    const cache = new MemoryRecordCache(cacheFile);
+    const { frontmatter } = splitFrontmatter(memoryText('mem_0000000a', 'Topic A'));
+    const digest = frontmatterDigest(frontmatter);
+    const previous = { frontmatterDigest: digest, memory: { ...cache.parse(frontmatter).meta, topic: 'As the previous version says' } };
+    const fresh = new MemoryRecordCache(cacheFile);
+    assert.equal(fresh.parse(frontmatter, previous).meta.topic, 'As the previous version says');
+    assert.equal(fresh.parse(frontmatter, { ...previous, frontmatterDigest: 'another' }).meta.topic, 'Topic A', 'another digest: parsed');
+  });
 
   it('does not throw when the cache cannot be written (a read-only checkout)', () => {
     const a = writeMemory(dir, 'mem_0000000a', 'Topic A');
@@ -151,11 +230,11 @@ describe('LoadedFile from a record', () => {
 
   it('reads its text when asked; a file gone since refuses to give a text (never an empty one to archive), and shows no Content', () => {
     const a = writeMemory(dir, 'mem_0000000a', 'Topic A');
-    const fromRecord = LoadedFile.fromRecord(a.loaded.record(), a.file);
+    const fromRecord = LoadedFile.fromRecord(a.loaded.record(), dir);
     assert.equal(fromRecord.knownText, null, 'not read to open');
     assert.equal(fromRecord.memory.content, 'Some content.');
     assert.equal(fromRecord.raw, fs.readFileSync(a.file, 'utf8'));
-    const gone = LoadedFile.fromRecord(a.loaded.record(), path.join(dir, 'mem_0000000b.md'));
+    const gone = LoadedFile.fromRecord({ ...a.loaded.record(), meta: { ...a.loaded.memory, id: 'mem_0000000b' } }, dir);
     assert.throws(() => gone.raw, /ENOENT/);
     assert.equal(gone.memory.content, '');
     assert.equal(gone.memory.topic, 'Topic A', 'the fields come from the record');
@@ -202,6 +281,22 @@ describe('opening a store from its records', () => {
     assert.equal(second.peek(id).content, 'Original content.');
   });
 
+  it('a file edited below its frontmatter while no process ran shows its new Summary (the fields come from its old record)', async () => {
+    const first = ctx.open();
+    const id = (await first.store({ topic: 'Kept topic', summary: 'Old summary.', content: 'Old content.', tags: ['kept'] })).memory.id;
+    const other = (await first.store({ topic: 'Another topic', summary: 'Another summary.', content: 'Other content.', tags: ['kept'] })).memory.id;
+    first.flushCaches();
+    fs.writeFileSync(memoryFile(id), fs.readFileSync(memoryFile(id), 'utf8').replace('Old summary.', 'A new, longer summary.'));
+    const second = ctx.open();
+    const edited = second.peek(id);
+    assert.equal(edited.summary, 'A new, longer summary.');
+    assert.equal(edited.topic, 'Kept topic');
+    assert.deepEqual(edited.tags, ['kept']);
+    assert.equal(second.peek(other).summary, 'Another summary.');
+    second.flushCaches();
+    assert.ok(fs.readFileSync(path.join(ctx.root, 'parse-cache.json'), 'utf8').includes('A new, longer summary.'), 'saved anew');
+  });
+
   it('keeps no trace of a purged memory in parse-cache.json, even if the process dies right after the purge', async () => {
     const store = ctx.open();
     const purged = (await store.store({ topic: 'Door code of the xylophonist', content: 'secret-ish words' })).memory.id;
@@ -222,5 +317,49 @@ describe('opening a store from its records', () => {
     fs.rmSync(path.join(ctx.root, 'parse-cache.json'));
     const without = ctx.open().list({ limit: 10 }).memories;
     assert.deepEqual(withCache, without);
+  });
+});
+
+describe('what an opened store holds per memory', () => {
+  const ctx = useProject('ltm-records-heap-');
+
+  it('about a kilobyte of heap per memory opened from its records (it was twice that)', function () {
+    this.timeout(60_000);
+    v8.setFlagsFromString('--expose-gc');
+    const gc = vm.runInNewContext('gc') as () => void;
+    const count = 2_000;
+    const memories = path.join(ctx.root, 'memories');
+    fs.mkdirSync(memories, { recursive: true });
+    const words = ['cache', 'retry', 'socket', 'schema', 'deploy', 'token', 'queue', 'index', 'worker', 'build'];
+    for (let i = 0; i < count; i++) {
+      const id = `mem_${i.toString(16).padStart(8, '0')}`;
+      const topic = `How the ${words[i % 10]} ${words[(i >> 3) % 10]} handles ${words[(i >> 5) % 10]} number ${i} under load`;
+      fs.writeFileSync(
+        path.join(memories, `${id}.md`),
+        renderNewMemoryFile({
+          id,
+          topic,
+          tags: [words[i % 7]!, words[(i >> 2) % 5]!],
+          phase: 0,
+          difficulty: 0.5,
+          created_at: new Date(Date.UTC(2026, 0, 1) + i * 60_000).toISOString(),
+          created_session: i >> 4,
+          summary: `The ${words[(i >> 1) % 10]} of memory ${i} is reset before the ${words[(i >> 4) % 10]} starts again.`,
+          content: `Content of memory ${i}.`,
+        }),
+      );
+    }
+    const first = MemoryStore.open(ctx.project);
+    first.flushCaches();
+    first.dispose();
+    gc();
+    const before = process.memoryUsage().heapUsed;
+    const store = MemoryStore.open(ctx.project);
+    assert.equal(store.list({ limit: 1 }).total, count);
+    gc();
+    const perMemory = (process.memoryUsage().heapUsed - before) / count;
+    store.dispose();
+    // ~780 bytes now; ~1,900 with a joined path, a closure, two signatures and a second meta object a memory.
+    assert.ok(perMemory < 1_300, `${Math.round(perMemory)} bytes a memory`);
   });
 });
