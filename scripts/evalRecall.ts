@@ -1,5 +1,5 @@
 /**
- * npm run eval:recall [-- --pipeline a,b] [--misses] [--no-write]
+ * npm run eval:recall [-- --pipeline a,b] [--misses] [--no-write] [--split tune]
  *
  * Scores every search pipeline of bench/eval/pipelines.ts on the recall
  * evaluation set (bench/eval/): a fresh store in a temporary directory holds
@@ -7,6 +7,8 @@
  * R@5, R@10 and MRR@10 are averaged per kind and per split (tune, heldout,
  * all). Prints a table per pipeline and writes bench/eval/RESULTS.md.
  * The heldout split is never tuned on: report it, do not optimise it.
+ * `--split tune` scores the tune split only (and writes nothing): what tuning
+ * may look at, without the other splits' numbers in sight.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -22,14 +24,18 @@ import {
   summarize,
   QUERY_KINDS,
   type QueryResult,
+  type Split,
 } from '../bench/eval/evalSet';
 import { renderOffers, scoreOffers } from '../bench/eval/offers';
 import { pipelines, type Pipeline } from '../bench/eval/pipelines';
 
-function parseArgs(argv: readonly string[]): { names: string[] | undefined; misses: boolean; write: boolean } {
+const SPLIT_NAMES: readonly Split[] = ['tune', 'heldout', 'blind'];
+
+function parseArgs(argv: readonly string[]): { names: string[] | undefined; misses: boolean; write: boolean; split: Split | undefined } {
   let names: string[] | undefined;
   let misses = false;
   let write = true;
+  let split: Split | undefined;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     if (arg === '--misses') misses = true;
@@ -38,13 +44,19 @@ function parseArgs(argv: readonly string[]): { names: string[] | undefined; miss
       const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
       if (!value) throw new Error('--pipeline needs a comma-separated list of names');
       names = value.split(',').map((s) => s.trim()).filter(Boolean);
-    } else throw new Error(`unknown argument ${arg} (use --pipeline a,b, --misses, --no-write)`);
+    } else if (arg === '--split' || arg.startsWith('--split=')) {
+      const value = arg.includes('=') ? arg.slice(arg.indexOf('=') + 1) : argv[++i];
+      split = SPLIT_NAMES.find((name) => name === value);
+      if (!split) throw new Error(`--split needs one of ${SPLIT_NAMES.join(', ')}`);
+      // RESULTS.md holds every split: a run over one of them must not replace it.
+      write = false;
+    } else throw new Error(`unknown argument ${arg} (use --pipeline a,b, --misses, --no-write, --split tune)`);
   }
-  return { names, misses, write };
+  return { names, misses, write, split };
 }
 
 async function main(): Promise<void> {
-  const { names, misses, write } = parseArgs(process.argv.slice(2));
+  const { names, misses, write, split } = parseArgs(process.argv.slice(2));
   const selected: Pipeline[] = names ? names.map((n) => {
     const p = pipelines.find((x) => x.name === n);
     if (!p) throw new Error(`no pipeline "${n}"; known: ${pipelines.map((x) => x.name).join(', ')}`);
@@ -52,13 +64,13 @@ async function main(): Promise<void> {
   }) : [...pipelines];
 
   const { memories, queries: drawn } = loadEvalSet();
-  const queries = [...drawn, ...loadBlindQueries()];
+  const queries = [...drawn, ...loadBlindQueries()].filter((q) => !split || q.split === split);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ltm-eval-'));
   const sections: string[] = [];
   try {
     const { store, idOf } = await buildStore(memories, dir);
     try {
-      const offers = renderOffers(scoreOffers(store, queries, idOf));
+      const offers = renderOffers(scoreOffers(store, queries, idOf), split);
       console.log(`\n## Memories offered unasked (prompts and tool errors; the relevance gate)\n\n${offers}`);
       sections.push(`## Memories offered unasked\n\nThe relevance gate of src/core/promptContext.ts: a \`prompt\` or \`tool_error\` query is served when one of its relevant memories is offered (at most 3); a prompt of bench/eval/unrelated-prompts.json (about nothing stored) that gets any offer is a false offer. The default gate was chosen on the tune split.\n\n${offers}\n`);
       for (const pipeline of selected) {

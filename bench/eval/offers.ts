@@ -52,14 +52,16 @@ export function scoreOffers(store: MemoryStore, queries: readonly EvalQuery[], i
   return scores;
 }
 
-export function renderOffers(scores: readonly OfferScore[]): string {
+/** The table of gates; `only`: show that split's columns, the others as – (a tuning run must not see them). */
+export function renderOffers(scores: readonly OfferScore[], only?: Split): string {
   const rows = ['| min words | min strength | served (tune) | false offers (tune) | served (heldout) | false offers (heldout) | served (blind) |', '|---:|---:|---:|---:|---:|---:|---:|'];
   const isDefault = (g: RelevanceGate) => g.minWords === DEFAULT_RELEVANCE_GATE.minWords && g.minStrength === DEFAULT_RELEVANCE_GATE.minStrength;
-  const pct = (a: number, b: number) => `${a}/${b} (${b === 0 ? '–' : Math.round((100 * a) / b)} %)`;
+  const shown = (score: OfferScore) => !only || score.split === only;
+  const pct = (a: number, b: number, score: OfferScore) => (shown(score) ? `${a}/${b} (${b === 0 ? '–' : Math.round((100 * a) / b)} %)` : '–');
   for (let i = 0; i < scores.length; i += 3) {
     const [tune, heldout, blind] = [scores[i]!, scores[i + 1]!, scores[i + 2]!];
     const mark = isDefault(tune.gate) ? ' **(default)**' : '';
-    rows.push(`| ${tune.gate.minWords} | ${tune.gate.minStrength}${mark} | ${pct(tune.served, tune.positives)} | ${pct(tune.falseOffers, tune.negatives)} | ${pct(heldout.served, heldout.positives)} | ${pct(heldout.falseOffers, heldout.negatives)} | ${pct(blind.served, blind.positives)} |`);
+    rows.push(`| ${tune.gate.minWords} | ${tune.gate.minStrength}${mark} | ${pct(tune.served, tune.positives, tune)} | ${pct(tune.falseOffers, tune.negatives, tune)} | ${pct(heldout.served, heldout.positives, heldout)} | ${pct(heldout.falseOffers, heldout.negatives, heldout)} | ${pct(blind.served, blind.positives, blind)} |`);
   }
   return rows.join('\n');
 }

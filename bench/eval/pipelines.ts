@@ -3,7 +3,7 @@
  * query into memory IDs, best first; add one here (stemming, identifier
  * splitting, a semantic layer…) and the script scores it beside the others.
  */
-import { MemorySearchIndex, blendedScore } from '../../src/core/search';
+import { MemorySearchIndex, blendedScore, type SearchIndexOptions } from '../../src/core/search';
 import type { MemoryStore } from '../../src/core/store';
 
 export interface Pipeline {
@@ -16,14 +16,15 @@ export interface Pipeline {
 /** Per store and kind: an index of its memories built apart from the store's. */
 const indexes = new WeakMap<MemoryStore, Map<string, MemorySearchIndex>>();
 
-function indexOf(store: MemoryStore, wordForms: boolean): MemorySearchIndex {
+function indexOf(store: MemoryStore, options: SearchIndexOptions): MemorySearchIndex {
   let byKind = indexes.get(store);
   if (!byKind) indexes.set(store, (byKind = new Map()));
-  let index = byKind.get(String(wordForms));
+  const kind = JSON.stringify(options);
+  let index = byKind.get(kind);
   if (!index) {
-    index = new MemorySearchIndex({ wordForms });
+    index = new MemorySearchIndex(options);
     for (const m of store.list({ limit: 1_000_000 }).memories) index.upsert(m);
-    byKind.set(String(wordForms), index);
+    byKind.set(kind, index);
   }
   return index;
 }
@@ -41,13 +42,13 @@ function blended(store: MemoryStore, index: MemorySearchIndex, query: string, li
 export const pipelines: readonly Pipeline[] = [
   {
     name: 'lexical',
-    description: 'the words as written only (no other word forms), blended with priority as the store does',
-    search: (store, query, limit) => blended(store, indexOf(store, false), query, limit),
+    description: 'the words as written only (no other word forms), ranked as MiniSearch ranks them, blended with priority as the store does',
+    search: (store, query, limit) => blended(store, indexOf(store, { wordForms: false, coordination: 'words' }), query, limit),
   },
   {
     name: 'words',
-    description: 'the query\'s own words only: as written, identifier parts and other forms of each word (the store before the semantic layer), blended with priority',
-    search: (store, query, limit) => blended(store, indexOf(store, true), query, limit),
+    description: 'the query\'s own words only: as written, identifier parts and other forms of each word, ranked as the store ranks them (the store without the semantic layer), blended with priority',
+    search: (store, query, limit) => blended(store, indexOf(store, {}), query, limit),
   },
   {
     name: 'store',

@@ -13,7 +13,9 @@
  *
  * The scores are MiniSearch's, term for term (same tokenizer, field lengths,
  * BM25+ parameters, prefix and fuzzy weights, and the bonus for matching more
- * query words); test/unit/search.test.ts holds the two side by side.
+ * query words); test/unit/search.test.ts holds the two side by side. The
+ * ranking differs from MiniSearch's in one way (see `coordination`): the bonus
+ * for matching more of the query's words also weighs how informative they are.
  */
 import SearchableMap from 'minisearch/SearchableMap';
 import { indexTerm, matchesAsPrefix, queryWords, stemOf, tokenize, typosAllowed } from './analyzer';
@@ -31,7 +33,7 @@ export interface SearchableMemory {
 
 export interface SearchHit {
   id: string;
-  /** Relevance relative to the best hit of the same query, in (0, 1]. */
+  /** The hit's rank score relative to the best hit of the same query, in (0, 1] (see Coordination). */
   relevance: number;
   /** The hit's own score (BM25+ summed over the query's words, times the words it matched): comparable across queries on one store. */
   score: number;
@@ -69,6 +71,28 @@ const FUZZY_WEIGHT = 0.45;
 const WORD_FORM_WEIGHT = 0.6;
 /** A word the semantic layer relates to the query's (relatedTerms.ts) weighs less again: it may mean something else. */
 export const RELATED_WEIGHT = 0.35;
+
+/**
+ * How matching more of the query's words raises a hit's rank.
+ * - `words`: the BM25+ sum times the number of query words matched (MiniSearch's bonus).
+ * - `informative`: times the geometric mean of that number and the matched words' summed IDF.
+ *   A person's prompt is long and full of everyday words ("every", "again", "keeps",
+ *   "time"); under `words` a memory that shares three of them outranks one that shares
+ *   two rare ones, since each matched word multiplies alike. Weighing each matched word
+ *   by its IDF (a word's IDF: that of the commonest term it reached) lets the rare ones
+ *   count for more; keeping the count in the mean stops one rare word from beating
+ *   several good ones. Short queries of rare words rank as before.
+ * Either way `SearchHit.score` stays the `words` score, which the relevance gate and
+ * similarity measure.
+ */
+export type Coordination = 'words' | 'informative';
+
+export interface SearchIndexOptions {
+  /** Let a query word reach the other forms of its stem (off, with `coordination: 'words'`: MiniSearch's exact ranking). Default on. */
+  wordForms?: boolean;
+  /** Default `informative`. */
+  coordination?: Coordination;
+}
 
 /**
  * A list of numbers: an array while the index changes, or a view into the
@@ -142,11 +166,14 @@ export class MemorySearchIndex {
   /** The indexed forms of each stem (see analyzer.ts), for queries to reach a word's other forms. */
   private readonly formsOf = new Map<string, Set<string>>();
 
-  /** @param options.wordForms let a query word reach the other forms of its stem (off: MiniSearch's exact scores). */
-  constructor(private readonly options: { wordForms?: boolean } = {}) {}
+  constructor(private readonly options: SearchIndexOptions = {}) {}
 
   private get wordForms(): boolean {
     return this.options.wordForms ?? true;
+  }
+
+  private get coordination(): Coordination {
+    return this.options.coordination ?? 'informative';
   }
 
   private addForm(term: string): void {
@@ -179,6 +206,10 @@ export class MemorySearchIndex {
   private scores = new Float64Array(64);
   private lastWord = new Int32Array(64).fill(-1);
   private wordsMatched = new Uint16Array(64);
+  /** Slots that matched the current query word for the first time (informative coordination), reused across searches. */
+  private readonly newlyMatched: number[] = [];
+  /** The summed IDF of the query words each slot matched (informative coordination). */
+  private informationMatched = new Float64Array(64);
 
   /** Counts changes, so that a ScoringDocument is not used after one. */
   private version = 0;
@@ -325,7 +356,7 @@ export class MemorySearchIndex {
    * null when the bytes are not a whole snapshot of this format (a damaged or
    * older cache is rebuilt, never trusted).
    */
-  static deserialize(bytes: Buffer, options: { wordForms?: boolean } = {}): { index: MemorySearchIndex; keys: Map<string, string | null> } | null {
+  static deserialize(bytes: Buffer, options: SearchIndexOptions = {}): { index: MemorySearchIndex; keys: Map<string, string | null> } | null {
     try {
       if (bytes.length < 4) return null;
       const jsonLength = bytes.readUInt32LE(0);
@@ -405,28 +436,60 @@ export class MemorySearchIndex {
    */
   *search(query: string, accept: (id: string) => boolean = () => true, related?: Expansions): Generator<SearchHit, void, undefined> {
     const touched: number[] = [];
-    this.walkQuery(query, related, (posting, weight, wordIndex) => this.addPosting(posting, weight, wordIndex, touched));
+    const informative = this.coordination === 'informative';
+    // Informative coordination: a word's IDF is known only once all it reaches was
+    // visited (walkQuery visits one word's terms after another), so the slots it newly
+    // matched are kept until then. Its IDF is that of the commonest term it reached in
+    // any field: a word is as informative as the broadest thing it matches (an everyday
+    // word reaching a rare longer word as a prefix stays an everyday word).
+    const newlyMatched = this.newlyMatched;
+    newlyMatched.length = 0;
+    let word = -1;
+    let documentsHolding = 0;
+    const documents = this.slotOf.size;
+    const creditWord = () => {
+      const wordIdf = idf(documents, documentsHolding);
+      for (let i = 0; i < newlyMatched.length; i++) this.informationMatched[newlyMatched[i]!]! += wordIdf;
+      newlyMatched.length = 0;
+      documentsHolding = 0;
+    };
+    this.walkQuery(query, related, (posting, weight, wordIndex) => {
+      if (informative) {
+        if (wordIndex !== word) {
+          creditWord();
+          word = wordIndex;
+        }
+        for (const slots of posting.slots) documentsHolding = Math.max(documentsHolding, slots.length);
+      }
+      this.addPosting(posting, weight, wordIndex, touched, informative ? newlyMatched : null);
+    });
+    if (informative) creditWord();
 
-    // Matching more of the query's words multiplies the score (MiniSearch's coordination bonus).
+    // Matching more of the query's words multiplies the score (MiniSearch's coordination bonus);
+    // the rank may also weigh how informative the matched words are (see Coordination).
     const ranked = new Float64Array(touched.length);
+    const scores = new Float64Array(touched.length);
     const matchedWords = new Uint16Array(touched.length);
     touched.forEach((slot, i) => {
-      ranked[i] = this.scores[slot]! * this.wordsMatched[slot]!;
-      matchedWords[i] = this.wordsMatched[slot]!;
+      const words = this.wordsMatched[slot]!;
+      scores[i] = this.scores[slot]! * words;
+      ranked[i] = informative ? this.scores[slot]! * Math.sqrt(words * this.informationMatched[slot]!) : scores[i]!;
+      matchedWords[i] = words;
       this.scores[slot] = 0;
       this.wordsMatched[slot] = 0;
+      this.informationMatched[slot] = 0;
       this.lastWord[slot] = -1;
     });
     // Relevance is relative to the best hit the filter accepts, which is the
     // first accepted one out of the heap; the filter runs only on hits taken.
-    const heap = new RankHeap(touched, ranked, matchedWords);
+    const heap = new RankHeap(touched, ranked, scores, matchedWords);
     let best = 0;
     while (heap.size > 0) {
-      const [slot, score, words] = heap.pop();
+      const [slot, rank, score, words] = heap.pop();
       const id = this.idOf[slot];
       if (id === undefined || !accept(id)) continue;
-      if (best === 0) best = score;
-      yield { id, relevance: score / best, score, words };
+      if (best === 0) best = rank;
+      yield { id, relevance: rank / best, score, words };
     }
   }
 
@@ -570,8 +633,8 @@ export class MemorySearchIndex {
       .map((w) => w.word);
   }
 
-  /** Adds one term's BM25+ contribution to every document holding it. */
-  private addPosting(posting: Posting, weight: number, wordIndex: number, touched: number[]): void {
+  /** Adds one term's BM25+ contribution to every document holding it; `newlyMatched` gets the slots matching the word for the first time. */
+  private addPosting(posting: Posting, weight: number, wordIndex: number, touched: number[], newlyMatched: number[] | null): void {
     const documents = this.slotOf.size;
     for (let f = 0; f < FIELD_COUNT; f++) {
       const slots = posting.slots[f]!;
@@ -586,6 +649,7 @@ export class MemorySearchIndex {
         if (this.lastWord[slot] !== wordIndex) {
           this.lastWord[slot] = wordIndex;
           this.wordsMatched[slot]!++;
+          newlyMatched?.push(slot);
         }
         this.scores[slot]! += fieldWeight * (BM25.d + saturation(frequencies[i]!, this.lengths[slot * FIELD_COUNT + f]!, averageLength));
       }
@@ -607,15 +671,19 @@ export class MemorySearchIndex {
     const wordsMatched = new Uint16Array(capacity);
     wordsMatched.set(this.wordsMatched);
     this.wordsMatched = wordsMatched;
+    const informationMatched = new Float64Array(capacity);
+    informationMatched.set(this.informationMatched);
+    this.informationMatched = informationMatched;
   }
 }
 
-/** A binary max-heap of slots by score (with each slot's matched-word count): O(n) to build, O(log n) per hit taken. */
+/** A binary max-heap of slots by rank (with each slot's score and matched-word count): O(n) to build, O(log n) per hit taken. */
 class RankHeap {
   private length: number;
 
   constructor(
     private readonly slots: number[],
+    private readonly ranks: Float64Array,
     private readonly scores: Float64Array,
     private readonly words: Uint16Array,
   ) {
@@ -627,21 +695,22 @@ class RankHeap {
     return this.length;
   }
 
-  pop(): [slot: number, score: number, words: number] {
-    const top: [number, number, number] = [this.slots[0]!, this.scores[0]!, this.words[0]!];
+  pop(): [slot: number, rank: number, score: number, words: number] {
+    const top: [number, number, number, number] = [this.slots[0]!, this.ranks[0]!, this.scores[0]!, this.words[0]!];
     this.length--;
     if (this.length > 0) this.move(this.length, 0);
     if (this.length > 0) this.siftDown(0);
     return top;
   }
 
-  /** Higher score first; equal scores in slot order, so ties come out the same every time. */
+  /** Higher rank first; equal ranks in slot order, so ties come out the same every time. */
   private before(a: number, b: number): boolean {
-    return this.scores[a]! > this.scores[b]! || (this.scores[a] === this.scores[b] && this.slots[a]! < this.slots[b]!);
+    return this.ranks[a]! > this.ranks[b]! || (this.ranks[a] === this.ranks[b] && this.slots[a]! < this.slots[b]!);
   }
 
   private move(from: number, to: number): void {
     this.slots[to] = this.slots[from]!;
+    this.ranks[to] = this.ranks[from]!;
     this.scores[to] = this.scores[from]!;
     this.words[to] = this.words[from]!;
   }
@@ -653,9 +722,10 @@ class RankHeap {
       const right = left + 1;
       const child = right < this.length && this.before(right, left) ? right : left;
       if (!this.before(child, at)) return;
-      const [slot, score, words] = [this.slots[at]!, this.scores[at]!, this.words[at]!];
+      const [slot, rank, score, words] = [this.slots[at]!, this.ranks[at]!, this.scores[at]!, this.words[at]!];
       this.move(child, at);
       this.slots[child] = slot;
+      this.ranks[child] = rank;
       this.scores[child] = score;
       this.words[child] = words;
       at = child;

@@ -16,6 +16,7 @@ import {
   type EvalQuery,
 } from '../../bench/eval/evalSet';
 import { pipelines, type Pipeline } from '../../bench/eval/pipelines';
+import { renderOffers } from '../../bench/eval/offers';
 import type { MemoryStore } from '../../src/core/store';
 
 const { memories, queries } = loadEvalSet();
@@ -177,5 +178,15 @@ describe('recall evaluation: end to end on a slice', () => {
     } finally {
       store.dispose();
     }
+  });
+});
+
+describe('the offers table for one split (eval:recall --split)', () => {
+  it('shows only that split\'s numbers, the others as –', () => {
+    const gate = { minWords: 3, minStrength: 8 };
+    const scores = (['tune', 'heldout', 'blind'] as const).map((split, i) => ({ gate, split, served: i + 1, positives: 10, falseOffers: i, negatives: 5 }));
+    const row = (only?: 'tune') => renderOffers(scores, only).split('\n').find((line) => line.startsWith('| 3 | 8'))!;
+    assert.equal(row(), '| 3 | 8 **(default)** | 1/10 (10 %) | 0/5 (0 %) | 2/10 (20 %) | 1/5 (20 %) | 3/10 (30 %) |');
+    assert.equal(row('tune'), '| 3 | 8 **(default)** | 1/10 (10 %) | 0/5 (0 %) | – | – | – |');
   });
 });

@@ -52,8 +52,8 @@ const queryArb = fc.array(
   { minLength: 1, maxLength: 4 },
 ).map((words) => words.join(' '));
 
-/** Without word forms the index scores exactly as MiniSearch does: the parity tests use it. */
-const EXACT = { wordForms: false };
+/** Without word forms, and with MiniSearch's coordination bonus, the index ranks exactly as MiniSearch does: the parity tests use it. */
+const EXACT = { wordForms: false, coordination: 'words' } as const;
 
 describe('search index', () => {
   it('scores exactly as MiniSearch does, after any sequence of adds, replacements and removals', () => {
@@ -196,6 +196,29 @@ describe('search index', () => {
     assert.deepEqual([...index.search('vacuum')].map((h) => h.id), ['topic']);
     assert.deepEqual([...index.search('deadlock')], [], 'the replaced text is gone');
     assertSameHits(index, [{ ...memories[0]!, topic: 'Postgres vacuum' }, memories[1]!, memories[2]!], 'postgres vacuum job');
+  });
+
+  it('ranks a memory sharing a prompt\'s rare words above one sharing more of its everyday words, and keeps the score the gate measures', () => {
+    // Everyday words ("every", "time", "again", "keep") in many memories; the prompt is long, as a person types it.
+    const filler = (i: number): SearchableMemory => ({ id: `f${i}`, topic: `Nightly job ${i}`, tags: [], summary: 'It runs every night.', content: 'The job runs again every time the clock passes midnight, and we keep it that way.' });
+    const prompt = [
+      ...Array.from({ length: 8 }, (_, i) => filler(i)),
+      { id: 'rare', topic: 'Users stay signed in across visits', tags: ['auth'], summary: 'The session is persisted.', content: 'Persist the auth store so that users stay signed in.' },
+      { id: 'everyday', topic: 'Retry the sync', tags: [], summary: 'We keep trying again.', content: 'Every time the sync fails we keep trying again, every time, until it is back.' },
+    ];
+    const query = 'why do users keep having to sign in again every time';
+    const hitsWith = (options: { coordination?: 'words' | 'informative' }) => {
+      const index = new MemorySearchIndex(options);
+      for (const m of prompt) index.upsert(m);
+      return [...index.search(query)];
+    };
+    const counted = hitsWith({ coordination: 'words' });
+    const informative = hitsWith({});
+    assert.deepEqual(counted.slice(0, 2).map((h) => [h.id, h.words]), [['everyday', 4], ['rare', 2]], 'counting words alone: four everyday words beat two rare ones');
+    assert.deepEqual(informative.slice(0, 2).map((h) => h.id), ['rare', 'everyday'], 'the default weighs the matched words by IDF');
+    const scoreOf = (hits: typeof counted) => new Map(hits.map((h) => [h.id, [h.score, h.words]]));
+    assert.deepEqual(scoreOf(informative), scoreOf(counted), 'only the rank changes: each hit keeps its score and matched words');
+    assert.ok(informative.every((h, i) => h.relevance <= 1 && (i === 0 || h.relevance <= informative[i - 1]!.relevance)), 'relevance follows the rank');
   });
 
   it('returns ties in a stable order and stops early when the caller does', () => {
