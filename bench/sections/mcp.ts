@@ -306,19 +306,14 @@ function targetsFor(r: SizeResult): Target[] {
       limit('startToFirstAnswer', r.size),
       'ms',
     ),
-    target(
-      `Serve start → first recall without caches at ${at}`,
-      `median of ${NO_CACHE_RUNS} fresh servers, parse-cache.json and search-index.bin deleted (max ${ms(r.startupWithoutCaches.recall.max)} ms)`,
-      r.startupWithoutCaches.recall.median,
-      limit('startWithoutCaches', r.size),
-      'ms',
-    ),
-    target(
-      `Serve start → first session_start without caches at ${at}`,
-      `median of ${NO_CACHE_RUNS} fresh servers, parse-cache.json and search-index.bin deleted (max ${ms(r.startupWithoutCaches.sessionStart.max)} ms)`,
-      r.startupWithoutCaches.sessionStart.median,
-      limit('startWithoutCaches', r.size),
-      'ms',
+    ...(['recall', 'sessionStart'] as const).map((kind) =>
+      target(
+        `Serve start → first ${kind === 'recall' ? 'recall' : 'session_start'} without caches at ${at}`,
+        `median of ${NO_CACHE_RUNS} fresh servers, parse-cache.json and search-index.bin deleted (max ${ms(r.startupWithoutCaches[kind].max)} ms)`,
+        r.startupWithoutCaches[kind].median,
+        limit('startWithoutCaches', r.size),
+        'ms',
+      ),
     ),
     ...(r.peakRssMb === null
       ? []

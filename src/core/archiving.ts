@@ -23,6 +23,17 @@ export function ensureArchived({ mirror }: Pick<StoreParts, 'mirror'>, id: strin
 }
 
 /**
+ * Archive first, for a memory about to leave the active set: its fullest text
+ * in archives/ and its archive_index.json entry (written), before the caller
+ * deletes its file (`overwrite` as for ensureArchived).
+ */
+export function archiveForRemoval(parts: Pick<StoreParts, 'mirror'>, id: string, file: LoadedFile, reason: ArchiveReason, overwrite?: boolean): void {
+  ensureArchived(parts, id, file, overwrite);
+  parts.mirror.archiveIndex.memories.set(id, archiveEntryFor(file.memory, reason));
+  parts.mirror.writeArchiveIndex();
+}
+
+/**
  * Archives a memory's current text under a new ID (a previous version,
  * `version_of` the memory), and with `withOwnArchive` also its own archive
  * (the full text from before eviction reduced it). The caller writes

@@ -7,7 +7,7 @@
  * archives/ before the memory file changes.
  */
 import type { Anchor } from './anchors';
-import { archiveEntryFor, archiveVersions, ensureArchived, fullTextOf } from './archiving';
+import { archiveEntryFor, archiveForRemoval, archiveVersions, ensureArchived, fullTextOf } from './archiving';
 import { suggestTags } from './autotag';
 import { LtmError, notFound } from './errors';
 import { InvalidMemoryFile, renderNewMemoryFile, replaceSummary, updateFrontmatter } from './memoryFile';
@@ -16,7 +16,7 @@ import { applyUpdate, mergedContent, mergedTags, prepareUpdate, type PreparedUpd
 import type { MemoryMeta } from './model';
 import { withImportance, type Importance } from './priority';
 import type { PreparedInput } from './storeInput';
-import { nowIso, registerMemory, requireActive, unregisterMemory, type StoreParts } from './storeParts';
+import { dropActiveMemory, nowIso, registerMemory, requireActive, unregisterMemory, type StoreParts } from './storeParts';
 import type { ForgetResult, MemoryView, MergeResult, StoreInput, StoreResult, UpdateResult } from './storeTypes';
 
 /** What the memory writes work through. */
@@ -128,7 +128,7 @@ export function mergeMemories(parts: MemoryWriteParts, sourceId: string, targetI
  * (a purge leaves no copy of its text in a cache).
  */
 export function forgetMemory(parts: MemoryWriteParts, id: string, options: { purge?: boolean }, saveRecordsWithout: (id: string) => void): ForgetResult {
-  const { mirror, index, stats, queries } = parts;
+  const { mirror, queries } = parts;
   mirror.refreshOne(id);
   const active = mirror.isActive(id);
   const archived = mirror.archiveIndex.memories.has(id) && mirror.archiveFiles.has(id);
@@ -148,16 +148,10 @@ export function forgetMemory(parts: MemoryWriteParts, id: string, options: { pur
     mirror.deleteArchiveFile(id);
     if (active) mirror.deleteMemoryFile(id);
   } else {
-    const file = mirror.files.get(id)!;
-    ensureArchived(parts, id, file);
-    mirror.archiveIndex.memories.set(id, archiveEntryFor(file.memory, 'forgotten'));
-    mirror.writeArchiveIndex();
+    archiveForRemoval(parts, id, mirror.files.get(id)!, 'forgotten');
     mirror.deleteMemoryFile(id);
   }
-  unregisterMemory(parts, id);
-  stats.set(id, undefined);
-  index.write();
-  stats.write();
+  dropActiveMemory(parts, id);
   return { id, topic, archived: !options.purge, purged: Boolean(options.purge) };
 }
 

@@ -3,11 +3,11 @@
  * review, and the person's decision on one. approve and reject run under the
  * store's lock after a refresh (MemoryStore takes it).
  */
-import { archiveEntryFor, ensureArchived } from './archiving';
+import { archiveForRemoval } from './archiving';
 import type { DiskMirror, LoadedFile } from './diskMirror';
 import { invalidInput } from './errors';
 import { updateFrontmatter } from './memoryFile';
-import { nowIso, requireActive, unregisterMemory, type StoreParts } from './storeParts';
+import { dropActiveMemory, nowIso, requireActive, type StoreParts } from './storeParts';
 import type { MemoryView, ReviewResult } from './storeTypes';
 
 /** What review works through. */
@@ -56,16 +56,12 @@ export function approveMemory(parts: ReviewParts, id: string): ReviewResult {
  * restorable; restored, it is awaiting review again.
  */
 export function rejectMemory(parts: ReviewParts, id: string): ReviewResult {
-  const { mirror, index, stats } = parts;
+  const { mirror } = parts;
   mirror.refreshOne(id);
   const file = requireProposed(mirror, id);
-  ensureArchived(parts, id, file, true);
-  mirror.archiveIndex.memories.set(id, archiveEntryFor(file.memory, 'rejected'));
-  mirror.writeArchiveIndex();
+  // Its own full text, whatever an archive of it held before.
+  archiveForRemoval(parts, id, file, 'rejected', true);
   mirror.deleteMemoryFile(id);
-  unregisterMemory(parts, id);
-  stats.set(id, undefined);
-  index.write();
-  stats.write();
+  dropActiveMemory(parts, id);
   return { id, topic: file.memory.topic, decision: 'rejected' };
 }

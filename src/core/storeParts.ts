@@ -66,6 +66,17 @@ export function unregisterMemory(parts: Pick<StoreParts, 'index' | 'queries'>, i
   parts.queries.touched(id);
 }
 
+/**
+ * What follows a memory's file leaving memories/ (deleted by the caller,
+ * archived first): index.json and stats.json no longer list it, both written.
+ */
+export function dropActiveMemory(parts: Pick<StoreParts, 'index' | 'queries' | 'stats'>, id: string): void {
+  unregisterMemory(parts, id);
+  parts.stats.set(id, undefined);
+  parts.index.write();
+  parts.stats.write();
+}
+
 /** Throws not_found unless memory `id` is active, saying how to restore it when it is archived. */
 export function requireActive(mirror: Pick<DiskMirror, 'isActive' | 'archiveIndex'>, id: string): void {
   if (mirror.isActive(id)) return;

@@ -4,7 +4,8 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { CLI_SHIM_MARK, cliShimText, defaultCliShimFile, installCliShim, isOnPath, refreshCliShim } from '../../src/servers/cliShim';
-import { CLI, requireBuiltCli } from '../support/ltmProcess';
+import CLI_FILES from '../../src/shared/cliFiles.json';
+import { REPO_ROOT, requireBuiltCli } from '../support/ltmProcess';
 
 describe('cliShim: the `ltm` script of "LTM: Install command-line tool"', function () {
   this.timeout(30_000);
@@ -18,12 +19,14 @@ describe('cliShim: the `ltm` script of "LTM: Install command-line tool"', functi
   beforeEach(() => (dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ltm-shim-'))));
   afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-  /** The CLI bundle where an extension folder would hold it, under a path that needs quoting. */
+  /** The CLI files (launcher, bundle, code cache) where an extension folder would hold them, under a path that needs quoting. */
   function extensionCli(folder = "ext dir with 'quote' and $HOME"): string {
-    const cli = path.join(dir, folder, 'dist', 'cli.js');
-    fs.mkdirSync(path.dirname(cli), { recursive: true });
-    fs.copyFileSync(CLI, cli);
-    return cli;
+    const root = path.join(dir, folder);
+    for (const file of Object.values(CLI_FILES)) {
+      fs.mkdirSync(path.dirname(path.join(root, file)), { recursive: true });
+      fs.copyFileSync(path.join(REPO_ROOT, file), path.join(root, file));
+    }
+    return path.join(root, CLI_FILES.launcher);
   }
 
   it('runs the shipped CLI by name from another folder, with arguments passed on intact', () => {

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { archiveEntryFor, archiveVersions, ensureArchived, fullTextOf } from '../../src/core/archiving';
+import { archiveEntryFor, archiveForRemoval, archiveVersions, ensureArchived, fullTextOf } from '../../src/core/archiving';
 import type { StoreParts } from '../../src/core/storeParts';
 import { makeParts, makeTempProject, memoryText, removeDir, splitFile, testId, writeArchive, writeMemory } from '../support/storeKit';
 
@@ -27,6 +27,17 @@ describe('archiving: archive first', () => {
     parts.mirror.refresh();
     return parts.mirror.files.get(A)!;
   };
+
+  describe('archiveForRemoval', () => {
+    it('archives the text and writes the archive_index.json entry with its reason, before the file goes', () => {
+      const file = load({ content: 'Leaving the active set.' });
+      archiveForRemoval(parts, A, file, 'forgotten');
+      assert.equal(archiveOf(A), file.raw);
+      const index = JSON.parse(fs.readFileSync(parts.paths.archiveIndex, 'utf8')) as { memories: Record<string, { reason: string }> };
+      assert.equal(index.memories[A]!.reason, 'forgotten');
+      assert.ok(fs.existsSync(path.join(parts.paths.memories, `${A}.md`)), 'the memory file is the caller\'s to delete');
+    });
+  });
 
   describe('ensureArchived', () => {
     it('writes a full memory\'s exact text to archives/, over an older archive', () => {

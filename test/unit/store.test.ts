@@ -822,6 +822,37 @@ describe('MemoryStore: forget, purge and restore', () => {
 describe('MemoryStore: changes made outside the store', () => {
   const ctx = useProject('ltm-store-');
 
+  it('changeCount moves with every change seen or made, and stays put when nothing changed (the views refresh on it)', async () => {
+    const store = ctx.open();
+    const other = ctx.open(); // another process, as far as the files are concerned
+    const { memory } = await store.store({ topic: 'Counted', content: 'c' });
+    store.refresh({ full: true });
+    const afterOwnWrite = store.changeCount;
+    store.refresh({ full: true });
+    assert.equal(store.changeCount, afterOwnWrite, 'a refresh that finds nothing new');
+    // index.json written by the store itself is not news either.
+    store.deferIndexWrites(() => undefined);
+    await store.store({ topic: 'Counted too', content: 'd' });
+    const beforeFlush = store.changeCount;
+    await store.flushIndex();
+    store.refresh({ full: true });
+    assert.equal(store.changeCount, beforeFlush);
+    store.deferIndexWrites(null);
+    // Another process's write, a hand edit and a file that is not a valid memory each count.
+    await other.store({ topic: 'From elsewhere', content: 'e' });
+    store.refresh({ full: true });
+    const afterOther = store.changeCount;
+    assert.ok(afterOther > beforeFlush);
+    fs.writeFileSync(memFile(ctx, memory.id), fs.readFileSync(memFile(ctx, memory.id), 'utf8').replace('Counted', 'Recounted'));
+    store.refresh({ full: true });
+    const afterEdit = store.changeCount;
+    assert.ok(afterEdit > afterOther);
+    fs.writeFileSync(path.join(ctx.root, 'memories', 'mem_0badf00d.md'), '---\nid: mem_0badf00d\ntopic: [unclosed\n---\n');
+    store.refresh({ full: true });
+    assert.ok(store.changeCount > afterEdit);
+    other.dispose();
+  });
+
   it('a hand edit in place is seen at once by get(id, {countAccess: false})', async () => {
     const store = ctx.open();
     const { memory } = await store.store({ topic: 'Original topic', content: 'Original content.' });

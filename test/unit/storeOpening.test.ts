@@ -6,7 +6,7 @@
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
-import { MemoryRecordCache } from '../../src/core/memoryRecords';
+import { MemoryRecordCache, type SavedRecords } from '../../src/core/memoryRecords';
 import { initStoreFiles, storePaths } from '../../src/core/storeFiles';
 import { StoreOpening } from '../../src/core/storeOpening';
 import { createStoreParts, type StoreParts } from '../../src/core/storeParts';
@@ -28,8 +28,8 @@ describe('storeOpening: how a store opens, and the caches it saves', () => {
   };
   /** Names of the files parse-cache.json holds records of. */
   const recordNames = (): string[] => {
-    const saved = JSON.parse(fs.readFileSync(storePaths(project).parseCache, 'utf8')) as { records: [string][] };
-    return saved.records.map(([name]) => name).sort();
+    const saved = JSON.parse(fs.readFileSync(storePaths(project).parseCache, 'utf8')) as SavedRecords;
+    return saved.ids.map((id) => `${id}.md`).sort();
   };
 
   beforeEach(() => {

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import { LtmError } from '../../src/core/errors';
-import { registerMemory, requireActive, unregisterMemory, type StoreParts } from '../../src/core/storeParts';
+import { dropActiveMemory, registerMemory, requireActive, unregisterMemory, type StoreParts } from '../../src/core/storeParts';
 import { makeParts, makeTempProject, memoryKeys, readJson, removeDir, testId, writeMemory } from '../support/storeKit';
 
 const A = testId(0xa);
@@ -67,6 +67,26 @@ describe('storeParts: a store\'s parts, wired', () => {
     parts.index.write();
     assert.deepEqual(memoryKeys(parts.paths.index), [A]);
     assert.deepEqual([...parts.index.ids], [A]);
+  });
+
+  it('dropActiveMemory: index.json and the stats no longer list a memory whose file left memories/', () => {
+    writeMemory(parts.paths.root, A);
+    writeMemory(parts.paths.root, B);
+    parts.mirror.refresh();
+    registerMemory(parts, A);
+    registerMemory(parts, B);
+    parts.stats.set(B, { access_count: 2, accessed_at: '2026-01-01T00:00:00.000Z', last_session: 1, priority: 0 });
+    parts.index.write();
+    parts.stats.write();
+    parts.mirror.deleteMemoryFile(B);
+    dropActiveMemory(parts, B);
+    assert.deepEqual(memoryKeys(parts.paths.index), [A]);
+    assert.equal(parts.mirror.stats.has(B), false);
+    // Written to disk: a fresh look at the files agrees.
+    const fresh = makeParts(project);
+    fresh.mirror.refresh();
+    assert.equal(fresh.mirror.stats.has(B), false);
+    fresh.mirror.dispose();
   });
 
   it('requireActive: passes an active memory; names an archived one and how to restore it; else no such memory', () => {
