@@ -489,7 +489,7 @@ function sizeTables(r: SizeResult): Table[] {
       ['build time', `${b.totalSeconds.toFixed(1)} s`, `bulk of ${fmtInt(b.bulkCount)} in ${b.bulkSeconds.toFixed(1)} s${b.fixSeconds === null ? '' : ` (of which open + fix() + access history ${b.fixSeconds.toFixed(1)} s)`}, then ${STORE_WARMUP} + ${r.rows.store!.summary.n} store() calls`],
       ['integrity after build', b.integrity, 'MemoryStore.check() on the finished store (the generated-files path must leave a healthy store)'],
       ['memories/', mb(r.files.memoriesDirBytes! / 2 ** 20), 'total size of the memory files'],
-      ['index.json', mb(r.files.indexJsonBytes! / 2 ** 20), 'rewritten by every store(), forget(), restore() and eviction cycle'],
+      ['index.json', mb(r.files.indexJsonBytes! / 2 ** 20), 'rewritten by every store(), forget(), restore() and eviction cycle of a one-shot process; a server writes it in pauses (see "eviction cycle (server)")'],
       ['stats.json', mb(r.files.statsJsonBytes! / 2 ** 20), 'rewritten when stats.log holds more than max(256, entries / 4) lines, at server stop and by fix'],
       ['parse-cache.json', mb(r.files.parseCacheBytes! / 2 ** 20), 'per file: signature, frontmatter fields and Summary, read at open'],
       ['child RSS after open + list', mb(m.childAfterOpenList.rssMB), 'fresh process (bundled engine), after gc, median of the cold-open runs'],
@@ -547,7 +547,7 @@ function growthTable(results: readonly SizeResult[]): Table | null {
     title: 'store() cost as the store grows',
     caption:
       'Mean ms per store() by the number of memories already stored (from the store() bulk build, 100 calls a point; ' +
-      'the last rows are the measured store() calls at each size). Every store() rewrites index.json and stats.json whole.',
+      'the last rows are the measured store() calls at each size). Every store() here rewrites index.json whole (a server defers it) and appends a line to stats.log.',
     columns: ['Memories in the store', 'mean ms per store()'],
     align: ['r', 'r'],
     rows,
