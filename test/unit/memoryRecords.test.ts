@@ -45,6 +45,18 @@ describe('MemoryRecordCache (parse-cache.json)', () => {
     cacheFile = path.join(dir, 'parse-cache.json');
   });
   afterEach(() => removeDir(dir));
+  /** Memories A and B written, and a cache that saved both. */
+  const savedTwo = () => {
+    const a = writeMemory(dir, 'mem_0000000a', 'Topic A');
+    const b = writeMemory(dir, 'mem_0000000b', 'Topic B');
+    const cache = new MemoryRecordCache(cacheFile);
+    cache.noteChange();
+    cache.save([
+      [a.name, a.loaded.record()],
+      [b.name, b.loaded.record()],
+    ]);
+    return { a, b, cache };
+  };
 
   it('gives a record back only for the exact file version it was made from', () => {
     const a = writeMemory(dir, 'mem_0000000a', 'Topic A');
@@ -77,14 +89,7 @@ describe('MemoryRecordCache (parse-cache.json)', () => {
   });
 
   it('saves the records of live files only, and only when something changed', () => {
-    const a = writeMemory(dir, 'mem_0000000a', 'Topic A');
-    const b = writeMemory(dir, 'mem_0000000b', 'Topic B');
-    const cache = new MemoryRecordCache(cacheFile);
-    cache.noteChange();
-    cache.save([
-      [a.name, a.loaded.record()],
-      [b.name, b.loaded.record()],
-    ]);
+    const { a, b } = savedTwo();
     const next = new MemoryRecordCache(cacheFile);
     next.load();
     assert.ok(next.recordFor(a.name, a.loaded.signature));
@@ -150,14 +155,7 @@ describe('MemoryRecordCache (parse-cache.json)', () => {
   }
 
   it('uses the undamaged rows of a cache with a damaged one: only that file is read again', () => {
-    const a = writeMemory(dir, 'mem_0000000a', 'Topic A');
-    const b = writeMemory(dir, 'mem_0000000b', 'Topic B');
-    const cache = new MemoryRecordCache(cacheFile);
-    cache.noteChange();
-    cache.save([
-      [a.name, a.loaded.record()],
-      [b.name, b.loaded.record()],
-    ]);
+    const { a, b } = savedTwo();
     const saved = JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as SavedRecords;
     const rowB = saved.ids.indexOf('mem_0000000b');
     saved.phases[rowB] = 7;
@@ -186,14 +184,7 @@ describe('MemoryRecordCache (parse-cache.json)', () => {
   });
 
   it('shares one frozen tag list between memories with the same tags: changing one in place fails, and changes no other', () => {
-    const a = writeMemory(dir, 'mem_0000000a', 'Topic A');
-    const b = writeMemory(dir, 'mem_0000000b', 'Topic B');
-    const cache = new MemoryRecordCache(cacheFile);
-    cache.noteChange();
-    cache.save([
-      [a.name, a.loaded.record()],
-      [b.name, b.loaded.record()],
-    ]);
+    const { a, b } = savedTwo();
     const next = new MemoryRecordCache(cacheFile);
     next.load();
     const ra = next.loadedFor(a.name, a.loaded.signature, dir)!;

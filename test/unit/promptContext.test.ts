@@ -11,31 +11,10 @@ import {
   type OfferedMemory,
 } from '../../src/core/promptContext';
 import type { MemoryView } from '../../src/core/storeTypes';
-import { NO_USAGE } from '../../src/core/usage';
-import { useProject } from '../support/storeKit';
+import { memoryView, useProject } from '../support/storeKit';
 
 function view(id: string, topic: string, summary: string, content: string, tags: string[] = []): MemoryView {
-  return {
-    id,
-    topic,
-    tags,
-    phase: 0,
-    difficulty: 0.5,
-    created_at: '2026-01-01T00:00:00.000Z',
-    created_session: 1,
-    phase_history: [],
-    keywords: [],
-    anchors: [],
-    summary,
-    content,
-    hasSections: true,
-    priority: 0.5,
-    access_count: 0,
-    accessed_at: '2026-01-01T00:00:00.000Z',
-    last_session: 1,
-    usage: { ...NO_USAGE },
-    demotion_candidate: false,
-  };
+  return memoryView({ id, topic, summary, content, tags, accessed_at: '2026-01-01T00:00:00.000Z' });
 }
 
 describe('promptContext', () => {
