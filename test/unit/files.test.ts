@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TEMP_SUFFIX, sameSignature, signatureOf, statSignature, writeFileAtomicAsync } from '../../src/core/files';
+import { JsonMapChunks, TEMP_SUFFIX, sameSignature, signatureOf, statSignature, writeFileAtomicAsync } from '../../src/core/files';
 import { makeTempProject, removeDir } from '../support/storeKit';
 
 describe('writeFileAtomicAsync', () => {
@@ -77,5 +77,35 @@ describe('signatureOf', () => {
     ]) {
       assert.deepEqual(signatureOf({ ino, size, mtimeMs } as fs.Stats), { ino, size, mtimeMs });
     }
+  });
+});
+
+describe('JsonMapChunks.buffersInSlices', () => {
+  it('gives the bytes buffers() gives, giving way to the event loop between slices of rendered chunks', async () => {
+    const keys = Array.from({ length: 200 }, (_, i) => `key${String(i).padStart(3, '0')}`);
+    const values = new Map(keys.map((key, i) => [key, { n: i, text: `value of ${key}` }]));
+    const sliced = new JsonMapChunks<{ n: number; text: string }>((v) => v);
+    const whole = new JsonMapChunks<{ n: number; text: string }>((v) => v);
+    for (const map of [sliced, whole]) map.sync(new Set(keys), (key) => values.get(key)!);
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      if (!counting) return;
+      turns++;
+      setImmediate(count);
+    };
+    setImmediate(count);
+    const bytes = await sliced.buffersInSlices(1);
+    counting = false;
+    assert.equal(Buffer.concat(bytes).toString(), Buffer.concat(whole.buffers()).toString());
+    // 200 keys in chunks of 32: 7 chunks, each rendered in a turn of its own.
+    assert.ok(turns >= 6, `the event loop ran ${turns} times meanwhile`);
+    // Nothing left to render: the next call renders nothing and gives way to nothing.
+    turns = 0;
+    counting = true;
+    setImmediate(count);
+    await sliced.buffersInSlices(1);
+    counting = false;
+    assert.equal(turns, 0);
   });
 });

@@ -36,9 +36,9 @@ function renderIndex(memories: readonly Memory[]): string {
 }
 
 /** A mirror with an IndexWriter listening to it, as MemoryStore wires them. */
-function indexHarness(project: string): MirrorHarness & { index: IndexWriter } {
+function indexHarness(project: string, options: { chunksPerSlice?: number } = {}): MirrorHarness & { index: IndexWriter } {
   const h = makeMirror(project);
-  const index = new IndexWriter(h.mirror);
+  const index = new IndexWriter(h.mirror, options);
   h.on.memoryChanged = (id) => index.memoryChanged(id);
   h.on.indexChanged = () => index.indexChanged();
   h.mirror.refresh();
@@ -324,6 +324,35 @@ describe('IndexWriter', () => {
       h.index.write();
       assert.equal(readIndex(), expected());
       assert.equal(fs.existsSync(h.paths.indexPending), false);
+    });
+
+    it('a flush renders in slices; a memory deleted by hand meanwhile, seen by a reader, is written as decided, then dropped at the next flush', async () => {
+      const sliced = indexHarness(project, { chunksPerSlice: 1 });
+      try {
+        const ids = Array.from({ length: 120 }, (_, i) => testId(0x100 + i));
+        for (const id of ids) writeMemory(sliced.paths.root, id, { topic: `Topic ${id}` });
+        sliced.mirror.refresh();
+        sliced.index.deferWrites(() => undefined);
+        for (const id of ids) sliced.index.register(id);
+        sliced.index.write();
+        const flushing = sliced.index.flush();
+        // A reader's refresh between two slices sees a memory file deleted by hand.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        // The last memory: its chunk is rendered after this.
+        fs.rmSync(path.join(sliced.paths.memories, `${ids[119]}.md`));
+        sliced.mirror.refresh();
+        await flushing;
+        const listed = () => Object.keys((JSON.parse(fs.readFileSync(sliced.paths.index, 'utf8')) as { memories: object }).memories);
+        assert.equal(listed().length, 120, 'written as decided when the flush began');
+        // The deletion was seen: the next change is flushed with it.
+        sliced.mirror.writeMemoryFile(ids[1]!, memoryText(ids[1]!, { topic: 'Changed' }));
+        sliced.index.write();
+        await sliced.index.flush();
+        assert.equal(listed().length, 119);
+        assert.equal(fs.readFileSync(sliced.paths.index, 'utf8'), renderIndex(memoriesOnDisk(sliced.paths.memories)));
+      } finally {
+        sliced.mirror.dispose();
+      }
     });
 
     it('a failed flush stays behind, and the next one writes everything', async () => {
