@@ -55,6 +55,22 @@ const queryArb = fc.array(
 /** Without word forms, and with MiniSearch's coordination bonus, the index ranks exactly as MiniSearch does: the parity tests use it. */
 const EXACT = { wordForms: false, coordination: 'words' } as const;
 
+
+/** Runs upserts and removals on the index; returns the memories it should then hold, by ID. */
+function applySteps(index: MemorySearchIndex, steps: readonly ({ upsert: SearchableMemory } | { remove: string })[]): Map<string, SearchableMemory> {
+  const current = new Map<string, SearchableMemory>();
+  for (const s of steps) {
+    if ('upsert' in s) {
+      index.upsert(s.upsert);
+      current.set(s.upsert.id, s.upsert);
+    } else {
+      index.remove(s.remove);
+      current.delete(s.remove);
+    }
+  }
+  return current;
+}
+
 describe('search index', () => {
   it('scores exactly as MiniSearch does, after any sequence of adds, replacements and removals', () => {
     const ids = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'];
@@ -65,16 +81,7 @@ describe('search index', () => {
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 25 }), fc.array(queryArb, { minLength: 1, maxLength: 4 }), (steps, queries) => {
         const index = new MemorySearchIndex(EXACT);
-        const current = new Map<string, SearchableMemory>();
-        for (const s of steps) {
-          if ('upsert' in s) {
-            index.upsert(s.upsert);
-            current.set(s.upsert.id, s.upsert);
-          } else {
-            index.remove(s.remove);
-            current.delete(s.remove);
-          }
-        }
+        const current = applySteps(index, steps);
         assert.equal(index.size, current.size);
         for (const query of queries) assertSameHits(index, [...current.values()], query);
       }),
@@ -250,16 +257,7 @@ describe('search index', () => {
           fc.boolean(),
           (steps, queries, relatedList, wordForms) => {
             const index = new MemorySearchIndex({ wordForms });
-            const current = new Map<string, SearchableMemory>();
-            for (const s of steps) {
-              if ('upsert' in s) {
-                index.upsert(s.upsert);
-                current.set(s.upsert.id, s.upsert);
-              } else {
-                index.remove(s.remove);
-                current.delete(s.remove);
-              }
-            }
+            const current = applySteps(index, steps);
             const related = new Map<string, Map<string, number>>();
             for (const [word, stem, weight] of relatedList) related.set(word, new Map([...(related.get(word) ?? []), [stem, weight]]));
             const documents = [...current.values()].map((m) => index.scoringDocument(m)!);
