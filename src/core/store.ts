@@ -419,7 +419,8 @@ export class MemoryStore {
 
   /** Brings index.json up to date before a check: this process's deferred changes, then another server's (waited for). */
   async settleIndex(): Promise<void> {
-    await this.flushIndex();
+    // A write that fails (a full disk) leaves index.json behind: the check then reports it, as it is on disk.
+    await this.flushIndex().catch(() => undefined);
     if (this.exists()) await waitForPendingIndex(this.paths);
   }
 

@@ -56,9 +56,12 @@ const queryArb = fc.array(
 const EXACT = { wordForms: false, coordination: 'words' } as const;
 
 
-/** Runs upserts and removals on the index; returns the memories it should then hold, by ID. */
-function applySteps(index: MemorySearchIndex, steps: readonly ({ upsert: SearchableMemory } | { remove: string })[]): Map<string, SearchableMemory> {
-  const current = new Map<string, SearchableMemory>();
+/** Runs upserts and removals on the index; returns the memories it should then hold, by ID (`current`, updated). */
+function applySteps(
+  index: MemorySearchIndex,
+  steps: readonly ({ upsert: SearchableMemory } | { remove: string })[],
+  current = new Map<string, SearchableMemory>(),
+): Map<string, SearchableMemory> {
   for (const s of steps) {
     if ('upsert' in s) {
       index.upsert(s.upsert);
@@ -95,28 +98,16 @@ describe('search index', () => {
       fc.constantFrom(...ids).chain((id) => memoryArb(id).map((memory) => ({ upsert: memory }))),
       fc.constantFrom(...ids).map((id) => ({ remove: id })),
     );
-    const apply = (index: MemorySearchIndex, current: Map<string, SearchableMemory>, steps: readonly ({ upsert: SearchableMemory } | { remove: string })[]) => {
-      for (const s of steps) {
-        if ('upsert' in s) {
-          index.upsert(s.upsert);
-          current.set(s.upsert.id, s.upsert);
-        } else {
-          index.remove(s.remove);
-          current.delete(s.remove);
-        }
-      }
-    };
     fc.assert(
       fc.property(fc.array(step, { maxLength: 20 }), fc.array(step, { maxLength: 10 }), fc.array(queryArb, { minLength: 1, maxLength: 3 }), (before, after, queries) => {
         const original = new MemorySearchIndex(EXACT);
-        const current = new Map<string, SearchableMemory>();
-        apply(original, current, before);
+        const current = applySteps(original, before);
         const loaded = MemorySearchIndex.deserialize(original.serialize((id) => `key of ${id}`), EXACT);
         assert.ok(loaded, 'the bytes load');
         assert.deepEqual(new Map([...loaded.keys].sort()), new Map([...current.keys()].sort().map((id) => [id, `key of ${id}`])));
         for (const query of queries) assert.deepEqual([...loaded.index.search(query)], [...original.search(query)], `"${query}" right after loading`);
         // Changes after loading copy the loaded lists before touching them, and free slots are reused.
-        apply(loaded.index, current, after);
+        applySteps(loaded.index, after, current);
         assert.equal(loaded.index.size, current.size);
         for (const query of queries) assertSameHits(loaded.index, [...current.values()], query);
       }),
