@@ -20,8 +20,16 @@ export interface StartupJob {
   /** Fresh servers per kind of first request. */
   runs: number;
   query: string;
-  /** Delete the caches a server starts from (parse-cache.json, search-index.bin) before each start: everything is read and indexed from the memory files. */
-  withoutCaches?: boolean;
+  /**
+   * The caches a server starts from (parse-cache.json, search-index.bin):
+   * - `kept` (default) as the last server left them;
+   * - `deleted` before each start: everything is read and indexed from the memory files;
+   * - `copied`: each server starts in a fresh copy of the project (fs.cpSync, as `cp -r`), whose caches are all there
+   *   but name files that all have new inodes and times, so that every entry is stale. The copy is not timed.
+   */
+  caches?: 'kept' | 'deleted' | 'copied';
+  /** The first requests timed; default both. */
+  kinds?: readonly ('recall' | 'sessionStart')[];
 }
 
 export interface StartupResult {
@@ -58,18 +66,24 @@ async function firstSessionStart(server: ServerHandle, projectDir: string): Prom
 jobMain(async (job: StartupJob): Promise<StartupResult> => {
   const result: StartupResult = { recall: [], sessionStart: [], serving: [] };
   for (let i = 0; i < job.runs; i++) {
-    for (const kind of ['recall', 'sessionStart'] as const) {
-      if (job.withoutCaches) {
-        const paths = storePaths(job.projectDir);
+    for (const kind of job.kinds ?? (['recall', 'sessionStart'] as const)) {
+      const projectDir = job.caches === 'copied' ? `${job.projectDir}-copy` : job.projectDir;
+      if (job.caches === 'deleted') {
+        const paths = storePaths(projectDir);
         fs.rmSync(paths.parseCache, { force: true });
         fs.rmSync(paths.searchIndex, { force: true });
       }
-      const server = await startServer(job.cliPath, job.projectDir);
+      if (job.caches === 'copied') fs.cpSync(job.projectDir, projectDir, { recursive: true });
       try {
-        result[kind].push(kind === 'recall' ? await firstRecall(server, job.query) : await firstSessionStart(server, job.projectDir));
-        result.serving.push(server.startMs);
+        const server = await startServer(job.cliPath, projectDir);
+        try {
+          result[kind].push(kind === 'recall' ? await firstRecall(server, job.query) : await firstSessionStart(server, projectDir));
+          result.serving.push(server.startMs);
+        } finally {
+          await stopServer(server, projectDir);
+        }
       } finally {
-        await stopServer(server, job.projectDir);
+        if (job.caches === 'copied') fs.rmSync(projectDir, { recursive: true, force: true });
       }
     }
   }

@@ -61,6 +61,8 @@ interface SizeResult {
   rows: Record<string, { summary: Summary; samples: number[] }>;
   startup: { recall: Summary; sessionStart: Summary; serving: Summary };
   startupWithoutCaches: { recall: Summary; sessionStart: Summary };
+  /** Serve start → first recall in a fresh copy of the project: caches present, every entry stale. */
+  startupCopied: Summary;
   ltm: { connectMs: number; firstCallMs: number; sessionId?: string };
   floors: Record<'perRequest' | 'reused', { connectMs: number; firstCallMs: number; sessionId?: string }>;
   memoriesAfter: number;
@@ -103,7 +105,16 @@ class McpBench {
         projectDir,
         runs: NO_CACHE_RUNS,
         query: queries[0]!,
-        withoutCaches: true,
+        caches: 'deleted',
+      } satisfies StartupJob);
+      ctx.log(`  serve start → first recall in a copy of the project (every cache entry stale): ${NO_CACHE_RUNS} fresh servers`);
+      const copied = runJobChild<StartupResult>(ctx, 'bench/child/serveStartup.ts', {
+        cliPath: ctx.cliPath,
+        projectDir,
+        runs: NO_CACHE_RUNS,
+        query: queries[0]!,
+        caches: 'copied',
+        kinds: ['recall'],
       } satisfies StartupJob);
 
       ctx.log(`  MCP calls to ltm serve: first call, then ${warmup} + ${reps} recall and store_memory calls`);
@@ -177,6 +188,7 @@ class McpBench {
         rows,
         startup: { recall: summarise(startup.recall), sessionStart: summarise(startup.sessionStart), serving: summarise(startup.serving) },
         startupWithoutCaches: { recall: summarise(noCaches.recall), sessionStart: summarise(noCaches.sessionStart) },
+        startupCopied: summarise(copied.recall),
         ltm: { connectMs: ltm.connectMs, firstCallMs: ltm.firstCallMs, sessionId: ltm.sessionId },
         floors,
         memoriesAfter,
@@ -239,6 +251,11 @@ function sizeTables(r: SizeResult): Table[] {
         ['serve start → first session_start', medianMax(r.startup.sessionStart), `median (max) of ${r.startupRuns} more: spawn → "serving", then POST /hook/session_start with the token and port of server.json`],
         ['serve start → first recall, no caches', medianMax(r.startupWithoutCaches.recall), `median (max) of ${NO_CACHE_RUNS} fresh servers with parse-cache.json and search-index.bin deleted before each: every memory file read, parsed and indexed`],
         ['serve start → first session_start, no caches', medianMax(r.startupWithoutCaches.sessionStart), `the same, ${NO_CACHE_RUNS} more`],
+        [
+          'serve start → first recall, copied project',
+          medianMax(r.startupCopied),
+          `median (max) of ${NO_CACHE_RUNS} fresh servers, each in a fresh copy of the project (fs.cpSync, as \`cp -r\`): the caches are there, but every file has a new inode and time, so every entry is stale`,
+        ],
         ['serve start → serving', medianMax(r.startup.serving), 'spawn → "serving" on stdout (server.json written), over all those processes'],
         ['connect', `${ms(r.ltm.connectMs)} ms`, `initialize + notifications/initialized to the running server (session ${r.ltm.sessionId ? 'given' : 'none: stateless'})`],
         ['first call after connect', `${ms(r.ltm.firstCallMs)} ms`, 'the first recall of that client (not in the rows above)'],
@@ -314,6 +331,13 @@ function targetsFor(r: SizeResult): Target[] {
         limit('startWithoutCaches', r.size),
         'ms',
       ),
+    ),
+    target(
+      `Serve start → first recall in a copied project at ${at}`,
+      `median of ${NO_CACHE_RUNS} fresh servers, each in a fresh copy of the project: every cache entry stale (max ${ms(r.startupCopied.max)} ms)`,
+      r.startupCopied.median,
+      limit('startWithoutCaches', r.size),
+      'ms',
     ),
     ...(r.peakRssMb === null
       ? []

@@ -14,7 +14,6 @@
  *   (Porter stemmer: `deadlocks` → deadlock, deadlocked, deadlocking) at a
  *   lower weight; see MemorySearchIndex.
  */
-import MiniSearch from 'minisearch';
 import { stemmer } from 'stemmer';
 
 /** Typos are tolerated in longer words only: a fuzzy "go" would match half the vocabulary. */
@@ -53,7 +52,44 @@ export function indexTerm(token: string): string | null {
   return lower.length === 0 || lower.length > MAX_TERM_LENGTH || STOP_WORDS.has(lower) ? null : lower;
 }
 
-const splitOnPunctuation = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+/** MiniSearch's token separator: a line break, or any Unicode space or punctuation character. */
+const SEPARATOR = /[\n\r\p{Z}\p{P}]/u;
+/** SEPARATOR for each ASCII character, looked up rather than matched: most text is ASCII. */
+const ASCII_SEPARATOR = Uint8Array.from({ length: 128 }, (_, c) => (SEPARATOR.test(String.fromCharCode(c)) ? 1 : 0));
+
+/** The length in code units of the separator at `i`, or 0 when there is none. */
+function separatorAt(text: string, i: number): number {
+  const c = text.charCodeAt(i);
+  if (c < 128) return ASCII_SEPARATOR[c]!;
+  const point = text.codePointAt(i)!;
+  return SEPARATOR.test(String.fromCodePoint(point)) ? (point > 0xffff ? 2 : 1) : 0;
+}
+
+/**
+ * Splits text exactly where MiniSearch's default tokenizer does
+ * (`text.split(/[\n\r\p{Z}\p{P}]+/u)`, with its empty tokens at either end),
+ * in half the time: a character at a time, ASCII by table. Building the search
+ * index of a store without its cache spends a third of its time here.
+ */
+function splitOnPunctuation(text: string): string[] {
+  const tokens: string[] = [];
+  let start = 0;
+  let i = 0;
+  while (i < text.length) {
+    let width = separatorAt(text, i);
+    if (width === 0) {
+      // A low surrogate alone is no separator: stepping one code unit is safe.
+      i++;
+      continue;
+    }
+    tokens.push(text.slice(start, i));
+    i += width;
+    while (i < text.length && (width = separatorAt(text, i)) > 0) i += width;
+    start = i;
+  }
+  tokens.push(text.slice(start));
+  return tokens;
+}
 
 /** A case change inside a word, or letters next to digits. */
 const IDENTIFIER_BOUNDARY = /[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z]\d|\d[A-Za-z]/;

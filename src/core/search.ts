@@ -287,6 +287,65 @@ export class MemorySearchIndex {
     this.freeSlots.push(slot);
   }
 
+  /**
+   * Takes many documents out at once, in one pass over the postings: what
+   * remove() costs per document (each of its terms' lists searched and
+   * spliced) is paid once for all of them. A loaded snapshot whose files all
+   * changed (a copied or restored project: every inode is new) would otherwise
+   * cost a search of every common word's list per document, minutes at
+   * 50,000 memories instead of a rebuild's seconds.
+   */
+  removeMany(ids: Iterable<string>): void {
+    const removed = new Uint8Array(this.idOf.length);
+    let count = 0;
+    for (const id of ids) {
+      const slot = this.slotOf.get(id);
+      if (slot === undefined || removed[slot]) continue;
+      removed[slot] = 1;
+      count++;
+    }
+    if (count === 0) return;
+    if (count === 1) {
+      this.remove(this.idOf[removed.indexOf(1)]!);
+      return;
+    }
+    this.version++;
+    for (const posting of [...this.postingOf.values()]) {
+      let empty = true;
+      for (let f = 0; f < FIELD_COUNT; f++) {
+        const slots = posting.slots[f]!;
+        let kept = 0;
+        for (let i = 0; i < slots.length; i++) if (!removed[slots[i]!]) kept++;
+        if (kept < slots.length) {
+          const frequencies = posting.frequencies[f]!;
+          const keptSlots: number[] = [];
+          const keptFrequencies: number[] = [];
+          for (let i = 0; i < slots.length; i++) {
+            if (removed[slots[i]!]) continue;
+            keptSlots.push(slots[i]!);
+            keptFrequencies.push(frequencies[i]!);
+          }
+          posting.slots[f] = keptSlots;
+          posting.frequencies[f] = keptFrequencies;
+        }
+        if (kept > 0) empty = false;
+      }
+      if (empty) {
+        this.terms.delete(posting.term);
+        this.removeForm(posting.term);
+        this.postingOf.delete(posting.term);
+      }
+    }
+    for (let slot = 0; slot < removed.length; slot++) {
+      if (!removed[slot]) continue;
+      for (let f = 0; f < FIELD_COUNT; f++) this.totalLength[f] = this.totalLength[f]! - this.lengths[slot * FIELD_COUNT + f]!;
+      if (this.postingsOf) this.postingsOf[slot] = [];
+      this.slotOf.delete(this.idOf[slot]!);
+      this.idOf[slot] = undefined;
+      this.freeSlots.push(slot);
+    }
+  }
+
   /** The postings of every slot, derived from the postings themselves after a snapshot was loaded. */
   private postingsBySlot(): Posting[][] {
     if (this.postingsOf) return this.postingsOf;
@@ -374,9 +433,16 @@ export class MemorySearchIndex {
       ) {
         return null;
       }
-      // Copied into an aligned buffer of its own: the file's bytes may start anywhere.
-      const numbers = new Uint32Array((bytes.length - padded) / 4);
-      Buffer.from(numbers.buffer).set(bytes.subarray(padded));
+      // A view of the file's own bytes where they are aligned (a file read whole is), else an aligned copy:
+      // at 50,000 memories a copy would hold tens of MB twice.
+      const count = (bytes.length - padded) / 4;
+      let numbers: Uint32Array;
+      if ((bytes.byteOffset + padded) % 4 === 0) {
+        numbers = new Uint32Array(bytes.buffer, bytes.byteOffset + padded, count);
+      } else {
+        numbers = new Uint32Array(count);
+        Buffer.from(numbers.buffer).set(bytes.subarray(padded));
+      }
       const index = new MemorySearchIndex(options);
       const slots = header.ids.length;
       index.ensureCapacity(slots);

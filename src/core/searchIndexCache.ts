@@ -43,18 +43,12 @@ export function loadSearchIndex(file: string, files: ReadonlyMap<string, Indexed
     return { index, changed: true };
   }
   const { index, keys } = loaded;
-  let changed = false;
-  for (const id of [...index.ids()]) {
-    if (files.has(id)) continue;
-    index.remove(id);
-    changed = true;
-  }
-  for (const [id, f] of files) {
-    if (keys.get(id) === signatureKey(f.signature)) continue;
-    index.upsert(f.memory);
-    changed = true;
-  }
-  return { index, changed };
+  const gone = [...index.ids()].filter((id) => !files.has(id));
+  const stale = [...files].filter(([id, f]) => keys.get(id) !== signatureKey(f.signature));
+  // Out in one pass, then in again: after a copy of the project every document is stale.
+  index.removeMany([...gone, ...stale.map(([id]) => id)]);
+  for (const [, f] of stale) index.upsert(f.memory);
+  return { index, changed: gone.length + stale.length > 0 };
 }
 
 /**

@@ -1,5 +1,6 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
+import MiniSearch from 'minisearch';
 import { identifierParts, indexTerm, matchesAsPrefix, queryWords, stemOf, tokenize, typosAllowed } from '../../src/core/analyzer';
 import { MemorySearchIndex } from '../../src/core/search';
 
@@ -45,6 +46,26 @@ describe('analyzer', () => {
       for (const query of ['QueryClient', 'query client', 'retryAfterMs', 'RetryAfterMS']) {
         for (const word of queryWords(query).filter((w) => w !== query.toLowerCase())) assert.ok(memory.has(word), `"${word}" of "${query}"`);
       }
+    });
+
+    it("splits text exactly where MiniSearch's tokenizer does, whatever the characters (property)", () => {
+      const reference = MiniSearch.getDefault('tokenize') as (text: string) => string[];
+      // Spaces, punctuation and separators of every kind, astral ones and lone surrogates included.
+      const characters = fc.oneof(
+        fc.constantFrom(' ', '\n', '\r', '\t', '.', '_', '-', '/', '$', '+', '`', '\u00a0', '\u2028', '\u3000', '\u00bf', '\u2014', '\u{1039f}', '\u{10100}', '\ud800', '\udc00', 'é', '漢', '😀', 'a', 'Z', '7'),
+        fc.string({ unit: 'binary', maxLength: 2 }),
+      );
+      fc.assert(
+        fc.property(fc.array(characters, { maxLength: 40 }), (parts) => {
+          const text = parts.join('');
+          assert.deepEqual(
+            tokenize(text),
+            reference(text).flatMap((t) => [t, ...identifierParts(t)]),
+            JSON.stringify(text),
+          );
+        }),
+        { numRuns: 2000 },
+      );
     });
 
     it('every part of a token is a substring of it, and tokenizing never throws (property)', () => {

@@ -56,19 +56,33 @@ const queryArb = fc.array(
 const EXACT = { wordForms: false, coordination: 'words' } as const;
 
 
+type Step = { upsert: SearchableMemory } | { remove: string } | { removeMany: string[] };
+
+/** Any step on memories of these IDs: an add or replacement, a removal, or several removals at once (some IDs repeated or absent). */
+function stepArb(ids: readonly string[]): fc.Arbitrary<Step> {
+  return fc.oneof(
+    fc.constantFrom(...ids).chain((id) => memoryArb(id).map((memory) => ({ upsert: memory }))),
+    fc.constantFrom(...ids).map((id) => ({ remove: id })),
+    fc.array(fc.constantFrom(...ids, 'absent'), { maxLength: 6 }).map((removeMany) => ({ removeMany })),
+  );
+}
+
 /** Runs upserts and removals on the index; returns the memories it should then hold, by ID (`current`, updated). */
 function applySteps(
   index: MemorySearchIndex,
-  steps: readonly ({ upsert: SearchableMemory } | { remove: string })[],
+  steps: readonly Step[],
   current = new Map<string, SearchableMemory>(),
 ): Map<string, SearchableMemory> {
   for (const s of steps) {
     if ('upsert' in s) {
       index.upsert(s.upsert);
       current.set(s.upsert.id, s.upsert);
-    } else {
+    } else if ('remove' in s) {
       index.remove(s.remove);
       current.delete(s.remove);
+    } else {
+      index.removeMany(s.removeMany);
+      for (const id of s.removeMany) current.delete(id);
     }
   }
   return current;
@@ -76,11 +90,7 @@ function applySteps(
 
 describe('search index', () => {
   it('scores exactly as MiniSearch does, after any sequence of adds, replacements and removals', () => {
-    const ids = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'];
-    const step = fc.oneof(
-      fc.constantFrom(...ids).chain((id) => memoryArb(id).map((memory) => ({ upsert: memory }))),
-      fc.constantFrom(...ids).map((id) => ({ remove: id })),
-    );
+    const step = stepArb(['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7']);
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 25 }), fc.array(queryArb, { minLength: 1, maxLength: 4 }), (steps, queries) => {
         const index = new MemorySearchIndex(EXACT);
@@ -93,21 +103,25 @@ describe('search index', () => {
   });
 
   it('a serialized index, loaded again, answers exactly as the original, and keeps doing so after any further changes', () => {
-    const ids = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'];
-    const step = fc.oneof(
-      fc.constantFrom(...ids).chain((id) => memoryArb(id).map((memory) => ({ upsert: memory }))),
-      fc.constantFrom(...ids).map((id) => ({ remove: id })),
-    );
+    const step = stepArb(['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7']);
     fc.assert(
       fc.property(fc.array(step, { maxLength: 20 }), fc.array(step, { maxLength: 10 }), fc.array(queryArb, { minLength: 1, maxLength: 3 }), (before, after, queries) => {
         const original = new MemorySearchIndex(EXACT);
         const current = applySteps(original, before);
-        const loaded = MemorySearchIndex.deserialize(original.serialize((id) => `key of ${id}`), EXACT);
-        assert.ok(loaded, 'the bytes load');
+        const bytes = original.serialize((id) => `key of ${id}`);
+        const saved = Buffer.from(bytes);
+        // The numbers are read in place where aligned, and copied where not (bytes at an odd offset of their buffer).
+        const unaligned = Buffer.alloc(bytes.length + 1).subarray(1);
+        bytes.copy(unaligned);
+        const loaded = MemorySearchIndex.deserialize(bytes, EXACT);
+        const loadedUnaligned = MemorySearchIndex.deserialize(unaligned, EXACT);
+        assert.ok(loaded && loadedUnaligned, 'the bytes load');
+        for (const query of queries) assert.deepEqual([...loadedUnaligned.index.search(query)], [...original.search(query)], `"${query}" loaded from unaligned bytes`);
         assert.deepEqual(new Map([...loaded.keys].sort()), new Map([...current.keys()].sort().map((id) => [id, `key of ${id}`])));
         for (const query of queries) assert.deepEqual([...loaded.index.search(query)], [...original.search(query)], `"${query}" right after loading`);
         // Changes after loading copy the loaded lists before touching them, and free slots are reused.
         applySteps(loaded.index, after, current);
+        assert.ok(bytes.equals(saved), 'changes never write into the bytes the index was loaded from');
         assert.equal(loaded.index.size, current.size);
         for (const query of queries) assertSameHits(loaded.index, [...current.values()], query);
       }),
@@ -231,11 +245,7 @@ describe('search index', () => {
   });
 
   describe('scoring chosen documents (scoresOf)', () => {
-    const ids = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'];
-    const step = fc.oneof(
-      fc.constantFrom(...ids).chain((id) => memoryArb(id).map((memory) => ({ upsert: memory }))),
-      fc.constantFrom(...ids).map((id) => ({ remove: id })),
-    );
+    const step = stepArb(['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7']);
     // The developer vocabulary's kind of expansions: query words reaching other stems at a weight.
     const relatedArb = fc.array(fc.tuple(fc.constantFrom(...VOCABULARY), fc.constantFrom('postgr', 'index', 'render', 'cach', 'deadlin'), fc.double({ min: 0.1, max: 1, noNaN: true })), { maxLength: 4 });
 
