@@ -71,12 +71,6 @@ export class DiskMirror {
   private memoriesDirSignature: FileSignature | null = null;
   /** Names the watcher reported since the last refresh. */
   private readonly dirtyNames = new Set<string>();
-  /**
-   * What refreshInSteps() has yet to look at of the listing it made: every
-   * other read of the mirror (refresh) finishes it first, so nothing ever
-   * sees a half-read memories/.
-   */
-  private unlisted: { names: string[]; at: number } | null = null;
 
   // --- the JSON files ------------------------------------------------------
   indexSignature: FileSignature | null = null;
@@ -251,33 +245,19 @@ export class DiskMirror {
     if (!sameSignature(sig, this.fileSignatures.get(name) ?? null)) this.loadFile(name, sig);
   }
 
-  /**
-   * refresh(), with the look at every memory file (what opening a store of
-   * 10,000 memories spends ~0.1 s on, and much more without the record cache)
-   * done in slices of about `sliceMs`, awaiting `pause()` between them: a
-   * server answers requests meanwhile. A request that reads the store calls
-   * refresh(), which finishes the slices at once.
-   */
-  async refreshInSteps(pause: () => Promise<void>, sliceMs: number): Promise<void> {
-    if (!this.unlisted) {
-      if (this.options.watch) this.keepWatching();
-      const dirSig = statSignature(this.paths.memories);
-      if (!sameSignature(dirSig, this.memoriesDirSignature)) this.listMemoryFiles(dirSig);
-    }
-    while (this.unlisted && !this.disposed) {
-      const end = performance.now() + sliceMs;
-      this.readListed(() => performance.now() >= end);
-      if (this.unlisted) await pause();
-    }
-    if (!this.disposed) this.refresh();
-  }
-
   private refreshMemoryFiles(): void {
-    this.readListed(() => false);
     const dirSig = statSignature(this.paths.memories);
     if (!sameSignature(dirSig, this.memoriesDirSignature)) {
-      this.listMemoryFiles(dirSig);
-      this.readListed(() => false);
+      this.memoriesDirSignature = dirSig;
+      this.dirtyNames.clear();
+      const prefix = this.paths.memories + path.sep;
+      const names = new Set(listDir(this.paths.memories).filter((n) => n.endsWith('.md')));
+      for (const name of [...this.fileSignatures.keys()]) if (!names.has(name)) this.loadFile(name, null);
+      for (const name of names) {
+        // Concatenated, not path.join (which normalises): ~5 ms of the 10,000 calls opening makes.
+        const sig = statSignature(prefix + name);
+        if (!sameSignature(sig, this.fileSignatures.get(name) ?? null)) this.loadFile(name, sig);
+      }
       return;
     }
     if (this.dirtyNames.size > 0) {
@@ -288,34 +268,6 @@ export class DiskMirror {
         if (!sameSignature(sig, this.fileSignatures.get(name) ?? null)) this.loadFile(name, sig);
       }
     }
-  }
-
-  /** Lists memories/ (whose signature is `dirSig`), drops what is gone, and leaves the rest for readListed(). */
-  private listMemoryFiles(dirSig: FileSignature | null): void {
-    this.memoriesDirSignature = dirSig;
-    this.dirtyNames.clear();
-    const names = listDir(this.paths.memories).filter((n) => n.endsWith('.md'));
-    const listed = new Set(names);
-    for (const name of [...this.fileSignatures.keys()]) if (!listed.has(name)) this.loadFile(name, null);
-    this.unlisted = { names, at: 0 };
-  }
-
-  /** Reads the listed files whose signature changed, until `stop()` says so (asked every 64 files) or all are read. */
-  private readListed(stop: () => boolean): void {
-    const unlisted = this.unlisted;
-    if (!unlisted) return;
-    const prefix = this.paths.memories + path.sep;
-    const { names } = unlisted;
-    const first = unlisted.at;
-    while (unlisted.at < names.length) {
-      // Each slice reads at least one file, so that the slices always end.
-      if (unlisted.at > first && unlisted.at % 64 === 0 && stop()) return;
-      const name = names[unlisted.at++]!;
-      // Concatenated, not path.join (which normalises): ~5 ms of the 10,000 calls opening makes.
-      const sig = statSignature(prefix + name);
-      if (!sameSignature(sig, this.fileSignatures.get(name) ?? null)) this.loadFile(name, sig);
-    }
-    this.unlisted = null;
   }
 
   /**

@@ -19,6 +19,7 @@
  */
 import SearchableMap from 'minisearch/SearchableMap';
 import { indexTerm, matchesAsPrefix, queryWords, stemOf, tokenize, typosAllowed } from './analyzer';
+import { append, removeAt, type NumberList } from './postingLists';
 import type { Expansions } from './relatedTerms';
 
 export interface SearchableMemory {
@@ -94,25 +95,11 @@ export interface SearchIndexOptions {
   coordination?: Coordination;
 }
 
-/**
- * A list of numbers: an array while the index changes, or a view into the
- * bytes of a loaded snapshot until the first change copies it (see `growable`).
- */
-type Numbers = number[] | Uint32Array;
-
-/** The documents holding one term, per field: parallel lists of slots and term frequencies. */
+/** The documents holding one term, per field: parallel lists of slots and term frequencies (postingLists.ts). */
 interface Posting {
   term: string;
-  slots: Numbers[];
-  frequencies: Numbers[];
-}
-
-function growable(lists: Numbers[], field: number): number[] {
-  const list = lists[field]!;
-  if (Array.isArray(list)) return list;
-  const copy = Array.from(list);
-  lists[field] = copy;
-  return copy;
+  slots: NumberList[];
+  frequencies: NumberList[];
 }
 
 /**
@@ -198,6 +185,8 @@ export class MemorySearchIndex {
    * a store that opens and only searches never pays for it.
    */
   private postingsOf: Posting[][] | null = [];
+  /** The numbers of the snapshot this index was loaded from: its lists are views into them, never written (postingLists.ts). */
+  private frozen: ArrayBufferLike | null = null;
   private readonly freeSlots: number[] = [];
   /** Field lengths per slot, slot-major: lengths[slot * FIELD_COUNT + field]. */
   private lengths = new Float64Array(64 * FIELD_COUNT);
@@ -250,8 +239,8 @@ export class MemorySearchIndex {
           this.addForm(term);
         }
         postings.add(posting);
-        growable(posting.slots, f).push(slot);
-        growable(posting.frequencies, f).push(count);
+        append(posting.slots, f, slot, this.frozen);
+        append(posting.frequencies, f, count, this.frozen);
       }
     }
     if (this.postingsOf) this.postingsOf[slot] = [...postings];
@@ -267,8 +256,8 @@ export class MemorySearchIndex {
       for (let f = 0; f < FIELD_COUNT; f++) {
         const at = posting.slots[f]!.lastIndexOf(slot);
         if (at >= 0) {
-          growable(posting.slots, f).splice(at, 1);
-          growable(posting.frequencies, f).splice(at, 1);
+          removeAt(posting.slots, f, at, this.frozen);
+          removeAt(posting.frequencies, f, at, this.frozen);
         }
         const slots = posting.slots[f]!;
         if (slots.length > 0) empty = false;
@@ -444,6 +433,7 @@ export class MemorySearchIndex {
         Buffer.from(numbers.buffer).set(bytes.subarray(padded));
       }
       const index = new MemorySearchIndex(options);
+      index.frozen = numbers.buffer;
       const slots = header.ids.length;
       index.ensureCapacity(slots);
       const keys = new Map<string, string | null>();

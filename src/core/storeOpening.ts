@@ -11,9 +11,6 @@ import type { FileRecord } from './loadedFile';
 import type { MemoryRecordCache } from './memoryRecords';
 import type { StoreParts } from './storeParts';
 
-/** How long a slice of opening may keep the event loop: a request that arrives meanwhile waits at most about this. */
-const OPEN_SLICE_MS = 10;
-
 export class StoreOpening {
   /** Set by the first refresh(), which loads the record cache before it reads the files. */
   private opened = false;
@@ -42,7 +39,7 @@ export class StoreOpening {
     this.opened = true;
   }
 
-  /** The record cache, then the files in slices, each step followed by a turn of the event loop; what is done already is skipped. */
+  /** The record cache, then the files, each step followed by a turn of the event loop; what is done already is skipped. */
   async openInSteps(): Promise<void> {
     const step = () => new Promise<void>((resolve) => setImmediate(resolve));
     if (!this.recordsLoaded) {
@@ -50,7 +47,6 @@ export class StoreOpening {
       await step();
     }
     if (!this.opened) {
-      await this.parts.mirror.refreshInSteps(step, OPEN_SLICE_MS);
       this.refresh();
       await step();
     }

@@ -67,28 +67,6 @@ describe('DiskMirror', () => {
       assert.ok(!h.mirror.isActive(testId(0xd)));
       assert.deepEqual(drain(h.log).filter((e) => e.startsWith('memoryChanged')).sort(), [`memoryChanged ${A} +`, `memoryChanged ${B} +`, `memoryChanged ${C} +`]);
     });
-    it('refreshInSteps() reads memories/ in slices, and any refresh() between two slices finishes the reading first', async () => {
-      const ids = Array.from({ length: 300 }, (_, i) => testId(0x100 + i));
-      for (const id of ids) writeMemory(h.paths.root, id, { topic: `T ${id}` });
-      const seenBetweenSlices: number[] = [];
-      let pauses = 0;
-      // A slice of 0 ms reads 64 files at a time.
-      await h.mirror.refreshInSteps(async () => {
-        pauses++;
-        seenBetweenSlices.push(h.mirror.files.size);
-        if (pauses === 2) {
-          // A request arriving between slices: it must see every memory, not the part read so far.
-          h.mirror.refresh();
-          assert.equal(h.mirror.files.size, ids.length);
-        }
-      }, 0);
-      assert.deepEqual(seenBetweenSlices, [64, 128], 'two slices, then the refresh in between finished the rest');
-      assert.deepEqual([...h.mirror.files.keys()].sort(), [...ids].sort());
-      // Another memory written meanwhile is found by the next refresh, as always.
-      writeMemory(h.paths.root, testId(0x999), { topic: 'later' });
-      h.mirror.refresh();
-      assert.equal(h.mirror.files.size, ids.length + 1);
-    });
   });
 
   describe('refresh() sees what other processes did to memories/', () => {

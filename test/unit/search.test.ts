@@ -129,6 +129,24 @@ describe('search index', () => {
     );
   });
 
+  it('a loaded index whose long lists were changed in every way (typed copies with room) scores as one built afresh from the same memories', () => {
+    const ids = Array.from({ length: 90 }, (_, i) => `m${i}`);
+    const step = stepArb(ids);
+    fc.assert(
+      fc.property(fc.tuple(...ids.map((id) => memoryArb(id))), fc.array(step, { maxLength: 40 }), fc.array(queryArb, { minLength: 1, maxLength: 3 }), (memories, after, queries) => {
+        const original = new MemorySearchIndex();
+        const current = applySteps(original, memories.map((m) => ({ upsert: m })));
+        const loaded = MemorySearchIndex.deserialize(original.serialize(() => 'k'))!;
+        applySteps(loaded.index, after, current);
+        const fresh = new MemorySearchIndex();
+        for (const m of current.values()) fresh.upsert(m);
+        const scores = (index: MemorySearchIndex, query: string) => [...index.search(query)].map((h) => [h.id, h.score.toFixed(9), h.words] as const).sort((a, b) => a[0].localeCompare(b[0]));
+        for (const query of queries) assert.deepEqual(scores(loaded.index, query), scores(fresh, query), `"${query}"`);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
   it('refuses bytes that are not a whole index of this format, instead of answering from them', () => {
     const index = new MemorySearchIndex();
     index.upsert({ id: 'm1', topic: 'postgres deadlock', tags: ['db'], summary: 'lock order', content: 'take locks in one order' });
