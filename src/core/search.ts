@@ -125,14 +125,19 @@ interface SnapshotHeader {
  * tokens, as MiniSearch counts it) and how often each indexed term occurs.
  */
 function fieldTerms(text: string): { length: number; termCounts: Map<string, number> } {
-  const tokenCounts = new Map<string, number>();
-  for (const token of tokenize(text)) tokenCounts.set(token, (tokenCounts.get(token) ?? 0) + 1);
-  const termCounts = new Map<string, number>();
-  for (const [token, count] of tokenCounts) {
+  const counts = new Map<string, number>();
+  for (const token of tokenize(text)) counts.set(token, (counts.get(token) ?? 0) + 1);
+  const length = counts.size;
+  // The token counts become the term counts in place: most tokens are their own term (lower case, no
+  // stop word), and a second map cost a third of building an index. A term added here is visited
+  // later by the same loop, and is its own term.
+  for (const [token, count] of counts) {
     const term = indexTerm(token);
-    if (term) termCounts.set(term, (termCounts.get(term) ?? 0) + count);
+    if (term === token) continue;
+    counts.delete(token);
+    if (term) counts.set(term, (counts.get(term) ?? 0) + count);
   }
-  return { length: tokenCounts.size, termCounts };
+  return { length, termCounts: counts };
 }
 
 /** A document as MemorySearchIndex.scoresOf() measures it (see scoringDocument). */
