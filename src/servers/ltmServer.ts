@@ -270,6 +270,14 @@ export class LtmServer {
     await this.options.store.compactStats().catch((error: unknown) => this.options.log?.(`could not compact the stats journal: ${(error as Error).message}`));
   }
 
+  /**
+   * Runs `work` in a longer pause between requests (as maintenance: at most
+   * a minute later), or when the server stops; errors go to the log.
+   */
+  inPause(what: string, work: () => Promise<unknown>): void {
+    this.followUps.queue(what, work, { maintenance: true });
+  }
+
   /** Resolves once the work done after answering, and the session counts, are written. */
   async idle(): Promise<void> {
     await this.followUps.drain();

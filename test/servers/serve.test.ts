@@ -9,6 +9,8 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { version as PACKAGE_VERSION } from '../../package.json';
+import { MemoryStore } from '../../src/core/store';
+import { storePaths } from '../../src/core/storeFiles';
 import { ServerRunningError } from '../../src/servers/serverInfo';
 import { ensureCliBuilt, ltmRoot, makeTempProject, removeDir } from '../support/storeKit';
 import {
@@ -92,6 +94,30 @@ describe('ltm serve (process)', function () {
     assert.match(proc.stdout(), new RegExp(`MCP: +http://127\\.0\\.0\\.1:${info.port}/mcp`));
     assert.equal(proc.stdout().match(/serving/g)?.length, 1, 'one banner');
     assert.equal(proc.stderr(), '', 'nothing on stderr (no second banner)');
+  });
+
+  it('saves the caches it opened without while it runs, in a pause between requests: a kill -9 afterwards leaves them', async () => {
+    const writer = MemoryStore.open(project);
+    writer.init();
+    for (let i = 0; i < 20; i++) await writer.store({ topic: `Cache step ${i}`, content: `Warm the cache for step ${i}.` });
+    writer.dispose();
+    const paths = storePaths(project);
+    fs.rmSync(paths.parseCache, { force: true });
+    fs.rmSync(paths.searchIndex, { force: true });
+    const proc = serve();
+    await waitForServerJson(project, proc);
+    const deadline = Date.now() + 10_000;
+    while (!(fs.existsSync(paths.parseCache) && fs.existsSync(paths.searchIndex)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    assert.ok(fs.existsSync(paths.parseCache) && fs.existsSync(paths.searchIndex), `no caches after 10 s:\n${proc.output()}`);
+    proc.child.kill('SIGKILL');
+    await proc.exited;
+    const reader = MemoryStore.open(project);
+    try {
+      assert.equal(reader.memoryCount(), 20);
+      assert.ok(fs.statSync(paths.searchIndex).size > 0);
+    } finally {
+      reader.dispose();
+    }
   });
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
