@@ -4,13 +4,16 @@
  * no token: Claude Code starts the process and is its only client. Sessions
  * running at once are as many processes on one store; its cross-process
  * lock keeps their writes (and those of a server or a hook) apart, and the
- * watcher shows each one what the others wrote.
+ * watcher shows each one what the others wrote. Like a server, it writes
+ * index.json in a pause after its changes (index-pending.json marks it as
+ * behind meanwhile), not with each one.
  */
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { SessionTracker } from '../core/sessions';
 import { MemoryStore } from '../core/store';
 import type { Readable, Writable } from 'node:stream';
 import { gitRenameLookup } from './gitRenames';
+import { IndexFlushSchedule } from './indexFlush';
 import { createMcpServer } from './mcpTools';
 
 export interface StdioMcpOptions {
@@ -18,6 +21,8 @@ export interface StdioMcpOptions {
   version: string;
   /** The Claude Code session this process serves (Claude Code sets CLAUDE_CODE_SESSION_ID for it). */
   sessionId?: string;
+  /** When index.json is written (defaults in indexFlush.ts; tests shorten them). */
+  indexFlush?: { pauseMs?: number; maxDeferMs?: number };
   /** Standard input and output unless given (tests pass their own). */
   input?: Readable;
   output?: Writable;
@@ -31,6 +36,14 @@ export interface StdioMcpOptions {
  */
 export async function serveStdioMcp(options: StdioMcpOptions): Promise<void> {
   const store = MemoryStore.prepare(options.projectDir, { watch: true, renames: gitRenameLookup(options.projectDir) });
+  // As in a server, index.json is written in a pause after changes (the last change starts the pause),
+  // not rewritten whole by every store: see indexFlush.ts.
+  let lastChangeAt = 0;
+  const indexFlush = new IndexFlushSchedule({ flush: () => store.flushIndex(), lastRequestAt: () => lastChangeAt, ...options.indexFlush });
+  store.deferIndexWrites(() => {
+    lastChangeAt = Date.now();
+    indexFlush.request();
+  });
   const sessions = new SessionTracker(store);
   const server = createMcpServer({
     store,
@@ -50,6 +63,10 @@ export async function serveStdioMcp(options: StdioMcpOptions): Promise<void> {
   } finally {
     await server.close().catch(() => undefined);
     await store.settled();
+    // What is deferred is written now, and whoever writes next writes index.json at once.
+    store.deferIndexWrites(null);
+    await indexFlush.close();
+    await store.flushIndex().catch(() => undefined);
     // stats.json whole for readers of the reference format when the session ends.
     if (store.isOpen) await store.compactStats().catch(() => undefined);
     if (store.isOpen) store.flushCaches();

@@ -9,8 +9,11 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { PassThrough } from 'node:stream';
 import { MemoryStore } from '../../src/core/store';
 import { runHookCommand } from '../../src/servers/hookCommand';
+import { serveStdioMcp } from '../../src/servers/stdioMcp';
 import { pluginHooks } from '../../src/servers/pluginFiles';
 import { PLUGIN_TOOL_PREFIX, PROJECT_TOOL_PREFIX } from '../../src/shared/toolNames';
 import { CLI, REPO_ROOT, TOOL_NAMES, closedPort, deadPid, readState, serverJsonPath, sessionStartPayload, startTestServer, type Json } from '../support/serverKit';
@@ -86,6 +89,40 @@ describe('ltm mcp (stdio, as the plugin runs it)', function () {
     }
     assert.ok(fs.existsSync(path.join(ltmRoot(project), 'memories')));
     assert.ok(!fs.existsSync(path.join(sub, '.claude')));
+  });
+
+  it('writes index.json in a pause after its stores, not with each, and what is pending when the session ends', async () => {
+    const toServer = new PassThrough();
+    const fromServer = new PassThrough();
+    // No pause comes while the session runs: index.json is written when it ends.
+    const serving = serveStdioMcp({ projectDir: project, version: 'test', input: toServer, output: fromServer, indexFlush: { pauseMs: 60_000, maxDeferMs: 60_000 } });
+    const client = new Client({ name: 'ltm-plugin-test', version: '1' });
+    // A stdio transport is lines of JSON either way: the server's kind serves the client too.
+    await client.connect(new StdioServerTransport(fromServer, toServer));
+    const ids: string[] = [];
+    try {
+      for (let i = 0; i < 3; i++) {
+        const stored = structured(await client.callTool({ name: 'store_memory', arguments: { topic: `Deferred ${i}`, content: `Stored in a burst, number ${i}.` } }));
+        ids.push(stored.id as string);
+      }
+      const indexFile = path.join(ltmRoot(project), 'index.json');
+      const index = fs.existsSync(indexFile) ? fs.readFileSync(indexFile, 'utf8') : '';
+      for (const id of ids) assert.ok(!index.includes(id), `index.json was rewritten for ${id}`);
+      assert.ok(fs.existsSync(path.join(ltmRoot(project), 'index-pending.json')), 'index.json is marked as behind');
+    } finally {
+      await client.close();
+      toServer.end();
+      await serving;
+    }
+    const index = fs.readFileSync(path.join(ltmRoot(project), 'index.json'), 'utf8');
+    for (const id of ids) assert.ok(index.includes(id), `${id} is not in index.json after the session`);
+    assert.ok(!fs.existsSync(path.join(ltmRoot(project), 'index-pending.json')));
+    const store = MemoryStore.open(project);
+    try {
+      assert.equal(store.check().healthy, true, JSON.stringify(store.check()));
+    } finally {
+      store.dispose();
+    }
   });
 
   it('many sessions at once are many processes on one store: every write lands, the store stays healthy', async () => {
