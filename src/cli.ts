@@ -108,15 +108,17 @@ export async function runCli(argv: readonly string[], cwd = process.cwd(), io: C
   }
   const input = { projectDir, version: VERSION, values, positionals };
   if (!command.store) return answer(() => command.run(input), json);
-  const store = MemoryStore.open(input.projectDir, { renames: gitRenameLookup(input.projectDir) });
+  let store: MemoryStore | undefined;
   try {
+    // Opened inside answer(): a store file that cannot be read is the engine's error, told in one line.
     return await answer(async () => {
+      store = MemoryStore.open(input.projectDir, { renames: gitRenameLookup(input.projectDir) });
       const out = await command.run(store, input);
       store.flushCaches();
       return out;
     }, json);
   } finally {
-    store.dispose();
+    store?.dispose();
   }
 }
 

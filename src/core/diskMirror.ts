@@ -25,6 +25,7 @@ import {
   writeFileAtomicAsync,
   type FileSignature,
 } from './files';
+import { unreadableFile } from './errors';
 import { LoadedFile } from './loadedFile';
 import { MemoryFileSignatures } from './memoryFileSignatures';
 import { InvalidMemoryFile, memoryOf, parseBody, splitFrontmatter } from './memoryFile';
@@ -175,7 +176,7 @@ export class DiskMirror {
 
   private readIndexFile(): { status: JsonFileStatus; ids: Set<string>; text: string | null } {
     if (!this.indexFile) {
-      const text = readTextIfExists(this.paths.index);
+      const text = readStoreFile(this.paths.index);
       const read = readIndexIds(text);
       this.indexFile = { status: read.status, ids: read.value, text };
     }
@@ -353,9 +354,9 @@ export class DiskMirror {
     this.refreshStats();
     const stateSig = this.writesInFlight.has(this.paths.state) ? this.stateSignature : statSignature(this.paths.state);
     if (!sameSignature(stateSig, this.stateSignature) || (stateSig === null && this.stateStatus.kind !== 'missing')) {
+      const read = readState(readStoreFile(this.paths.state));
       this.stateSignature = stateSig;
       this.changes++;
-      const read = readState(readTextIfExists(this.paths.state));
       this.state = read.value;
       this.stateStatus = read.status;
     }
@@ -364,8 +365,8 @@ export class DiskMirror {
       !sameSignature(archiveSig, this.archiveIndexSignature) ||
       (archiveSig === null && this.archiveIndexStatus.kind !== 'missing')
     ) {
+      const read = readArchiveIndex(readStoreFile(this.paths.archiveIndex));
       this.archiveIndexSignature = archiveSig;
-      const read = readArchiveIndex(readTextIfExists(this.paths.archiveIndex));
       this.archiveIndex = read.value;
       this.archiveIndexStatus = read.status;
       this.changes++;
@@ -395,8 +396,8 @@ export class DiskMirror {
       this.events.statsRead();
       return;
     }
+    const read = readStats(readStoreFile(this.paths.stats));
     this.statsSignature = statsSig;
-    const read = readStats(readTextIfExists(this.paths.stats));
     this.stats = read.value;
     this.statsStatus = read.status;
     const whole = this.readJournalFrom(0);
@@ -673,5 +674,14 @@ export class DiskMirror {
     } finally {
       this.writesInFlight.delete(file);
     }
+  }
+}
+
+/** A JSON file of the store as text, or null when it is absent; one that cannot be read as a file is a clear error. */
+function readStoreFile(file: string): string | null {
+  try {
+    return readTextIfExists(file);
+  } catch (error) {
+    throw unreadableFile(file, error);
   }
 }

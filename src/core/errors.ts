@@ -1,6 +1,7 @@
 /** Errors the engine reports to people: each message names the problem. */
 
-export type LtmErrorCode = 'invalid_input' | 'not_found' | 'no_store' | 'busy';
+/** `unreadable`: a file of the store is there but cannot be read as one (a directory in its place, no permission). */
+export type LtmErrorCode = 'invalid_input' | 'not_found' | 'no_store' | 'busy' | 'unreadable';
 
 export class LtmError extends Error {
   constructor(
@@ -18,6 +19,13 @@ export function invalidInput(message: string): LtmError {
 
 export function notFound(message: string): LtmError {
   return new LtmError('not_found', message);
+}
+
+/** A file of the store that exists but cannot be read (`error` from the read), with what to do about it. */
+export function unreadableFile(file: string, error: unknown): LtmError {
+  const code = (error as { code?: unknown } | null)?.code;
+  const why = code === 'EISDIR' ? 'it is a directory, not a file' : code === 'EACCES' || code === 'EPERM' ? 'permission denied' : errorMessage(error);
+  return new LtmError('unreadable', `cannot read ${file}: ${why}. Move it away or correct its permissions; \`ltm fix\` then writes it anew.`);
 }
 
 /** The text of anything thrown: its message (an Error's, also one from another realm), or the value itself as text. */

@@ -360,6 +360,27 @@ describe('cli', function () {
     });
   });
 
+  it('a JSON file of the store replaced by a directory: check, fix and store fail with one line naming it, and change nothing', async () => {
+    await storeOne('Existing', 'Existing content.');
+    for (const name of ['index.json', 'state.json', 'stats.json']) {
+      const file = path.join(root, name);
+      const saved = fs.existsSync(file) ? fs.readFileSync(file) : null;
+      fs.rmSync(file, { force: true });
+      fs.mkdirSync(file);
+      fs.writeFileSync(path.join(file, 'keep.txt'), 'a person put this here');
+      const before = snapshotFiles(root);
+      for (const args of [['check'], ['fix'], ['store', '--topic', 'New', '--content', 'New content.']]) {
+        const out = await cli(...args);
+        assertOneLineError(out, `ltm ${args[0]} with ${name} a directory`);
+        assert.equal(out.stderr, `ltm: cannot read ${file}: it is a directory, not a file. Move it away or correct its permissions; \`ltm fix\` then writes it anew.\n`);
+        assert.deepEqual(snapshotDiff(before, snapshotFiles(root)), [], `ltm ${args[0]} changed nothing`);
+      }
+      fs.rmSync(file, { recursive: true });
+      if (saved) fs.writeFileSync(file, saved);
+    }
+    assert.equal((await cli('check')).exitCode, 0);
+  });
+
   describe('bad arguments: one line on stderr, non-zero exit, nothing changed', () => {
     async function setup(): Promise<{ id: string; archived: string }> {
       const id = await storeOne('Existing', 'Existing content.');
