@@ -20,9 +20,8 @@ const FUSION_DEPTH = 20;
 /** A page of memories (active by priority, or archived), the filter checked first. */
 export function listMemories({ queries }: QueryParts, filter: ListFilter): ListResult {
   const offset = filter.offset ?? 0;
-  const limit = filter.limit ?? DEFAULT_LIST_LIMIT;
+  const limit = checkedLimit(filter.limit ?? DEFAULT_LIST_LIMIT);
   if (!Number.isInteger(offset) || offset < 0) throw invalidInput('offset must be a whole number ≥ 0');
-  if (!Number.isInteger(limit) || limit < 1) throw invalidInput('limit must be a whole number ≥ 1');
   if (filter.phase !== undefined && ![0, 1, 2, 3].includes(filter.phase)) {
     throw invalidInput('phase must be 0 (full), 1 (hint), 2 (abstract) or 3 (archived)');
   }
@@ -37,8 +36,7 @@ export function listMemories({ queries }: QueryParts, filter: ListFilter): ListR
 /** Ranked search (relevance blended with priority), the query and limit checked first. */
 export function searchMemories({ queries }: QueryParts, query: string, options: SearchOptions): SearchResultItem[] {
   if (!query.trim()) throw invalidInput('the search query is empty');
-  const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
-  if (!Number.isInteger(limit) || limit < 1) throw invalidInput('limit must be a whole number ≥ 1');
+  const limit = checkedLimit(options.limit ?? DEFAULT_SEARCH_LIMIT);
   return queries.search(query, limit, options.scope ?? 'active', options.tag?.trim().toLowerCase());
 }
 
@@ -52,11 +50,18 @@ export function searchAnyPhrasing(parts: QueryParts, phrasings: readonly string[
   const asked = phrasings.filter((q) => q.trim());
   if (asked.length === 0) throw invalidInput('the search query is empty');
   if (asked.length === 1) return searchMemories(parts, asked[0]!, options);
-  const limit = options.limit ?? DEFAULT_SEARCH_LIMIT;
+  // Checked here too: each phrasing is searched deeper than the limit, so its own check would pass a bad one.
+  const limit = checkedLimit(options.limit ?? DEFAULT_SEARCH_LIMIT);
   const lists = asked.map((q) => searchMemories(parts, q, { ...options, limit: Math.max(limit * 2, FUSION_DEPTH) }));
   const itemOf = new Map<string, SearchResultItem>();
   for (const item of lists.flat()) if (!itemOf.has(item.id)) itemOf.set(item.id, item);
   return reciprocalRankFusion(lists.map((list) => list.map((i) => i.id)))
     .slice(0, limit)
     .map((id) => itemOf.get(id)!);
+}
+
+/** A limit of results as given, refused unless it is a whole number ≥ 1. */
+function checkedLimit(limit: number): number {
+  if (!Number.isInteger(limit) || limit < 1) throw invalidInput('limit must be a whole number ≥ 1');
+  return limit;
 }

@@ -74,5 +74,7 @@ describe('readRequests: list and search, checked', () => {
     assert.deepEqual(ids(searchAnyPhrasing(parts, ['webhook', '  '], {})), ids(searchMemories(parts, 'webhook', {})));
     assert.throws(() => searchAnyPhrasing(parts, ['  ', ''], {}), invalid(/empty/));
     assert.throws(() => searchAnyPhrasing(parts, [], {}), invalid(/empty/));
+    // Each phrasing is searched deeper than the limit: a bad limit is refused all the same.
+    for (const limit of [0, -1, 1.5]) assert.throws(() => searchAnyPhrasing(parts, ['webhook', 'idempotent retry'], { limit }), invalid(/limit/), String(limit));
   });
 });
