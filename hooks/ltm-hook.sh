@@ -3,7 +3,7 @@
 # LTM server and prints its answer for Claude Code when it gives context.
 # It must never slow or break Claude Code: when no server answers it exits 0
 # at once and prints nothing; no answer is waited for longer than 2 s.
-#   usage: ltm-hook.sh <session_start|user_prompt_submit|subagent_start|pre_tool_use|post_tool_use|pre_compact|session_end>
+#   usage: ltm-hook.sh <session_start|user_prompt_submit|subagent_start|pre_tool_use|post_tool_use|pre_compact|session_end> [--unless-project-hooks]
 #
 # Two ways to the server, one script:
 # - run by bash 4.1 or later (`ltm init` writes `bash ...` where there is a
@@ -51,6 +51,21 @@ drain() {
     cat >/dev/null 2>&1
   fi
 }
+
+# Run by the Claude Code plugin (--unless-project-hooks): a project whose own settings run LTM's hook
+# for this event (`ltm init` writes .claude/settings.local.json; a team may share settings.json) is
+# left to that hook, or the session would be given everything twice. Read with builtins only.
+if [ "${2:-}" = --unless-project-hooks ]; then
+  case $event in '' | *[!a-z_]*) drain; exit 0 ;; esac
+  for settings in "$project/.claude/settings.local.json" "$project/.claude/settings.json"; do
+    [ -r "$settings" ] || continue
+    while IFS= read -r line || [ -n "$line" ]; do
+      case $line in
+        *'/.claude/ltm/hooks/ltm-hook.'*" $event\""* | *'"http://127.0.0.1:'*"/hook/$event"[?\"]*) drain; exit 0 ;;
+      esac
+    done <"$settings"
+  done
+fi
 
 if [ -z "$port" ] || [ -z "$token" ]; then
   info="$project/.claude/ltm/server.json"

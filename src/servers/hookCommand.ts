@@ -13,6 +13,9 @@
  * start per tool call would slow every call): without a server they get
  * nothing, which is what the shell script gives them too.
  *
+ * A project whose own settings run LTM's hook for the event (`ltm init`) is
+ * left to it: with both, the session would be given everything twice.
+ *
  * Whatever fails, the hook prints nothing and exits 0: a hook must never
  * break or slow Claude Code beyond its own start.
  */
@@ -25,6 +28,7 @@ import { storePaths } from '../core/storeFiles';
 import { HookRoutes, type HookEvent } from './hookRoutes';
 import { readGitSituation } from './gitSituation';
 import { gitRenameLookup } from './gitRenames';
+import { projectRunsLtmHook } from './hookSettings';
 import { readServerInfo, serverHolderState } from './serverInfo';
 
 /** The events whose answer is computed in this process when no server answers. */
@@ -48,14 +52,16 @@ export interface HookCommandInput {
 export interface HookCommandResult {
   /** What to print for Claude Code ('' for nothing). */
   stdout: string;
-  /** Who answered, for tests and people: the server, this process, or nobody. */
-  answeredBy: 'server' | 'in-process' | 'none';
+  /** Who answered, for tests and people: the server, this process, the project's own LTM hooks (left to them), or nobody. */
+  answeredBy: 'server' | 'in-process' | 'project hooks' | 'none';
 }
 
 const NOTHING: HookCommandResult = { stdout: '', answeredBy: 'none' };
 
 export async function runHookCommand(input: HookCommandInput): Promise<HookCommandResult> {
   try {
+    // The project set up with `ltm init` (or a shared settings.json) runs LTM's own hook for this event.
+    if (projectRunsLtmHook(input.projectDir, input.event)) return { stdout: '', answeredBy: 'project hooks' };
     const forwarded = await forwardToServer(input);
     if (forwarded !== null) return { stdout: CONTEXT_EVENTS.includes(input.event) ? forwarded : '', answeredBy: 'server' };
     if (!IN_PROCESS_HOOK_EVENTS.includes(input.event)) return NOTHING;

@@ -21,6 +21,8 @@
  * there, while SessionEnd is exactly when a server may have just stopped and
  * an http hook would print an error.
  */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { SHELL_COMMANDS, type CommandHost } from './hookShell';
 import type { Json, JsonFileEdit } from './jsonFileEdit';
 import { PROJECT_TOOL_PREFIX } from '../shared/toolNames';
@@ -98,6 +100,32 @@ export function isLtmHook(hook: unknown): boolean {
   if (String(h.command ?? '').includes(HOOK_COMMAND_MARK)) return true;
   const headers = h.headers as Json | undefined;
   return h.type === 'http' && LTM_HTTP_URL.test(String(h.url ?? '')) && headers?.Authorization === HTTP_AUTHORIZATION;
+}
+
+/**
+ * Whether the project's own Claude Code settings run LTM's hook for
+ * `endpoint`: `ltm init` writes them to .claude/settings.local.json, and a
+ * team may commit them to .claude/settings.json. The plugin's hooks then
+ * leave the event to them, or the session would get everything twice.
+ */
+export function projectRunsLtmHook(projectDir: string, endpoint: string): boolean {
+  const events = HOOK_EVENTS.filter((spec) => spec.endpoint === endpoint).map((spec) => spec.event);
+  for (const name of ['settings.local.json', 'settings.json']) {
+    let settings: unknown;
+    try {
+      settings = JSON.parse(fs.readFileSync(path.join(projectDir, '.claude', name), 'utf8'));
+    } catch {
+      continue;
+    }
+    const hooks = settings && typeof settings === 'object' ? (settings as Json).hooks : undefined;
+    if (!hooks || typeof hooks !== 'object' || Array.isArray(hooks)) continue;
+    for (const event of events) {
+      const groups = Object.hasOwn(hooks, event) ? (hooks as Json)[event] : undefined;
+      if (!Array.isArray(groups)) continue;
+      if (groups.some((group: unknown) => Array.isArray((group as Json | null)?.hooks) && ((group as Json).hooks as unknown[]).some(isLtmHook))) return true;
+    }
+  }
+  return false;
 }
 
 function hooksOf(settings: JsonFileEdit): Json | null {

@@ -22,6 +22,8 @@ import { MCP_SERVER_NAME, PLUGIN_NAME, PLUGIN_TOOL_PREFIX, PROJECT_TOOL_PREFIX }
 /** Where the bundle and the hook script are inside the plugin (the same places as in the repository and the npm package). */
 export const PLUGIN_CLI = 'dist/cli.js';
 export const PLUGIN_HOOK_SCRIPT = 'hooks/ltm-hook.sh';
+/** The script's option for the plugin: leave an event to the project's own LTM hook, when it has one. */
+export const UNLESS_PROJECT_HOOKS = '--unless-project-hooks';
 
 /** What the plugin's manifest takes from the extension's. */
 export interface PluginManifestSource {
@@ -50,7 +52,8 @@ export const PLUGIN_SESSION_START_TIMEOUT_S = 15;
  * the project's settings: hookShell.ts).
  */
 function scriptCommand(endpoint: string): string {
-  const script = `"${ROOT}/${PLUGIN_HOOK_SCRIPT}" ${endpoint}`;
+  // The event is left to the project's own LTM hook where `ltm init` set one up (see the script).
+  const script = `"${ROOT}/${PLUGIN_HOOK_SCRIPT}" ${endpoint} ${UNLESS_PROJECT_HOOKS}`;
   return `if command -v bash >/dev/null 2>&1; then exec ${SHELL_COMMANDS.bash} ${script}; else exec ${SHELL_COMMANDS.sh} ${script}; fi`;
 }
 

@@ -16,7 +16,9 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { HOOK_EVENTS } from '../../src/servers/hookRoutes';
-import { SHELL_COMMANDS } from '../../src/servers/hookShell';
+import { HOOK_EVENTS as HOOK_SPECS, ltmHook } from '../../src/servers/hookSettings';
+import { SHELL_COMMANDS, commandHostNow } from '../../src/servers/hookShell';
+import { UNLESS_PROJECT_HOOKS } from '../../src/servers/pluginFiles';
 import { sampleCmdlines, type CmdlineSampling } from '../support/cmdlineSampler';
 import { ltmRoot, removeDir } from '../support/storeKit';
 import {
@@ -392,6 +394,39 @@ describe(`hook script: every event, any payload, odd servers, under ${SHELLS.joi
       // Session IDs of plain characters: state.json keeps odd ones by digest.
       const label = shell.replace(/\W+/g, '-');
       const run = (event: string, payload: unknown, env: Record<string, string> = envFor(t)) => runHookScript(SCRIPT, event, payload, env, undefined, shell);
+
+      it("run by the plugin (--unless-project-hooks), it leaves an event to the project's own LTM hook, command or http: nothing sent, nothing printed", async () => {
+        const settingsFile = path.join(t.project, '.claude', 'settings.local.json');
+        const specOf = (event: string) => HOOK_SPECS.find((spec) => spec.event === event)!;
+        const host = commandHostNow();
+        // As `ltm init` writes them: a command hook for prompts, an http hook (a server ran) for tool calls.
+        const settings = {
+          hooks: {
+            UserPromptSubmit: [{ hooks: [ltmHook(specOf('UserPromptSubmit'), { kind: 'command', ...host })] }],
+            PreToolUse: [{ matcher: 'Read', hooks: [ltmHook(specOf('PreToolUse'), { kind: 'http', port: t.port, project: t.project, ...host })] }],
+          },
+        };
+        fs.mkdirSync(path.dirname(settingsFile), { recursive: true });
+        fs.writeFileSync(settingsFile, JSON.stringify(settings, null, 2));
+        const plugin = (event: string, payload: unknown) => runHookScript(SCRIPT, event, payload, envFor(t), undefined, shell, [UNLESS_PROJECT_HOOKS]);
+        try {
+          const prompt = { session_id: `${label}-plugin`, hook_event_name: 'UserPromptSubmit', prompt: 'why does pnpm install fail with ERR_PNPM_OUTDATED_LOCKFILE?' };
+          silent(await plugin('user_prompt_submit', prompt), 'the plugin with the project hooking UserPromptSubmit');
+          const read = { session_id: `${label}-plugin`, hook_event_name: 'PreToolUse', tool_name: 'Read', tool_input: { file_path: path.join(t.project, 'src/db/pool.ts') }, tool_use_id: `toolu_${label}_plugin` };
+          silent(await plugin('pre_tool_use', read), 'the plugin with the project hooking PreToolUse over http');
+          // Nothing reached the server: the project's own hooks still get the offers, once.
+          assert.match(printed(await run('user_prompt_submit', prompt), 'the project hook').hookSpecificOutput.additionalContext, /ERR_PNPM_OUTDATED_LOCKFILE in CI/);
+          assert.ok(printed(await run('pre_tool_use', read), 'the project hook').hookSpecificOutput.additionalContext.includes(pool));
+          // An event the project does not hook is the plugin's to forward.
+          const failure = { session_id: `${label}-plugin-failure`, hook_event_name: 'PostToolUseFailure', tool_name: 'Bash', tool_input: { command: 'pnpm install --frozen-lockfile' }, error: 'ERR_PNPM_OUTDATED_LOCKFILE pnpm-lock.yaml is not up to date', is_interrupt: false };
+          printed(await plugin('post_tool_use', failure), 'the plugin, for an event the project does not hook');
+        } finally {
+          fs.rmSync(settingsFile, { force: true });
+        }
+        // Without the project's hooks, the plugin forwards.
+        const alone = { session_id: `${label}-plugin-alone`, hook_event_name: 'UserPromptSubmit', prompt: 'why does pnpm install fail with ERR_PNPM_OUTDATED_LOCKFILE?' };
+        assert.match(printed(await plugin('user_prompt_submit', alone), 'the plugin alone').hookSpecificOutput.additionalContext, /ERR_PNPM_OUTDATED_LOCKFILE in CI/);
+      });
 
       it('every event reaches the server; the ones that get context print it as Claude Code reads it, the others print nothing', async () => {
         const s = (name: string) => `${label}-${name}`;

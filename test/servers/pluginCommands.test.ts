@@ -4,7 +4,7 @@
  * over stdio, and `ltm hook <event>` with and without a running server.
  */
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -164,6 +164,24 @@ describe('ltm hook <event> (as the plugin runs it)', function () {
       store.dispose();
     }
   };
+
+  it("in a project set up with `ltm init`, the plugin's hooks leave the events to the project's own: nothing twice", async () => {
+    await seed('Injected once');
+    const init = spawnSync(process.execPath, [CLI, 'init', '--project', project], { encoding: 'utf8' });
+    assert.equal(init.status, 0, init.stderr);
+    for (const event of ['session_start', 'pre_compact', 'session_end']) {
+      const result = await runHookCommand({ event: event as 'session_start', payload: JSON.stringify(sessionStartPayload('plug-init')), projectDir: project, env: {} });
+      assert.deepEqual(result, { stdout: '', answeredBy: 'project hooks' }, event);
+    }
+    const start = await runHook('session_start', JSON.stringify(sessionStartPayload('plug-init')), project);
+    assert.equal(start.code, 0);
+    assert.equal(start.stdout, '');
+    const stateFile = path.join(ltmRoot(project), 'state.json');
+    assert.ok(!fs.existsSync(stateFile) || readState(project).session_count === 0, 'the plugin counted no session');
+    // Without the project's hooks (uninit), the plugin answers again.
+    assert.equal(spawnSync(process.execPath, [CLI, 'uninit', '--project', project], { encoding: 'utf8' }).status, 0);
+    assert.match(contextOf((await runHook('session_start', JSON.stringify(sessionStartPayload('plug-init')), project)).stdout), /Injected once/);
+  });
 
   it('without a server, SessionStart injects the memories, counts the session and SessionEnd closes it', async () => {
     await seed('Injected without a server');

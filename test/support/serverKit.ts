@@ -259,11 +259,11 @@ export interface HookRun {
  * Runs a hook script with `shell` (sh by default; a shell with its options, as
  * `bash --posix`), the payload on stdin and exactly the given environment (plus PATH).
  */
-export function runHookScript(script: string, event: string, payload: unknown, env: Record<string, string>, cwd?: string, shell = 'sh'): Promise<HookRun> {
+export function runHookScript(script: string, event: string, payload: unknown, env: Record<string, string>, cwd?: string, shell = 'sh', args: readonly string[] = []): Promise<HookRun> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const [program, ...options] = shell.split(' ') as [string, ...string[]];
-    const child = spawn(program, [...options, script, event], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(program, [...options, script, event, ...args], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...env }, cwd, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

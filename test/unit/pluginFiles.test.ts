@@ -26,7 +26,8 @@ describe('Claude Code plugin files', () => {
       const [hook] = group!.hooks;
       assert.equal(hook!.type, 'command');
       assert.equal(hook!.timeout, spec.event === 'SessionStart' ? PLUGIN_SESSION_START_TIMEOUT_S : spec.timeout);
-      const script = `"\${CLAUDE_PLUGIN_ROOT}/${PLUGIN_HOOK_SCRIPT}" ${spec.endpoint}`;
+      // --unless-project-hooks: the script leaves the event to the project's own LTM hook (`ltm init`).
+      const script = `"\${CLAUDE_PLUGIN_ROOT}/${PLUGIN_HOOK_SCRIPT}" ${spec.endpoint} --unless-project-hooks`;
       const expected = spec.perToolCall
         ? `if command -v bash >/dev/null 2>&1; then exec bash --posix ${script}; else exec sh ${script}; fi`
         : `node "\${CLAUDE_PLUGIN_ROOT}/${PLUGIN_CLI}" hook ${spec.endpoint}`;
