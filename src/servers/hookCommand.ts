@@ -29,6 +29,7 @@ import { HookRoutes, type HookEvent } from './hookRoutes';
 import { readGitSituation } from './gitSituation';
 import { gitRenameLookup } from './gitRenames';
 import { projectRunsLtmHook } from './hookSettings';
+import { TOOL_PREFIX_HEADER } from '../shared/toolNames';
 import { readServerInfo, serverHolderState } from './serverInfo';
 
 /** The events whose answer is computed in this process when no server answers. */
@@ -87,7 +88,13 @@ async function forwardToServer(input: HookCommandInput): Promise<string | null> 
   try {
     const response = await fetch(`http://127.0.0.1:${address.port}/hook/${input.event}`, {
       method: 'POST',
-      headers: { Authorization: `Bearer ${address.token}`, 'Content-Type': 'application/json', 'X-LTM-Project': encodeProjectHeader(input.projectDir) },
+      headers: {
+        Authorization: `Bearer ${address.token}`,
+        'Content-Type': 'application/json',
+        'X-LTM-Project': encodeProjectHeader(input.projectDir),
+        // The server then names the tools as this session has them.
+        ...(input.toolPrefix ? { [TOOL_PREFIX_HEADER]: input.toolPrefix } : {}),
+      },
       body: input.payload.trim() === '' ? '{}' : input.payload,
       signal: AbortSignal.timeout(FORWARD_TIMEOUT_MS),
     });

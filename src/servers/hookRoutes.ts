@@ -191,9 +191,10 @@ export class HookRoutes {
   /**
    * Returns the body Claude Code reads (`{}` when there is no context: the hook
    * script prints nothing then) and, apart, what happened, which the server
-   * sends in a header for people and tests.
+   * sends in a header for people and tests. `asked.toolPrefix`: how the
+   * session names LTM's tools, when the hook said (the plugin's do).
    */
-  async handle(event: HookEvent, body: unknown): Promise<HookAnswer> {
+  async handle(event: HookEvent, body: unknown, asked: { toolPrefix?: string } = {}): Promise<HookAnswer> {
     const payload: HookPayload = body !== null && typeof body === 'object' && !Array.isArray(body) ? (body as HookPayload) : {};
     // Without a session_id the counters of all such calls share one bucket rather than being lost.
     const sessionId = text(payload.session_id) ?? 'unknown-session';
@@ -201,7 +202,7 @@ export class HookRoutes {
     const context = contextOf(sessionId, text(payload.agent_id));
     switch (event) {
       case 'session_start':
-        return this.sessionStart(sessionId, text(payload.source));
+        return this.sessionStart(sessionId, text(payload.source), asked.toolPrefix);
       case 'user_prompt_submit':
         return this.userPromptSubmit(sessionId, text(payload.prompt));
       case 'subagent_start':
@@ -332,14 +333,14 @@ export class HookRoutes {
     }
   }
 
-  private async sessionStart(sessionId: string, source: string | undefined): Promise<HookAnswer> {
+  private async sessionStart(sessionId: string, source: string | undefined, toolPrefix = this.options.toolPrefix): Promise<HookAnswer> {
     const [started, situation] = await Promise.all([this.sessions.start(sessionId, source), this.situation()]);
     // Ranked as of the new session, whose count reaches state.json after the answer.
     const injection = sessionStartContext(this.store, {
       session: started.number,
       situation,
       budgetTokens: this.options.injectionBudgetTokens?.() ?? DEFAULT_INJECTION_BUDGET_TOKENS,
-      toolPrefix: this.options.toolPrefix,
+      toolPrefix,
     });
     this.queueAccesses(started.number, injection.injectedIds, 'injected');
     // A start after a compaction (or /clear) begins a new context: what it injects is all the session

@@ -16,6 +16,7 @@ import type { HookTransport } from './hookSettings';
 import { HookRoutes, isHookEvent } from './hookRoutes';
 import { FollowUpQueue } from './followUpQueue';
 import { IndexFlushSchedule } from './indexFlush';
+import { TOOL_PREFIX_HEADER, knownToolPrefix } from '../shared/toolNames';
 import { cachedGitSituation } from './gitSituation';
 import { McpSessions, type McpSessionLimits, type McpSessionStats } from './mcpSessions';
 import { createMcpServer } from './mcpTools';
@@ -300,7 +301,7 @@ export class LtmServer {
         if (req.method !== 'POST') throw new MethodNotAllowed('POST');
         const body = await readJsonBody(req);
         this.checkProject(req);
-        const answer = await this.hooks.handle(event, body);
+        const answer = await this.hooks.handle(event, body, { toolPrefix: knownToolPrefix(req.headers[TOOL_PREFIX_HEADER.toLowerCase()]) });
         let info = answer.info;
         // X-LTM-Wait: the caller (a test, a person debugging) waits for the follow-up work too.
         if (answer.after && req.headers['x-ltm-wait'] !== undefined) {

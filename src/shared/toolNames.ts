@@ -14,3 +14,15 @@ export const PLUGIN_NAME = 'ltm';
 export const PROJECT_TOOL_PREFIX = `mcp__${MCP_SERVER_NAME}__`;
 /** The tools of the plugin's server. */
 export const PLUGIN_TOOL_PREFIX = `mcp__plugin_${PLUGIN_NAME}_${MCP_SERVER_NAME}__`;
+
+/**
+ * The header a hook forwarded by the plugin's `ltm hook` carries, so that a
+ * server names the tools as that session has them; any value but the two
+ * prefixes above is ignored.
+ */
+export const TOOL_PREFIX_HEADER = 'X-LTM-Tool-Prefix';
+
+/** A prefix a hook asked for, when it is one of LTM's. */
+export function knownToolPrefix(value: unknown): string | undefined {
+  return value === PROJECT_TOOL_PREFIX || value === PLUGIN_TOOL_PREFIX ? value : undefined;
+}

@@ -16,7 +16,7 @@ import { runHookCommand } from '../../src/servers/hookCommand';
 import { serveStdioMcp } from '../../src/servers/stdioMcp';
 import { pluginHooks } from '../../src/servers/pluginFiles';
 import { PLUGIN_TOOL_PREFIX, PROJECT_TOOL_PREFIX } from '../../src/shared/toolNames';
-import { CLI, REPO_ROOT, TOOL_NAMES, closedPort, deadPid, readState, serverJsonPath, sessionStartPayload, startTestServer, type Json } from '../support/serverKit';
+import { CLI, REPO_ROOT, TOOL_NAMES, closedPort, deadPid, postHook, readState, serverJsonPath, sessionStartPayload, startTestServer, type Json } from '../support/serverKit';
 import { ltmRoot, makeTempProject, removeDir, snapshotDiff, snapshotFiles } from '../support/storeKit';
 
 /** `ltm hook <event>` as Claude Code runs it: the payload on stdin, the project in CLAUDE_PROJECT_DIR. */
@@ -239,13 +239,19 @@ describe('ltm hook <event> (as the plugin runs it)', function () {
       const answered = await runHookCommand({ event: 'session_start', payload, projectDir: t.project, env: {}, toolPrefix: PLUGIN_TOOL_PREFIX });
       assert.equal(answered.answeredBy, 'server');
       assert.match(contextOf(answered.stdout), /Server memory/);
-      // The server's own text: the server does not know which setup the session uses.
-      assert.ok(contextOf(answered.stdout).includes(PROJECT_TOOL_PREFIX));
+      // The server names the tools as the plugin's session has them (the hook said how).
+      assert.ok(contextOf(answered.stdout).includes(`${PLUGIN_TOOL_PREFIX}store_memory`), contextOf(answered.stdout));
+      assert.ok(!contextOf(answered.stdout).includes(PROJECT_TOOL_PREFIX));
       // The CLI, found through server.json as the plugin finds it.
       const run = await runHook('session_start', JSON.stringify(sessionStartPayload('plug-7')), t.project);
       assert.match(contextOf(run.stdout), /Server memory/);
+      assert.ok(contextOf(run.stdout).includes(`${PLUGIN_TOOL_PREFIX}store_memory`));
+      // A prefix that is not one of LTM's is ignored: the server's own names.
+      const odd = await postHook(t.port, t.token, 'session_start', sessionStartPayload('plug-odd'), { 'X-LTM-Tool-Prefix': 'mcp__evil__' });
+      const oddText = ((odd.json().hookSpecificOutput as Json).additionalContext as string) ?? '';
+      assert.ok(oddText.includes(`${PROJECT_TOOL_PREFIX}store_memory`) && !oddText.includes('mcp__evil__'), oddText);
       await t.idle();
-      assert.equal(readState(t.project).session_count, 2);
+      assert.equal(readState(t.project).session_count, 3);
       const offered = await runHookCommand({ event: 'user_prompt_submit', payload: JSON.stringify({ session_id: 'plug-8', prompt: 'why is the running server answering this memory' }), projectDir: t.project, env: {} });
       assert.equal(offered.answeredBy, 'server');
     } finally {
