@@ -97,25 +97,14 @@ class McpBench {
         return { name: 'store_memory', args: { topic: m.topic, content: m.content, tags: m.tags } };
       });
 
+      const startups = (job: Omit<StartupJob, 'cliPath' | 'projectDir' | 'query'>) =>
+        runJobChild<StartupResult>(ctx, 'bench/child/serveStartup.ts', { cliPath: ctx.cliPath, projectDir, query: queries[0]!, ...job } satisfies StartupJob);
       ctx.log(`  serve start → first recall / first session_start: ${processReps} fresh servers each`);
-      const startup = runJobChild<StartupResult>(ctx, 'bench/child/serveStartup.ts', { cliPath: ctx.cliPath, projectDir, runs: processReps, query: queries[0]! } satisfies StartupJob);
+      const startup = startups({ runs: processReps });
       ctx.log(`  the same without parse-cache.json and search-index.bin: ${NO_CACHE_RUNS} fresh servers each`);
-      const noCaches = runJobChild<StartupResult>(ctx, 'bench/child/serveStartup.ts', {
-        cliPath: ctx.cliPath,
-        projectDir,
-        runs: NO_CACHE_RUNS,
-        query: queries[0]!,
-        caches: 'deleted',
-      } satisfies StartupJob);
+      const noCaches = startups({ runs: NO_CACHE_RUNS, caches: 'deleted' });
       ctx.log(`  serve start → first recall in a copy of the project (every cache entry stale): ${NO_CACHE_RUNS} fresh servers`);
-      const copied = runJobChild<StartupResult>(ctx, 'bench/child/serveStartup.ts', {
-        cliPath: ctx.cliPath,
-        projectDir,
-        runs: NO_CACHE_RUNS,
-        query: queries[0]!,
-        caches: 'copied',
-        kinds: ['recall'],
-      } satisfies StartupJob);
+      const copied = startups({ runs: NO_CACHE_RUNS, caches: 'copied', kinds: ['recall'] });
 
       ctx.log(`  MCP calls to ltm serve: first call, then ${warmup} + ${reps} recall and store_memory calls`);
       const server = await startServer(ctx.cliPath, projectDir);
