@@ -96,9 +96,18 @@ const IDENTIFIER_BOUNDARY = /[a-z][A-Z]|[A-Z]{2}[a-z]|[A-Za-z]\d|\d[A-Za-z]/;
 /** An identifier's parts: runs of capitals (an acronym), capitalised or lower-case words, numbers. */
 const IDENTIFIER_PART = /[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/g;
 
+/** Whether `token` has an ASCII capital or digit: every identifier boundary does, and most words have neither (a loop is cheaper than the regex). */
+function hasCapitalOrDigit(token: string): boolean {
+  for (let i = 0; i < token.length; i++) {
+    const c = token.charCodeAt(i);
+    if ((c >= 0x41 && c <= 0x5a) || (c >= 0x30 && c <= 0x39)) return true;
+  }
+  return false;
+}
+
 /** The parts of an identifier (`HTTPServer` → HTTP, Server), or [] when it has no inner boundary. */
 export function identifierParts(token: string): string[] {
-  if (token.length > MAX_TERM_LENGTH || !IDENTIFIER_BOUNDARY.test(token)) return [];
+  if (token.length > MAX_TERM_LENGTH || !hasCapitalOrDigit(token) || !IDENTIFIER_BOUNDARY.test(token)) return [];
   const parts = token.match(IDENTIFIER_PART) ?? [];
   return parts.length > 1 ? parts : [];
 }

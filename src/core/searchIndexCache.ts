@@ -37,11 +37,7 @@ export function loadSearchIndex(file: string, files: ReadonlyMap<string, Indexed
     // No cache yet: built below.
   }
   const loaded = bytes ? MemorySearchIndex.deserialize(bytes) : null;
-  if (!loaded) {
-    const index = new MemorySearchIndex();
-    for (const f of files.values()) index.upsert(f.memory);
-    return { index, changed: true };
-  }
+  if (!loaded) return { index: MemorySearchIndex.build([...files.values()].map((f) => f.memory)), changed: true };
   const { index, keys } = loaded;
   const gone = [...index.ids()].filter((id) => !files.has(id));
   const stale = [...files].filter(([id, f]) => keys.get(id) !== signatureKey(f.signature));

@@ -147,6 +147,24 @@ describe('search index', () => {
     );
   });
 
+  it('an index built in one go (build) answers as one built by upserts, and keeps doing so after any changes', () => {
+    const ids = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'];
+    fc.assert(
+      fc.property(fc.tuple(...ids.map((id) => memoryArb(id))), fc.array(stepArb(ids), { maxLength: 20 }), fc.array(queryArb, { minLength: 1, maxLength: 3 }), (memories, after, queries) => {
+        const built = MemorySearchIndex.build(memories, EXACT);
+        const upserted = new MemorySearchIndex(EXACT);
+        const current = applySteps(upserted, memories.map((m) => ({ upsert: m })));
+        for (const query of queries) assert.deepEqual([...built.search(query)], [...upserted.search(query)], `"${query}" after building`);
+        // Its first removal derives what upserts kept per document.
+        applySteps(built, after, current);
+        applySteps(upserted, after);
+        for (const query of queries) assert.deepEqual([...built.search(query)], [...upserted.search(query)], `"${query}" after changes`);
+        for (const query of queries) assertSameHits(built, [...current.values()], query);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('refuses bytes that are not a whole index of this format, instead of answering from them', () => {
     const index = new MemorySearchIndex();
     index.upsert({ id: 'm1', topic: 'postgres deadlock', tags: ['db'], summary: 'lock order', content: 'take locks in one order' });
