@@ -20,7 +20,7 @@ import { TOOL_PREFIX_HEADER, knownToolPrefix } from '../shared/toolNames';
 import { cachedGitSituation } from './gitSituation';
 import { McpSessions, type McpSessionLimits, type McpSessionStats } from './mcpSessions';
 import { createMcpServer } from './mcpTools';
-import { EmptyBearerError, HttpError, RequestGuard, readJsonBody, sendError, sendJson } from './requestGuard';
+import { EmptyBearerError, HttpError, RequestGuard, httpStatusOf, readJsonBody, sendError, sendJson } from './requestGuard';
 import {
   ServerRunningError,
   loadOrCreateIdentity,
@@ -363,7 +363,11 @@ export class LtmServer {
   private fail(res: http.ServerResponse, error: unknown): void {
     if (error instanceof MethodNotAllowed) return sendError(res, error, { Allow: error.allow });
     if (error instanceof HttpError) return sendError(res, error, error.status === 413 ? { Connection: 'close' } : {});
-    if (error instanceof LtmError) return sendError(res, new HttpError(error.code === 'not_found' ? 404 : error.code === 'busy' ? 503 : 400, error.message));
+    if (error instanceof LtmError) {
+      const status = httpStatusOf(error.code);
+      if (status >= 500) this.options.log?.(`request failed: ${error.message}`);
+      return sendError(res, new HttpError(status, error.message));
+    }
     this.options.log?.(`request failed: ${(error as Error).stack ?? String(error)}`);
     sendError(res, new HttpError(500, 'internal error'));
   }

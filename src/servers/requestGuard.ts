@@ -8,6 +8,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { timingSafeEqual, createHash } from 'node:crypto';
+import type { LtmErrorCode } from '../core/errors';
 
 export const MAX_BODY_BYTES = 1024 * 1024;
 
@@ -18,6 +19,24 @@ export class HttpError extends Error {
   ) {
     super(message);
   }
+}
+
+/**
+ * The answer to an engine error, by whose fault it is: the request's (4xx) or
+ * the store's (5xx, also logged: a person has to act on it, and the hook that
+ * asked only reports it). A record, so a new code cannot go unmapped.
+ */
+const STATUS_OF_ERROR: Record<LtmErrorCode, number> = {
+  invalid_input: 400,
+  not_found: 404,
+  busy: 503,
+  // The store directory went away under a running server.
+  no_store: 503,
+  unreadable: 500,
+};
+
+export function httpStatusOf(code: LtmErrorCode): number {
+  return STATUS_OF_ERROR[code];
 }
 
 /**

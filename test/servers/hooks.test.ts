@@ -543,6 +543,26 @@ describe('hook endpoints', function () {
     }
   });
 
+  it('answers 500 naming the file, and logs it, when a store file cannot be read (the store\'s fault, not the request\'s)', async () => {
+    const logged: string[] = [];
+    const t = await startTestServer({ log: (m) => logged.push(m) });
+    try {
+      await postHook(t.port, t.token, 'session_start', sessionStartPayload('before'));
+      await t.idle();
+      const state = path.join(ltmRoot(t.project), 'state.json');
+      fs.rmSync(state);
+      fs.mkdirSync(state);
+      const answer = await postHook(t.port, t.token, 'session_start', sessionStartPayload('after'));
+      assert.equal(answer.status, 500, answer.text);
+      assert.match(String(answer.json().error), /cannot read .*state\.json/);
+      assert.ok(logged.some((line) => /state\.json/.test(line)), `logged: ${logged.join('; ')}`);
+      // A request with a real problem of its own is still the client's error.
+      assert.equal((await postHook(t.port, t.token, 'no_such_event', {})).status, 404);
+    } finally {
+      await t.stop();
+    }
+  });
+
   it('pre_compact marks the session compacted and counts the compaction', async () => {
     const t = await startTestServer();
     try {
