@@ -1,6 +1,5 @@
 import { strict as assert } from 'node:assert';
-import { indexTerm, stemOf, tokenize } from '../../src/core/analyzer';
-import { DEVELOPER_TERM_GROUPS } from '../../src/core/developerTerms';
+import { stemOf } from '../../src/core/analyzer';
 import { RelatedTerms, developerVocabulary } from '../../src/core/relatedTerms';
 import { MemorySearchIndex, RELATED_WEIGHT, type SearchableMemory } from '../../src/core/search';
 
@@ -30,31 +29,6 @@ describe('relatedTerms', () => {
   it('leaves a group that holds only the word itself empty-handed', () => {
     const lone = new RelatedTerms(['cache, caching']);
     assert.equal(lone.expand('caching layer').size, 0, 'caching and cache share a stem: nothing else to reach');
-  });
-
-  describe('the developer vocabulary', () => {
-    it('has groups of at least two members, each one a searchable word or phrase', () => {
-      assert.ok(developerVocabulary().groups >= 100, `${developerVocabulary().groups} groups`);
-      for (const line of DEVELOPER_TERM_GROUPS) {
-        const members = line.split(',').map((m) => m.trim());
-        assert.ok(members.length >= 2, `"${line}" has two members or more`);
-        for (const member of members) {
-          assert.ok(member.length > 0, `no empty member in "${line}"`);
-          const tokens = tokenize(member);
-          assert.ok(tokens.length > 0 && tokens.some((t) => indexTerm(t) !== null), `"${member}" has a word the index keeps`);
-          // A lone digit or letter would pull a group into any query that has one.
-          if (tokens.length === 1) assert.ok(tokens[0]!.length >= 2, `"${member}" is not a lone character`);
-        }
-      }
-    });
-
-    it('relates the words developers use for the same thing', () => {
-      const vocabulary = developerVocabulary();
-      assert.ok(reached(vocabulary, 'pods terminated for hogging RAM', 'ram').includes(stemOf('memory')));
-      assert.ok(reached(vocabulary, 'pods terminated for hogging RAM', 'terminated').includes(stemOf('oomkilled')));
-      assert.ok(reached(vocabulary, 'shoppers billed twice', 'billed').includes(stemOf('charged')));
-      assert.ok(reached(vocabulary, 'the emulator cannot reach my laptop', 'laptop').includes('localhost'));
-    });
   });
 
   describe('in a search', () => {
