@@ -25,11 +25,17 @@ export interface IndexedFile {
   signature: FileSignature;
 }
 
-/**
- * The index of `files`: loaded from `file` and brought up to date, or built.
- * `changed` is false when the file held exactly these documents.
- */
-export function loadSearchIndex(file: string, files: ReadonlyMap<string, IndexedFile>): { index: MemorySearchIndex; changed: boolean } {
+/** A search index as loadSearchIndex leaves it. */
+export interface LoadedSearchIndex {
+  index: MemorySearchIndex;
+  /** False when the file held exactly these documents. */
+  changed: boolean;
+  /** How many documents were indexed from their text here (all of them when the index was built). */
+  indexedHere: number;
+}
+
+/** The index of `files`: loaded from `file` and brought up to date, or built. */
+export function loadSearchIndex(file: string, files: ReadonlyMap<string, IndexedFile>): LoadedSearchIndex {
   let bytes: Buffer | null = null;
   try {
     bytes = fs.readFileSync(file);
@@ -37,33 +43,34 @@ export function loadSearchIndex(file: string, files: ReadonlyMap<string, Indexed
     // No cache yet: built below.
   }
   const loaded = bytes ? MemorySearchIndex.deserialize(bytes) : null;
-  if (!loaded) return { index: MemorySearchIndex.build([...files.values()].map((f) => f.memory)), changed: true };
+  if (!loaded) return { index: MemorySearchIndex.build([...files.values()].map((f) => f.memory)), changed: true, indexedHere: files.size };
   const { index, keys } = loaded;
   const gone = [...index.ids()].filter((id) => !files.has(id));
   const stale = [...files].filter(([id, f]) => keys.get(id) !== signatureKey(f.signature));
   // Out in one pass, then in again: after a copy of the project every document is stale.
   index.removeMany([...gone, ...stale.map(([id]) => id)]);
   for (const [, f] of stale) index.upsert(f.memory);
-  return { index, changed: gone.length + stale.length > 0 };
+  return { index, changed: gone.length + stale.length > 0, indexedHere: stale.length };
 }
 
 /**
  * Writes the index to `file`, only where .gitignore keeps it out of git (an
- * older store's .gitignore gains the line on its next write). Best effort: a
- * read-only checkout only opens more slowly.
+ * older store's .gitignore gains the line on its next write), and returns the
+ * bytes written. Best effort (null when not written): a read-only checkout
+ * only opens more slowly.
  */
-export function saveSearchIndex(file: string, index: MemorySearchIndex, files: ReadonlyMap<string, IndexedFile>): boolean {
+export function saveSearchIndex(file: string, index: MemorySearchIndex, files: ReadonlyMap<string, IndexedFile>): Buffer | null {
   const gitignore = readTextIfExists(path.join(path.dirname(file), '.gitignore')) ?? '';
-  if (!gitignore.split(/\r?\n/).some((line) => line.trim() === path.basename(file))) return false;
+  if (!gitignore.split(/\r?\n/).some((line) => line.trim() === path.basename(file))) return null;
   try {
     const bytes = index.serialize((id) => {
       const f = files.get(id);
       return f ? signatureKey(f.signature) : undefined;
     });
     writeFileAtomic(file, [bytes], { durable: false });
-    return true;
+    return bytes;
   } catch {
-    return false;
+    return null;
   }
 }
 

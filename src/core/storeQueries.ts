@@ -31,6 +31,8 @@ export class StoreQueries {
   private searchIndex: MemorySearchIndex | null = null;
   /** The search index changed since it was loaded or last saved to search-index.bin. */
   private searchIndexUnsaved = false;
+  /** Whether the index holds most of its postings as built (see saveSearchIndex). */
+  private searchIndexBuiltHere = false;
   private archiveSearchIndex: MemorySearchIndex | null = null;
   /** Ranking inputs of active memories (see RankingTable); kept in step lazily. */
   private readonly ranking = new RankingTable();
@@ -343,7 +345,17 @@ export class StoreQueries {
   /** Saves the search index for the next process, when it changed since it was loaded. */
   saveSearchIndex(): void {
     if (!this.searchIndex || !this.searchIndexUnsaved) return;
-    if (saveSearchIndex(this.mirror.paths.searchIndex, this.searchIndex, this.mirror.files)) this.searchIndexUnsaved = false;
+    const saved = saveSearchIndex(this.mirror.paths.searchIndex, this.searchIndex, this.mirror.files);
+    if (!saved) return;
+    this.searchIndexUnsaved = false;
+    if (this.searchIndexBuiltHere) {
+      // Postings built from the memories' text are growable arrays of JS numbers; the saved form
+      // holds them in one typed buffer: at 12,500 memories the heap is ~20 MB smaller with it
+      // (net of the buffer, ~11 MB). A server started without caches goes on with what a warm
+      // start would have loaded. Once: loading it at every save would stall a pause at 50,000.
+      this.searchIndex = MemorySearchIndex.deserialize(saved)?.index ?? this.searchIndex;
+      this.searchIndexBuiltHere = false;
+    }
   }
 
   /** Deletes the saved search index: it may hold the words of a memory that was just purged. */
@@ -354,9 +366,11 @@ export class StoreQueries {
 
   private activeSearchIndex(): MemorySearchIndex {
     if (!this.searchIndex) {
-      const { index, changed } = loadSearchIndex(this.mirror.paths.searchIndex, this.mirror.files);
+      const { index, changed, indexedHere } = loadSearchIndex(this.mirror.paths.searchIndex, this.mirror.files);
       this.searchIndex = index;
       this.searchIndexUnsaved = changed;
+      // Built, or mostly indexed again (a copied project: every document stale).
+      this.searchIndexBuiltHere = indexedHere > this.mirror.files.size / 2;
     }
     return this.searchIndex;
   }

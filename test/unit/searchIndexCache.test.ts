@@ -121,4 +121,27 @@ describe('search-index.bin (the persisted search index)', () => {
     if (fs.existsSync(indexFile())) assert.ok(!fs.readFileSync(indexFile()).includes(secretish), 'no process saved it back');
     assert.deepEqual(searchIds(ctx.open(), secretish), []);
   });
+
+  it('a process that built its index goes on with the form it saved: the same answers, and later changes still apply', async () => {
+    const [edited, forgotten, kept] = await storeThree(ctx.open());
+    // A fresh process without the cache builds the index from the files, then saves it and keeps the saved form.
+    fs.rmSync(indexFile(), { force: true });
+    const store = ctx.open();
+    const queries = ['zebra', 'hummingbird', 'kingfisher', 'invoice import', 'cache', 'test'];
+    const built = queries.map((q) => store.search(q).map((r) => [r.id, r.score]));
+    store.flushCaches();
+    assert.ok(fs.existsSync(indexFile()));
+    assert.deepEqual(queries.map((q) => store.search(q).map((r) => [r.id, r.score])), built, 'the same hits and scores');
+
+    await store.update(edited!, { summary: 'Flamingo locks in id order.', content: 'Take the locks of the flamingo migration in id order.' });
+    await store.forget(forgotten!);
+    const added = (await store.store({ topic: 'Heron build cache', content: 'The heron artifact was stale.' })).memory.id;
+    assert.deepEqual(searchIds(store, 'zebra'), []);
+    assert.deepEqual(searchIds(store, 'flamingo'), [edited]);
+    assert.deepEqual(searchIds(store, 'hummingbird'), []);
+    assert.deepEqual(searchIds(store, 'kingfisher'), [kept]);
+    assert.deepEqual(searchIds(store, 'heron'), [added]);
+    store.flushCaches();
+    assert.deepEqual(searchIds(ctx.open(), 'flamingo'), [edited], 'and a later process reads what it saved');
+  });
 });
