@@ -38,7 +38,8 @@ export class RelatedTerms {
     groups.forEach((line, group) => {
       const stems = new Set<string>();
       for (const member of line.split(',')) {
-        const tokens = tokenize(member.trim());
+        // A leading dot (".env", ".npmrc") makes an empty first token: the member is its word.
+        const tokens = tokenize(member.trim()).filter((token) => token.length > 0);
         if (tokens.length === 0) continue;
         if (tokens.length === 1) {
           const term = indexTerm(tokens[0]!);

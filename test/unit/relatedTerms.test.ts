@@ -26,6 +26,12 @@ describe('relatedTerms', () => {
     assert.ok(reached(terms, 'ran out of memory', 'out').includes('ram'));
   });
 
+  it('reads a member with a leading dot (".env") as its word, not as a phrase that never matches', () => {
+    const dotted = new RelatedTerms(['environment variable, envvar, .env, dotenv']);
+    assert.deepEqual(reached(dotted, 'the value in .env was ignored', 'env'), [stemOf('dotenv'), stemOf('envvar')].sort());
+    assert.ok(reached(dotted, 'where does dotenv look', 'dotenv').includes('env'));
+  });
+
   it('leaves a group that holds only the word itself empty-handed', () => {
     const lone = new RelatedTerms(['cache, caching']);
     assert.equal(lone.expand('caching layer').size, 0, 'caching and cache share a stem: nothing else to reach');
