@@ -16,8 +16,9 @@ import { InvalidFileDiagnostics } from './vscode/invalidFileDiagnostics';
 import { filterText } from './vscode/memoryGroups';
 import { MemoryTreeProvider, type MemoryTreeNode } from './vscode/memoryTree';
 import { LtmSettings, isTreeSort, type GroupBy } from './vscode/settings';
+import { PanelRestorer } from './vscode/panelRestore';
 import { MemoryStatusBar } from './vscode/statusBar';
-import { Panels, type MemoryPanelProbe } from './vscode/webviewPanels';
+import { Panels, type MemoryPanelProbe, type PanelHandle } from './vscode/webviewPanels';
 import { WorkspaceMemories } from './vscode/workspaceMemories';
 
 /** What the extension exports: used by its integration tests and open to other extensions. */
@@ -35,6 +36,12 @@ export interface LtmApi {
   memoryView(): { description: string | undefined; message: string | undefined; emptyStore: boolean; canSelectMany: boolean };
   /** The open memory panels: title, pinned, unsaved; `receive` handles a message as if the panel's page sent it (its tests speak for the page). */
   memoryPanels(): MemoryPanelProbe[];
+  /**
+   * What VS Code does with a panel of LTM's after a window reload: takes it over with the state its page
+   * kept (checked first). Returns the LTM panel, or undefined when the tab was closed or says why it cannot
+   * be shown. Its tests restore panels they made, without reloading the window that runs them.
+   */
+  restorePanel(panel: vscode.WebviewPanel, state: unknown): Promise<PanelHandle | undefined>;
 }
 
 let running: WorkspaceMemories | undefined;
@@ -125,6 +132,9 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
     },
     (error: unknown) => log.error(`starting failed: ${(error as Error).stack ?? String(error)}`),
   );
+  // Panels open before a window reload come back, once the stores they show are open.
+  const restorer = new PanelRestorer({ extensionUri: context.extensionUri, log, memories, panels, ready: () => ready });
+  context.subscriptions.push(restorer.register());
 
   return {
     ready,
@@ -132,6 +142,7 @@ export function activate(context: vscode.ExtensionContext): LtmApi {
     memoryTree: tree,
     memoryView: () => ({ description: treeView.description, message: treeView.message, emptyStore, canSelectMany: treeViewOptions.canSelectMany }),
     memoryPanels: () => panels.probes(),
+    restorePanel: (panel, state) => restorer.restore(panel, state),
     onDidChangeMemories: (listener, thisArg, disposables) => memories.onDidChange((f) => listener.call(thisArg, f?.folder.uri.fsPath), undefined, disposables),
     folders: () =>
       memories.all().map((f) => ({

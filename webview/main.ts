@@ -24,37 +24,49 @@ import { integrityView } from './integrityView';
 import { memoryView } from './memoryView';
 import { newMemoryView } from './newMemoryView';
 import { notice, setBusy, type PostMessage } from './page';
+import { panelKeeper, type StateApi } from './persistence';
 
-interface VsCodeApi {
+interface VsCodeApi extends StateApi {
   postMessage(message: FromWebview): void;
 }
 declare function acquireVsCodeApi(): VsCodeApi;
 
-// acquireVsCodeApi may be called once per page: the views get only this function.
+// acquireVsCodeApi may be called once per page: the views get only these functions.
 const vscode = acquireVsCodeApi();
-const post: PostMessage = (message) => vscode.postMessage(message);
+const keeper = panelKeeper(vscode);
+const post: PostMessage = (message) => {
+  // The memory panel's edit as it stands, kept for a window reload as the extension is told of it.
+  if (message.type === 'edit') keeper.edit(message.edit);
+  vscode.postMessage(message);
+};
 const app = document.getElementById('app')!;
 const view = (document.body.dataset.view ?? 'memory') as WebviewView;
 
 const memory = memoryView(app, post);
 const integrity = integrityView(app, post);
 const archives = archivesView(app, post);
-const newMemory = newMemoryView(app, post);
+const newMemory = newMemoryView(app, post, keeper.form);
 
 window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
   const message = event.data;
   switch (message.type) {
+    case 'identity':
+      keeper.identify(message.panel);
+      break;
     case 'memory':
-      if (view === 'memory') memory.show(message.memory, message.constants, message.panel);
+      if (view !== 'memory') break;
+      keeper.edit(message.panel.edit);
+      memory.show(message.memory, message.constants, message.panel);
       break;
     case 'saved':
+      keeper.edit(null);
       memory.saved(message.id);
       break;
     case 'conflict':
       memory.conflict(message.id, message.fields, message.theirs);
       break;
     case 'memoryGone':
-      memory.gone(message.message);
+      memory.gone(message.message, message.draft);
       break;
     case 'integrity':
       if (view === 'integrity') integrity.show(message.report, message.fix);
@@ -69,7 +81,8 @@ window.addEventListener('message', (event: MessageEvent<ToWebview>) => {
       notice(message.level, message.message);
       break;
     case 'newMemoryForm':
-      if (view === 'newMemory') newMemory.show(message.form);
+      // The fields the extension restored after a reload, else those this page kept before its tab was hidden.
+      if (view === 'newMemory') newMemory.show(message.form, message.draft ?? keeper.keptForm());
       break;
     case 'formError':
       // An error about no field of the form (or a field it lacks) is the page's notice.

@@ -25,6 +25,24 @@ function weightLabel(weight: number): string {
   return `× ${weight}`;
 }
 
+/**
+ * An unsaved edit the panel cannot show as a form (its memory was archived or
+ * is gone since), as text the person can still copy.
+ */
+function draftSection(draft: MemoryFields, note: string): HTMLElement {
+  const field = (label: string, text: string) => h('div', {}, h('h3', {}, label), h('pre', { className: 'content' }, text || '(empty)'));
+  return h(
+    'section',
+    { id: 'unsaved-draft', role: 'alert' },
+    h('h2', {}, '● Your unsaved changes'),
+    h('p', {}, icon('warning'), ` ${note}`),
+    field('Topic', draft.topic),
+    field('Tags', `${draft.tags.join(', ')}; importance ${draft.importance}`),
+    field('Summary', draft.summary),
+    field('Content', draft.content),
+  );
+}
+
 export function memoryView(app: HTMLElement, post: PostMessage) {
   /** The memory shown, as last sent; while editing it is kept without rendering, so the edit is not interrupted. */
   let shown: { memory: MemoryDetails; constants: MemoryPanelConstants; panel: MemoryPanelState } | null = null;
@@ -194,15 +212,18 @@ export function memoryView(app: HTMLElement, post: PostMessage) {
     // A possibly outdated memory says so before anything else.
     const anchors = m.anchors ? anchorsSection(m.id, m.anchors, post) : null;
     const [staleAnchors, freshAnchors] = anchors && m.anchors?.stale ? [anchors, null] : [null, anchors];
-    const body = editor ? [editor.element] : [summarySection, contentSection];
+    // An edit kept from before (a reload, a closed tab) of a memory archived since: shown, not lost, until restored.
+    const stranded = !editor && panel.edit && !m.fields ? draftSection(panel.edit.draft, 'This memory was archived after you changed it, so the changes cannot be edited here. Restore it to go on editing them, or copy them.') : null;
+    const body = editor ? [editor.element] : [stranded ?? '', summarySection, contentSection];
     app.replaceChildren(header, staleAnchors ?? '', ...body, freshAnchors ?? '', archiveSection ?? '', prioritySection ?? '', usageSection ?? '', h('section', {}, h('h2', {}, 'Details'), facts), history);
   }
 
   /** The panel's memory no longer exists in its folder (forgotten, or the store went away). */
-  function gone(message: string): void {
+  function gone(message: string, draft: MemoryFields | null): void {
     editor = null;
     editingId = null;
-    app.replaceChildren(h('header', {}, h('h1', {}, 'Memory not found')), h('p', {}, message));
+    const kept = draft ? draftSection(draft, 'They could not be saved: the memory no longer exists. Copy them before you close this tab.') : null;
+    app.replaceChildren(h('header', {}, h('h1', {}, 'Memory not found')), h('p', { id: 'gone' }, message), kept ?? '');
   }
 
   return { show, gone, saved, conflict };

@@ -17,7 +17,8 @@ interface FieldSpec {
   control: () => Control;
 }
 
-export function newMemoryView(app: HTMLElement, post: PostMessage) {
+/** `onChange`: the fields as they stand after every change (kept for a window reload). */
+export function newMemoryView(app: HTMLElement, post: PostMessage, onChange: (form: NewMemoryInput) => void) {
   const controls = new Map<NewMemoryField, Control>();
   const errors = new Map<NewMemoryField, HTMLElement>();
 
@@ -36,9 +37,13 @@ export function newMemoryView(app: HTMLElement, post: PostMessage) {
     for (const field of NEW_MEMORY_FIELDS) setError(field, '');
   }
 
+  function values(): NewMemoryInput {
+    return Object.fromEntries(NEW_MEMORY_FIELDS.map((f) => [f, controls.get(f)?.value ?? ''])) as unknown as NewMemoryInput;
+  }
+
   function save(): void {
     clearErrors();
-    const memory = Object.fromEntries(NEW_MEMORY_FIELDS.map((f) => [f, controls.get(f)?.value ?? ''])) as unknown as NewMemoryInput;
+    const memory = values();
     // The extension checks again (the store's rules); these two are plain enough to say at once.
     const missing = (['topic', 'content'] as const).filter((f) => !memory[f].trim());
     for (const f of missing) setError(f, `${f === 'topic' ? 'Topic' : 'Content'} is required.`);
@@ -49,9 +54,11 @@ export function newMemoryView(app: HTMLElement, post: PostMessage) {
     post({ type: 'createMemory', memory });
   }
 
-  function show(form: NewMemoryFormView): void {
+  /** Sets the form up; `draft`: the fields as typed before the page was reloaded. */
+  function show(form: NewMemoryFormView, draft: NewMemoryInput | null): void {
     controls.clear();
     errors.clear();
+    const importance = form.importanceLevels.find((level) => level === draft?.importance) ?? form.defaultImportance;
     const specs: Record<NewMemoryField, FieldSpec> = {
       topic: { label: 'Topic', required: true, hint: 'A short title: what the memory is about.', control: () => h('vscode-textfield', { placeholder: 'Postgres pool exhausted by batch jobs' }) as Control },
       summary: {
@@ -65,8 +72,8 @@ export function newMemoryView(app: HTMLElement, post: PostMessage) {
         label: 'Importance',
         hint: 'critical is never evicted; low is evicted first.',
         control: () => {
-          const select = h('vscode-single-select', {}, ...form.importanceLevels.map((level) => h('vscode-option', { value: level, selected: level === form.defaultImportance }, level))) as Control;
-          select.value = form.defaultImportance;
+          const select = h('vscode-single-select', {}, ...form.importanceLevels.map((level) => h('vscode-option', { value: level, selected: level === importance }, level))) as Control;
+          select.value = importance;
           return select;
         },
       },
@@ -85,6 +92,9 @@ export function newMemoryView(app: HTMLElement, post: PostMessage) {
       // vscode-label gives the control its accessible name; the hint and the error are read with it.
       control.setAttribute('aria-describedby', `${id}-hint ${id}-error`);
       control.addEventListener('input', () => setError(field, ''));
+      if (draft && field !== 'importance') control.value = draft[field];
+      // A select reports a choice with change, a text field every key with input.
+      for (const event of ['input', 'change']) control.addEventListener(event, () => onChange(values()));
       const error = h('p', { id: `${id}-error`, className: 'field-error', role: 'alert', hidden: true });
       controls.set(field, control);
       errors.set(field, error);
@@ -109,6 +119,7 @@ export function newMemoryView(app: HTMLElement, post: PostMessage) {
       ),
     );
     controls.get('topic')?.focus();
+    if (draft) onChange(values());
   }
 
   /** The store refused the input: its message under the field (or for the whole form). */

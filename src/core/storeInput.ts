@@ -24,6 +24,10 @@ export function rejectUnpairedSurrogates(name: string, value: string): void {
   }
 }
 
+/** The longest topic and content the store takes (a person's draft of either is kept up to the same bounds). */
+export const MAX_TOPIC_CHARS = 10_000;
+export const MAX_CONTENT_CHARS = 1_000_000;
+
 export interface PreparedInput {
   topic: string;
   content: string;
@@ -38,8 +42,8 @@ export interface PreparedInput {
 export function prepareInput(raw: StoreInput): PreparedInput {
   if (typeof raw.topic !== 'string' || !raw.topic.trim()) throw invalidInput('topic is required and must not be empty');
   if (typeof raw.content !== 'string' || !raw.content.trim()) throw invalidInput('content is required and must not be empty');
-  if (raw.topic.length > 10_000) throw invalidInput('topic is longer than 10,000 characters');
-  if (raw.content.length > 1_000_000) throw invalidInput('content is longer than 1,000,000 characters');
+  if (raw.topic.length > MAX_TOPIC_CHARS) throw invalidInput(`topic is longer than ${MAX_TOPIC_CHARS.toLocaleString('en-US')} characters`);
+  if (raw.content.length > MAX_CONTENT_CHARS) throw invalidInput(`content is longer than ${MAX_CONTENT_CHARS.toLocaleString('en-US')} characters`);
   if (raw.summary !== undefined && typeof raw.summary !== 'string') throw invalidInput('summary must be a string');
   for (const [name, value] of [['topic', raw.topic], ['content', raw.content], ['summary', raw.summary ?? '']] as const) {
     rejectUnpairedSurrogates(name, value);

@@ -199,19 +199,50 @@ export interface NewMemoryFormView {
   defaultImportance: Importance;
 }
 
+/**
+ * Which panel a page is: what it keeps with VS Code (with its draft, see
+ * panelState.ts) so that the panel comes back after the window reloads.
+ * Folders are named by their URI (two folders may share a name); nothing
+ * secret belongs here.
+ */
+export type PanelIdentity =
+  | { view: 'memory'; folder: string; id: string; pinned: boolean }
+  | { view: 'newMemory'; folder: string }
+  | { view: 'integrity'; folder: string }
+  | { view: 'archives' };
+
+/**
+ * What a panel's page keeps with VS Code (`acquireVsCodeApi().setState`) so
+ * that after the window reloads the panel comes back showing what it showed,
+ * with the person's unsaved draft. It holds no token and nothing secret:
+ * which panel, and the draft. The extension checks it (src/vscode/panelState.ts)
+ * as it checks a message.
+ */
+export interface PersistedPanelState {
+  panel: PanelIdentity;
+  /** The memory panel's unsaved edit; null for none and for the other views. */
+  edit: MemoryEdit | null;
+  /** The New memory form's fields as typed; null for none and for the other views. */
+  form: NewMemoryInput | null;
+}
+
 /** Extension → webview. */
 export type ToWebview =
+  /** Which panel this page is (on ready, and when the preview shows another memory or is kept). */
+  | { type: 'identity'; panel: PanelIdentity }
   | { type: 'memory'; memory: MemoryDetails; constants: MemoryPanelConstants; panel: MemoryPanelState }
   /** The edit was saved: leave edit mode (the saved memory follows). */
   | { type: 'saved'; id: string }
   /** The fields the edit changes were changed on disk too since it started: the page asks whether to overwrite. */
   | { type: 'conflict'; id: string; fields: EditableField[]; theirs: MemoryFields }
-  | { type: 'memoryGone'; id: string; message: string }
+  /** The memory no longer exists; `draft` is the unsaved edit the panel held, shown so that it can still be copied. */
+  | { type: 'memoryGone'; id: string; message: string; draft: MemoryFields | null }
   | { type: 'integrity'; report: IntegrityView; fix: FixView | null }
   | { type: 'archives'; query: string; items: ArchivedItemView[] }
   | { type: 'busy'; busy: boolean }
   | { type: 'notice'; level: 'info' | 'error'; message: string }
-  | { type: 'newMemoryForm'; form: NewMemoryFormView }
+  /** `draft`: the fields as typed before the window reloaded, or null for an empty form. */
+  | { type: 'newMemoryForm'; form: NewMemoryFormView; draft: NewMemoryInput | null }
   /** The store refused the form's input (nothing was written): the message, under the field it is about (null: the form's). */
   | { type: 'formError'; field: NewMemoryField | null; message: string };
 
@@ -296,11 +327,8 @@ export function parseFromWebview(value: unknown): FromWebview | null {
       return typeof m.cleanArchives === 'boolean' ? (m as FromWebview) : null;
     case 'searchArchives':
       return str('query') ? (m as FromWebview) : null;
-    case 'createMemory': {
-      const input = m.memory as Record<string, unknown> | null;
-      if (!input || typeof input !== 'object') return null;
-      return NEW_MEMORY_FIELDS.every((field) => typeof input[field] === 'string') ? (m as FromWebview) : null;
-    }
+    case 'createMemory':
+      return isNewMemoryInput(m.memory) ? (m as FromWebview) : null;
     default:
       return m as FromWebview;
   }
@@ -324,8 +352,14 @@ function isMemoryFields(value: unknown): value is MemoryFields {
   );
 }
 
-function isMemoryEdit(value: unknown): value is MemoryEdit {
+export function isMemoryEdit(value: unknown): value is MemoryEdit {
   if (!value || typeof value !== 'object') return false;
   const e = value as Record<string, unknown>;
   return isMemoryFields(e.base) && isMemoryFields(e.draft);
+}
+
+export function isNewMemoryInput(value: unknown): value is NewMemoryInput {
+  if (!value || typeof value !== 'object') return false;
+  const input = value as Record<string, unknown>;
+  return NEW_MEMORY_FIELDS.every((field) => typeof input[field] === 'string');
 }

@@ -5,13 +5,12 @@
  * page as data and is rendered as text there.
  */
 import { countOf } from '../shared/wording';
-import { randomBytes } from 'node:crypto';
 import * as vscode from 'vscode';
 import { describeError, LtmError } from '../core/errors';
 import { isSafeLinkUrl } from '../shared/links';
 import { DEFAULT_IMPORTANCE, IMPORTANCE_LEVELS } from '../core/priority';
 import type { StoreResult } from '../core/storeTypes';
-import { parseFromWebview, type EditableField, type FromWebview, type MemoryEdit, type MemoryFields, type NewMemoryInput, type ToWebview, type WebviewView } from '../shared/protocol';
+import { parseFromWebview, type EditableField, type FromWebview, type MemoryEdit, type MemoryFields, type NewMemoryInput, type PanelIdentity, type ToWebview, type WebviewView } from '../shared/protocol';
 import { CommandId } from './commandIds';
 import { openAnchor } from './anchorCommands';
 import type { FolderMemory, FolderWithStore } from './folderMemory';
@@ -19,56 +18,31 @@ import { fieldOfMessage, storeInputOf } from './newMemoryInput';
 import { DisposableOwner } from './lifecycle';
 import { archivedItemView, fixView, integrityView, MEMORY_PANEL_CONSTANTS, memoryDetails } from './memoryDetails';
 import { conflictingFields, differingFields, fieldsOf, updateFor } from './memoryEdit';
+import { PANEL_VIEW_TYPES, panelWebviewOptions, webviewHtml } from './webviewHtml';
 import type { WorkspaceMemories } from './workspaceMemories';
-
-export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, view: WebviewView, title: string): string {
-  const nonce = randomBytes(16).toString('base64');
-  const asset = (name: string) => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, 'dist', name)).toString();
-  const csp = [
-    "default-src 'none'",
-    `style-src ${webview.cspSource} 'nonce-${nonce}'`,
-    `font-src ${webview.cspSource}`,
-    `img-src ${webview.cspSource} data:`,
-    `script-src 'nonce-${nonce}'`,
-  ].join('; ');
-  const escapedTitle = title.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${csp}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<link rel="stylesheet" href="${asset('codicon.css')}" id="vscode-codicon-stylesheet" nonce="${nonce}">
-<link rel="stylesheet" href="${asset('webview.css')}" nonce="${nonce}">
-<title>${escapedTitle}</title>
-</head>
-<body data-view="${view}">
-<main id="app" aria-live="polite"></main>
-<script nonce="${nonce}" src="${asset('webview.js')}"></script>
-</body>
-</html>`;
-}
 
 const PANEL_ICONS: Record<WebviewView, string> = { memory: 'note', integrity: 'shield', archives: 'archive', newMemory: 'add' };
 
-/** A webview panel speaking the typed protocol. */
+/**
+ * A webview panel speaking the typed protocol. `restored`: the panel VS Code
+ * brought back after a window reload (panelRestore.ts), which this one
+ * takes over instead of opening a new tab.
+ */
 abstract class LtmPanel extends DisposableOwner {
   protected readonly panel: vscode.WebviewPanel;
   private readonly posted = this.own(new vscode.EventEmitter<ToWebview>());
 
   constructor(
     extensionUri: vscode.Uri,
-    viewType: string,
     title: string,
     private readonly view: WebviewView,
     protected readonly log: vscode.LogOutputChannel,
+    restored?: vscode.WebviewPanel,
   ) {
     super();
-    this.panel = vscode.window.createWebviewPanel(viewType, title, vscode.ViewColumn.Active, {
-      enableScripts: true,
-      retainContextWhenHidden: false,
-      localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist')],
-    });
+    const options = panelWebviewOptions(extensionUri);
+    if (restored) restored.webview.options = options;
+    this.panel = restored ?? vscode.window.createWebviewPanel(PANEL_VIEW_TYPES[view], title, vscode.ViewColumn.Active, { ...options, retainContextWhenHidden: false });
     this.panel.iconPath = new vscode.ThemeIcon(PANEL_ICONS[view]);
     this.panel.webview.html = webviewHtml(this.panel.webview, extensionUri, view, title);
     this.own(this.panel.onDidDispose(() => this.dispose()));
@@ -86,6 +60,8 @@ abstract class LtmPanel extends DisposableOwner {
       return;
     }
     try {
+      // First of all, the page learns which panel it is: what it keeps for a window reload.
+      if (message.type === 'ready') this.postIdentity();
       await this.onMessage(message);
     } catch (error) {
       const text = describeError(error);
@@ -102,6 +78,13 @@ abstract class LtmPanel extends DisposableOwner {
   protected post(message: ToWebview): void {
     this.posted.fire(message);
     void this.panel.webview.postMessage(message);
+  }
+
+  /** Which panel this is, as its page keeps it with VS Code (PersistedPanelState). */
+  protected abstract identity(): PanelIdentity;
+
+  protected postIdentity(): void {
+    this.post({ type: 'identity', panel: this.identity() });
   }
 
   reveal(): void {
@@ -125,6 +108,13 @@ abstract class LtmPanel extends DisposableOwner {
   protected abstract onMessage(message: FromWebview): Promise<void>;
 }
 
+/** What tests use of a panel: speak to it as its page does, and read what it tells the page. */
+export interface PanelHandle {
+  receive(raw: unknown): Promise<void>;
+  readonly onDidPost: vscode.Event<ToWebview>;
+  readonly isDisposed: boolean;
+}
+
 /** What a test (or another extension) can see of a memory panel, and a way to speak to it as its page does. */
 export interface MemoryPanelProbe {
   folder: string;
@@ -134,6 +124,8 @@ export interface MemoryPanelProbe {
   dirty: boolean;
   /** The fields of the last conflict the page was told of, or null. */
   conflict: EditableField[] | null;
+  /** The unsaved edit, or null. */
+  edit: MemoryEdit | null;
   /** Handles a message as if the page sent it (it is checked as the page's are). */
   receive(raw: unknown): Promise<void>;
 }
@@ -154,7 +146,8 @@ const TITLE_TOPIC_CHARS = 40;
  * no veto on close), so the edit is kept (Panels.drafts) and restored when the
  * memory is opened again; a notification at close says so and offers to
  * reopen or discard it. That keeps the person's text without a modal dialog
- * over a tab that is already gone.
+ * over a tab that is already gone. A window reload keeps it too: the page
+ * keeps it with VS Code, and panelRestore.ts brings the panel back with it.
  */
 export class MemoryPanel extends LtmPanel {
   private folderListener: vscode.Disposable | null = null;
@@ -172,8 +165,9 @@ export class MemoryPanel extends LtmPanel {
     public memoryId: string,
     private pinnedFlag: boolean,
     edit: MemoryEdit | null,
+    restored?: vscode.WebviewPanel,
   ) {
-    super(extensionUri, 'ltm.memory', 'Memory', 'memory', log);
+    super(extensionUri, 'Memory', 'memory', log, restored);
     this.edit = edit;
     if (edit) this.pinnedFlag = true;
     this.watch(folder);
@@ -207,6 +201,7 @@ export class MemoryPanel extends LtmPanel {
       pinned: this.pinnedFlag,
       dirty: this.edit !== null,
       conflict: this.conflictFields,
+      edit: this.edit,
       receive: (raw) => this.receive(raw),
     };
   }
@@ -219,13 +214,19 @@ export class MemoryPanel extends LtmPanel {
     this.edit = null;
     this.conflictSeen = null;
     this.conflictFields = null;
+    this.postIdentity();
     this.update();
   }
 
   pin(): void {
     if (this.pinnedFlag) return;
     this.pinnedFlag = true;
+    this.postIdentity();
     this.update();
+  }
+
+  protected identity(): PanelIdentity {
+    return { view: 'memory', folder: this.folder.folder.uri.toString(), id: this.memoryId, pinned: this.pinnedFlag };
   }
 
   private watch(folder: FolderMemory): void {
@@ -244,7 +245,7 @@ export class MemoryPanel extends LtmPanel {
     const details = store ? memoryDetails(store, this.memoryId, this.folder.name) : null;
     if (!details) {
       this.panel.title = `${this.edit ? '● ' : ''}${this.memoryId} (gone)`;
-      this.post({ type: 'memoryGone', id: this.memoryId, message: `${this.memoryId} no longer exists in ${this.folder.name}.` });
+      this.post({ type: 'memoryGone', id: this.memoryId, message: `${this.memoryId} no longer exists in ${this.folder.name}.`, draft: this.edit?.draft ?? null });
       return;
     }
     this.topic = details.topic;
@@ -274,12 +275,8 @@ export class MemoryPanel extends LtmPanel {
       return 'unchanged';
     }
     const onDisk = fieldsOf(store.peek(this.memoryId));
-    const conflict = conflictingFields(edit, onDisk, overwrite && this.conflictSeen ? this.conflictSeen : edit.base);
-    if (conflict.length > 0) {
-      this.conflictSeen = onDisk;
-      this.conflictFields = conflict;
-      this.log.info(`${this.folder.name}: not saving ${this.memoryId}: ${conflict.join(', ')} changed on disk since the edit started`);
-      this.post({ type: 'conflict', id: this.memoryId, fields: conflict, theirs: onDisk });
+    if (this.showConflict(edit, onDisk, overwrite && this.conflictSeen ? this.conflictSeen : edit.base)) {
+      this.log.info(`${this.folder.name}: not saving ${this.memoryId}: ${this.conflictFields?.join(', ')} changed on disk since the edit started`);
       return 'conflict';
     }
     const result = await store.update(this.memoryId, update);
@@ -290,6 +287,32 @@ export class MemoryPanel extends LtmPanel {
     this.folder.refresh();
     this.update();
     return result.changed.length > 0 ? 'saved' : 'unchanged';
+  }
+
+  /** Tells the page of the fields the edit would overwrite (changed on disk since `base`); false when there are none. */
+  private showConflict(edit: MemoryEdit, onDisk: MemoryFields, base: MemoryFields): boolean {
+    const conflict = conflictingFields(edit, onDisk, base);
+    if (conflict.length === 0) return false;
+    this.conflictSeen = onDisk;
+    this.conflictFields = conflict;
+    this.post({ type: 'conflict', id: this.memoryId, fields: conflict, theirs: onDisk });
+    return true;
+  }
+
+  /**
+   * An edit kept from before (a window reload, a closed tab) may meet a memory
+   * changed on disk since: the page says so when it shows the edit, not only at Save.
+   */
+  private showKeptEditConflict(): void {
+    const store = this.folder.store;
+    if (!store || !this.edit) return;
+    let onDisk: MemoryFields;
+    try {
+      onDisk = fieldsOf(store.peek(this.memoryId));
+    } catch {
+      return; // Archived or gone: the page says so itself.
+    }
+    this.showConflict(this.edit, onDisk, this.edit.base);
   }
 
   private setEdit(edit: MemoryEdit | null): void {
@@ -311,6 +334,7 @@ export class MemoryPanel extends LtmPanel {
     switch (message.type) {
       case 'ready':
         this.update();
+        this.showKeptEditConflict();
         return;
       case 'edit':
         this.setEdit(message.edit && differingFields(message.edit.base, message.edit.draft).length > 0 ? message.edit : null);
@@ -373,14 +397,20 @@ function memoryKey(folder: FolderMemory, id: string): string {
 export class IntegrityPanel extends LtmPanel {
   private folder: FolderMemory;
 
-  constructor(extensionUri: vscode.Uri, log: vscode.LogOutputChannel, folder: FolderMemory) {
-    super(extensionUri, 'ltm.integrity', `Integrity: ${folder.name}`, 'integrity', log);
+  constructor(extensionUri: vscode.Uri, log: vscode.LogOutputChannel, folder: FolderMemory, restored?: vscode.WebviewPanel) {
+    super(extensionUri, `Integrity: ${folder.name}`, 'integrity', log, restored);
     this.folder = folder;
+    this.panel.title = `Integrity: ${folder.name}`;
+  }
+
+  protected identity(): PanelIdentity {
+    return { view: 'integrity', folder: this.folder.folder.uri.toString() };
   }
 
   setFolder(folder: FolderMemory): void {
     this.folder = folder;
     this.panel.title = `Integrity: ${folder.name}`;
+    this.postIdentity();
     // As if the page asked: a failing check becomes a notice on it.
     void this.receive({ type: 'runCheck' });
   }
@@ -421,9 +451,14 @@ export class ArchivesPanel extends LtmPanel {
     log: vscode.LogOutputChannel,
     private readonly memories: WorkspaceMemories,
     private readonly openMemory: (folder: FolderMemory, id: string) => void,
+    restored?: vscode.WebviewPanel,
   ) {
-    super(extensionUri, 'ltm.archives', 'Memory archives', 'archives', log);
+    super(extensionUri, 'Memory archives', 'archives', log, restored);
     this.own(memories.onDidChange(() => this.search(this.query)));
+  }
+
+  protected identity(): PanelIdentity {
+    return { view: 'archives' };
   }
 
   search(query: string): void {
@@ -477,14 +512,23 @@ export class NewMemoryPanel extends LtmPanel {
     log: vscode.LogOutputChannel,
     readonly folder: FolderWithStore,
     private readonly openMemory: (folder: FolderMemory, id: string) => void,
+    /** The fields as typed before the window reloaded: the page fills the form with them once. */
+    private draft: NewMemoryInput | null = null,
+    restored?: vscode.WebviewPanel,
   ) {
-    super(extensionUri, 'ltm.newMemory', 'New memory', 'newMemory', log);
+    super(extensionUri, 'New memory', 'newMemory', log, restored);
+  }
+
+  protected identity(): PanelIdentity {
+    return { view: 'newMemory', folder: this.folder.folder.uri.toString() };
   }
 
   protected async onMessage(message: FromWebview): Promise<void> {
     switch (message.type) {
       case 'ready':
-        this.post({ type: 'newMemoryForm', form: { folder: this.folder.name, importanceLevels: IMPORTANCE_LEVELS, defaultImportance: DEFAULT_IMPORTANCE } });
+        // The page keeps the fields from here on (and gives them back after another reload).
+        this.post({ type: 'newMemoryForm', form: { folder: this.folder.name, importanceLevels: IMPORTANCE_LEVELS, defaultImportance: DEFAULT_IMPORTANCE }, draft: this.draft });
+        this.draft = null;
         return;
       case 'createMemory':
         await this.create(message.memory);
@@ -570,11 +614,59 @@ export class Panels extends DisposableOwner {
       preview.reveal();
       return preview;
     }
-    const panel = new MemoryPanel(this.extensionUri, this.log, folder, id, options.pin ?? false, draft);
-    this.memoryPanels.add(panel);
-    panel.onDidDispose(() => this.closed(panel));
+    const panel = this.track(new MemoryPanel(this.extensionUri, this.log, folder, id, options.pin ?? false, draft));
     if (draft) void vscode.window.showInformationMessage(`LTM: restored your unsaved changes to "${panel.displayTopic}".`);
     return panel;
+  }
+
+  private track(panel: MemoryPanel): MemoryPanel {
+    this.memoryPanels.add(panel);
+    panel.onDidDispose(() => this.closed(panel));
+    return panel;
+  }
+
+  /**
+   * Takes over a memory panel VS Code brought back after a window reload
+   * (panelRestore.ts), with the edit it held. Should the memory be open
+   * already (opened while the window was starting), the restored tab goes.
+   */
+  restoreMemory(restored: vscode.WebviewPanel, folder: FolderMemory, id: string, pinned: boolean, edit: MemoryEdit | null): MemoryPanel {
+    const open = [...this.memoryPanels].find((p) => p.key === memoryKey(folder, id));
+    if (open) {
+      restored.dispose();
+      return open;
+    }
+    return this.track(new MemoryPanel(this.extensionUri, this.log, folder, id, pinned, edit, restored));
+  }
+
+  /** Takes over a restored integrity panel: it checks the store again (the one integrity panel stays one). */
+  restoreIntegrity(restored: vscode.WebviewPanel, folder: FolderMemory): IntegrityPanel {
+    if (this.integrity && !this.integrity.isDisposed) {
+      restored.dispose();
+      return this.integrity;
+    }
+    this.integrity = new IntegrityPanel(this.extensionUri, this.log, folder, restored);
+    return this.integrity;
+  }
+
+  /** Takes over a restored archives panel: it lists the archives as they are now. */
+  restoreArchives(restored: vscode.WebviewPanel): ArchivesPanel {
+    if (this.archives && !this.archives.isDisposed) {
+      restored.dispose();
+      return this.archives;
+    }
+    this.archives = this.newArchivesPanel(restored);
+    return this.archives;
+  }
+
+  /** Takes over a restored New memory form, filled with the fields as typed. */
+  restoreNewMemory(restored: vscode.WebviewPanel, folder: FolderWithStore, draft: NewMemoryInput | null): NewMemoryPanel {
+    const existing = this.newMemoryForms.get(folder.folder.uri.toString());
+    if (existing && !existing.isDisposed) {
+      restored.dispose();
+      return existing;
+    }
+    return this.newMemoryForm(folder, draft, restored);
   }
 
   /** The memory panels, as tests see them. */
@@ -626,7 +718,12 @@ export class Panels extends DisposableOwner {
       existing.reveal();
       return existing;
     }
-    const form = new NewMemoryPanel(this.extensionUri, this.log, folder, (f, id) => this.showMemory(f, id));
+    return this.newMemoryForm(folder, null);
+  }
+
+  private newMemoryForm(folder: FolderWithStore, draft: NewMemoryInput | null, restored?: vscode.WebviewPanel): NewMemoryPanel {
+    const key = folder.folder.uri.toString();
+    const form = new NewMemoryPanel(this.extensionUri, this.log, folder, (f, id) => this.showMemory(f, id), draft, restored);
     this.newMemoryForms.set(key, form);
     form.onDidDispose(() => this.newMemoryForms.delete(key));
     return form;
@@ -637,6 +734,10 @@ export class Panels extends DisposableOwner {
       this.archives.reveal();
       return;
     }
-    this.archives = new ArchivesPanel(this.extensionUri, this.log, this.memories, (folder, id) => this.showMemory(folder, id));
+    this.archives = this.newArchivesPanel();
+  }
+
+  private newArchivesPanel(restored?: vscode.WebviewPanel): ArchivesPanel {
+    return new ArchivesPanel(this.extensionUri, this.log, this.memories, (folder, id) => this.showMemory(folder, id), restored);
   }
 }

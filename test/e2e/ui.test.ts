@@ -157,6 +157,67 @@ describe('the packaged extension in a real VS Code (UI)', function () {
     assert.equal(splitFrontmatter(after).frontmatter, splitFrontmatter(before).frontmatter);
   });
 
+  it('brings an unsaved edit back, still unsaved, after Developer: Reload Window', async () => {
+    const target = ltmJson<ListJson>(['list', '--project', project]).memories.find((m) => m.topic === SAMPLE_MEMORIES[0]!.topic)!;
+    const before = fs.readFileSync(memoryFile(project, target.id), 'utf8');
+    const draft = 'A draft typed before the window reloaded: <b>kept</b> as text.';
+    const tab = () => page.locator('.tab', { hasText: `● ${target.topic.slice(0, 20)}` }).first();
+    await row(target.topic).click();
+    let frame = webview();
+    await frame.locator('#topic', { hasText: target.topic }).waitFor({ timeout: 30_000 });
+    await frame.locator('#edit').click();
+    await frame.locator('#edit-summary textarea').fill(draft);
+    await frame.locator('#dirty', { hasText: 'Unsaved changes' }).waitFor();
+    await tab().waitFor();
+
+    await runCommand('Developer: Reload Window');
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    await tab().waitFor({ timeout: 60_000 });
+    await tab().click();
+    frame = webview();
+    await frame.locator('#dirty', { hasText: 'Unsaved changes' }).waitFor({ timeout: 30_000 });
+    assert.equal(await frame.locator('#edit-summary textarea').inputValue(), draft, 'the draft is back in the editor');
+    assert.equal(fs.readFileSync(memoryFile(project, target.id), 'utf8'), before, 'nothing was saved');
+    await shot('memory-panel-restored-draft');
+    // Back as it was for the tests after this one: the edit dropped, the tab closed.
+    await frame.locator('#cancel-edit').click();
+    await page.locator('.tab', { hasText: target.topic.slice(0, 20) }).first().waitFor();
+    await runCommand('View: Close All Editors');
+    await row(target.topic).waitFor();
+  });
+
+  it('brings a half-filled New memory form back after Developer: Reload Window, and also when its tab is shown again', async () => {
+    const memories = ltmJson<ListJson>(['list', '--project', project]).memories.length;
+    const formTab = () => page.locator('.tab', { hasText: 'New memory' }).first();
+    await view().locator('.action-label[aria-label="New memory"]').first().click();
+    let frame = webview();
+    await frame.locator('#field-topic input').fill('Deploys wait for the migration');
+    await frame.locator('#field-content textarea').fill('Run the migration job first; the deploy checks its marker.');
+    await frame.locator('#field-tags input').fill('deploy, migrations');
+
+    // A hidden webview is not kept: shown again, its page starts over from what it kept.
+    await row(SAMPLE_MEMORIES[2]!.topic).click();
+    await page.locator('.tab', { hasText: SAMPLE_MEMORIES[2]!.topic.slice(0, 20) }).first().waitFor();
+    await formTab().click();
+    frame = webview();
+    await frame.locator('#new-memory').waitFor({ timeout: 30_000 });
+    assert.equal(await frame.locator('#field-content textarea').inputValue(), 'Run the migration job first; the deploy checks its marker.');
+
+    await runCommand('Developer: Reload Window');
+    await page.waitForSelector('.monaco-workbench', { timeout: 60_000 });
+    await formTab().waitFor({ timeout: 60_000 });
+    await formTab().click();
+    frame = webview();
+    await frame.locator('#new-memory').waitFor({ timeout: 30_000 });
+    assert.equal(await frame.locator('#field-topic input').inputValue(), 'Deploys wait for the migration');
+    assert.equal(await frame.locator('#field-content textarea').inputValue(), 'Run the migration job first; the deploy checks its marker.');
+    assert.equal(await frame.locator('#field-tags input').inputValue(), 'deploy, migrations');
+    assert.equal(ltmJson<ListJson>(['list', '--project', project]).memories.length, memories, 'nothing was stored');
+    await frame.locator('#cancel').click();
+    await formTab().waitFor({ state: 'detached' });
+    await runCommand('View: Close All Editors');
+  });
+
   it('shows memory text as text: markup in a memory is never executed or rendered', async () => {
     const hostile = ltmJson<{ id: string }>([
       'store',

@@ -3,12 +3,16 @@
  * ready to test, a folder of their own, and waiting for a condition the UI
  * reaches asynchronously.
  */
+import { strict as assert } from 'node:assert';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { initStoreFiles } from '../../../src/core/store';
+import { initStoreFiles, MemoryStore } from '../../../src/core/store';
 import { storePaths } from '../../../src/core/storeFiles';
 import type { LtmApi } from '../../../src/extension';
+import type { MemoryFields } from '../../../src/shared/protocol';
+import { fieldsOf } from '../../../src/vscode/memoryEdit';
 
 export const EXTENSION_ID = 'ltm-tools.ltm';
 
@@ -60,4 +64,30 @@ export async function removeProjectFolder(api: LtmApi, project: string | undefin
     await waitFor(() => !api.folders().some((f) => f.path === project), 'the folder to be closed').catch(() => undefined);
   }
   fs.rmSync(project, { recursive: true, force: true });
+}
+
+/** A memory's editable fields as its file on disk has them now. */
+export function fieldsOnDisk(project: string, id: string): MemoryFields {
+  const store = MemoryStore.open(project);
+  try {
+    return fieldsOf(store.peek(id));
+  } finally {
+    store.dispose();
+  }
+}
+
+/**
+ * Another process changing a project's memories: the real `ltm` CLI. Not spawnSync: the extension host must go on
+ * running meanwhile (its server may hold the store's lock for a moment, writing index.json).
+ */
+export async function runCli(project: string, ...args: string[]): Promise<void> {
+  const cliPath = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'cli.js');
+  const r = await new Promise<{ status: number | null; output: string }>((resolve) => {
+    const child = spawn(process.execPath, [cliPath, ...args, '--project', project], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    child.on('close', (status) => resolve({ status, output }));
+  });
+  assert.equal(r.status, 0, `ltm ${args.join(' ')}: ${r.output}`);
 }

@@ -11,16 +11,14 @@
  * exactly as one the page posts. The tabs are VS Code's own (tabGroups).
  */
 import { strict as assert } from 'node:assert';
-import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { MemoryStore } from '../../../src/core/store';
 import type { LtmApi } from '../../../src/extension';
 import type { MemoryFields } from '../../../src/shared/protocol';
-import { fieldsOf } from '../../../src/vscode/memoryEdit';
 import type { MemoryTreeNode } from '../../../src/vscode/memoryTree';
-import { EXTENSION_ID, newProjectFolder, readyApi, removeProjectFolder, waitFor } from './hostKit';
+import { EXTENSION_ID, fieldsOnDisk, newProjectFolder, readyApi, removeProjectFolder, runCli, waitFor } from './hostKit';
 
 /** The memory panels' tabs, as VS Code shows them. */
 function memoryTabs(): vscode.Tab[] {
@@ -32,32 +30,11 @@ describe('the memory panel: preview, edit, save', () => {
   let project: string;
   const ids: Record<'pool' | 'retry' | 'cache', string> = { pool: '', retry: '', cache: '' };
   const file = (id: string) => path.join(project, '.claude', 'ltm', 'memories', `${id}.md`);
-  const onDisk = (id: string): MemoryFields => {
-    const store = MemoryStore.open(project);
-    try {
-      return fieldsOf(store.peek(id));
-    } finally {
-      store.dispose();
-    }
-  };
+  const onDisk = (id: string): MemoryFields => fieldsOnDisk(project, id);
   const panels = () => api.memoryPanels().filter((p) => Object.values(ids).includes(p.id));
   const panelOf = (id: string) => waitFor(() => panels().find((p) => p.id === id), `a panel showing ${id}`);
   const open = (id: string, pin?: boolean) => vscode.commands.executeCommand('ltm.openMemory', { id, folder: project, ...(pin ? { pin } : {}) });
-  /**
-   * Another process changing a memory: the real `ltm` CLI. Not spawnSync: the extension host must go on
-   * running meanwhile (its server may hold the store's lock for a moment, writing index.json).
-   */
-  const cli = async (...args: string[]) => {
-    const cliPath = path.join(vscode.extensions.getExtension(EXTENSION_ID)!.extensionPath, 'dist', 'cli.js');
-    const r = await new Promise<{ status: number | null; output: string }>((resolve) => {
-      const child = spawn(process.execPath, [cliPath, ...args, '--project', project], { env: { ...process.env, ELECTRON_RUN_AS_NODE: '1' } });
-      let output = '';
-      child.stdout.on('data', (d: Buffer) => (output += d.toString()));
-      child.stderr.on('data', (d: Buffer) => (output += d.toString()));
-      child.on('close', (status) => resolve({ status, output }));
-    });
-    assert.equal(r.status, 0, `ltm ${args.join(' ')}: ${r.output}`);
-  };
+  const cli = (...args: string[]) => runCli(project, ...args);
   /** VS Code tells the extension host of tabs a moment after they change. */
   const tabCount = (count: number) => waitFor(() => memoryTabs().length === count, `${count} memory tab(s)`);
   const closeMemoryTabs = async () => {

@@ -73,7 +73,7 @@ describe('LTM: New memory (the form)', () => {
   it('sets the page up with the engine\'s importance levels and the folder', async () => {
     await form.receive({ type: 'ready' });
     const setUp = posted.find((m) => m.type === 'newMemoryForm');
-    assert.deepEqual(setUp, { type: 'newMemoryForm', form: { folder: path.basename(project), importanceLevels: ['critical', 'important', 'normal', 'low'], defaultImportance: 'normal' } });
+    assert.deepEqual(setUp, { type: 'newMemoryForm', form: { folder: path.basename(project), importanceLevels: ['critical', 'important', 'normal', 'low'], defaultImportance: 'normal' }, draft: null });
   });
 
   it('answers input the store refuses with its message under the field, and writes nothing', async () => {
