@@ -18,9 +18,16 @@ export type QueryKind = (typeof QUERY_KINDS)[number];
 /**
  * tune: what tuning may look at. heldout: the seeded draw, reported, never tuned on. blind:
  * blind-queries.json, written after the semantic layer by someone who had not seen it or its
- * vocabulary (see README.md): the fairest measure of how search generalises.
+ * vocabulary (see README.md). blind2: blind-queries-2.json, written the same way after the second
+ * round of vocabulary, before any further tuning: the fairest measure of how search generalises.
+ * Nothing is tuned on heldout, blind or blind2.
  */
-export type Split = 'tune' | 'heldout' | 'blind';
+export type Split = 'tune' | 'heldout' | BlindSplit;
+
+/** The blind query files, each its own split (see README.md). */
+export const BLIND_FILES = { blind: 'blind-queries.json', blind2: 'blind-queries-2.json' } as const;
+export type BlindSplit = keyof typeof BLIND_FILES;
+export const BLIND_SPLITS = Object.keys(BLIND_FILES) as BlindSplit[];
 
 export interface EvalMemory {
   key: string;
@@ -56,10 +63,10 @@ export function loadEvalSet(dir: string = EVAL_DIR): { memories: EvalMemory[]; q
   return { memories, queries };
 }
 
-/** The blind queries (blind-queries.json), all of split `blind`. */
-export function loadBlindQueries(dir: string = EVAL_DIR): EvalQuery[] {
-  const queries = JSON.parse(fs.readFileSync(path.join(dir, 'blind-queries.json'), 'utf8')) as Omit<EvalQuery, 'split'>[];
-  return queries.map((q) => ({ ...q, split: 'blind' }));
+/** The queries of one blind file (blind-queries.json for `blind`, blind-queries-2.json for `blind2`), all of that split. */
+export function loadBlindQueries(split: BlindSplit = 'blind', dir: string = EVAL_DIR): EvalQuery[] {
+  const queries = JSON.parse(fs.readFileSync(path.join(dir, BLIND_FILES[split]), 'utf8')) as Omit<EvalQuery, 'split'>[];
+  return queries.map((q) => ({ ...q, split }));
 }
 
 // ---------------------------------------------------------------------------
@@ -154,7 +161,9 @@ export interface Cell {
 }
 
 export type SplitName = Split | 'all';
-export const SPLITS: readonly SplitName[] = ['tune', 'heldout', 'blind', 'all'];
+/** Every split a query can have, in the order they are reported. */
+export const QUERY_SPLITS: readonly Split[] = ['tune', 'heldout', ...BLIND_SPLITS];
+export const SPLITS: readonly SplitName[] = [...QUERY_SPLITS, 'all'];
 
 /** Averages over the results that pass `keep`; all zero when none does. */
 export function average(results: readonly QueryResult[], keep: (r: QueryResult) => boolean = () => true): Cell {
@@ -170,12 +179,11 @@ export interface Summary {
 
 export function summarize(results: readonly QueryResult[]): Summary {
   const rows = new Map<QueryKind | 'overall', Record<SplitName, Cell>>();
-  const bySplit = (filter: (r: QueryResult) => boolean): Record<SplitName, Cell> => ({
-    tune: average(results, (r) => filter(r) && r.query.split === 'tune'),
-    heldout: average(results, (r) => filter(r) && r.query.split === 'heldout'),
-    blind: average(results, (r) => filter(r) && r.query.split === 'blind'),
-    all: average(results, filter),
-  });
+  const bySplit = (filter: (r: QueryResult) => boolean): Record<SplitName, Cell> => {
+    const cells = { all: average(results, filter) } as Record<SplitName, Cell>;
+    for (const split of QUERY_SPLITS) cells[split] = average(results, (r) => filter(r) && r.query.split === split);
+    return cells;
+  };
   for (const kind of QUERY_KINDS) {
     if (results.some((r) => r.query.kind === kind)) rows.set(kind, bySplit((r) => r.query.kind === kind));
   }
@@ -190,7 +198,7 @@ const f2 = (x: number) => x.toFixed(2);
 
 /** A Markdown table: one row per kind, n/R@5/R@10/MRR@10 per split, and the R@5 target. */
 export function renderTable(summary: Summary): string {
-  const head = ['kind', ...SPLITS.flatMap((s) => [`n ${s}`, `R@5 ${s}`, `R@10 ${s}`, `MRR@10 ${s}`]), 'R@5 target', 'met (tune / heldout / blind)'];
+  const head = ['kind', ...SPLITS.flatMap((s) => [`n ${s}`, `R@5 ${s}`, `R@10 ${s}`, `MRR@10 ${s}`]), 'R@5 target', `met (${QUERY_SPLITS.join(' / ')})`];
   const lines = [`| ${head.join(' | ')} |`, `|${head.map((_, i) => (i === 0 ? '---' : '---:')).join('|')}|`];
   for (const [kind, cells] of summary.rows) {
     const target = kind === 'overall' ? undefined : R5_TARGET[kind];
@@ -199,7 +207,7 @@ export function renderTable(summary: Summary): string {
       const c = cells[s];
       return [String(c.n), c.n ? f2(c.r5) : '–', c.n ? f2(c.r10) : '–', c.n ? f2(c.mrr10) : '–'];
     });
-    lines.push(`| ${kind} | ${values.join(' | ')} | ${target === undefined ? '' : `≥ ${f2(target)}`} | ${met(cells.tune)} / ${met(cells.heldout)} / ${met(cells.blind)} |`);
+    lines.push(`| ${kind} | ${values.join(' | ')} | ${target === undefined ? '' : `≥ ${f2(target)}`} | ${QUERY_SPLITS.map((s) => met(cells[s])).join(' / ')} |`);
   }
   return lines.join('\n');
 }

@@ -4,14 +4,15 @@
  * A positive is a `prompt` or `tool_error` query: it is served when one of its
  * relevant memories is among the memories offered (at most 3). A negative is
  * a prompt about nothing stored (unrelated-prompts.json): any offer is false.
- * Gates are compared on the tune split; the heldout and blind splits are
- * reported (the blind split has prompts only, no unrelated ones).
+ * Gates are compared on the tune split; the heldout, blind and blind2 splits
+ * are reported, never tuned on (the blind splits have prompts only, no
+ * unrelated ones).
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { DEFAULT_RELEVANCE_GATE, isSearchablePrompt, type RelevanceGate } from '../../src/core/promptContext';
 import type { MemoryStore } from '../../src/core/store';
-import { drawHeldout, EVAL_DIR, type EvalQuery, type Split } from './evalSet';
+import { drawHeldout, EVAL_DIR, QUERY_SPLITS, type EvalQuery, type Split } from './evalSet';
 
 export function loadUnrelatedPrompts(dir: string = EVAL_DIR): { id: string; text: string; split: Split }[] {
   const { prompts } = JSON.parse(fs.readFileSync(path.join(dir, 'unrelated-prompts.json'), 'utf8')) as { prompts: string[] };
@@ -19,6 +20,9 @@ export function loadUnrelatedPrompts(dir: string = EVAL_DIR): { id: string; text
   const heldout = drawHeldout(items);
   return items.map(({ id, text }) => ({ id, text, split: heldout.has(id) ? 'heldout' : 'tune' }));
 }
+
+/** Only tune and heldout have unrelated prompts: the blind splits have served columns only. */
+const hasNegatives = (split: Split): boolean => split === 'tune' || split === 'heldout';
 
 export interface OfferScore {
   gate: RelevanceGate;
@@ -39,7 +43,7 @@ export function scoreOffers(store: MemoryStore, queries: readonly EvalQuery[], i
   const negatives = loadUnrelatedPrompts();
   const scores: OfferScore[] = [];
   for (const gate of gates) {
-    for (const split of ['tune', 'heldout', 'blind'] as const) {
+    for (const split of QUERY_SPLITS) {
       const pos = positives.filter((q) => q.split === split);
       const neg = negatives.filter((n) => n.split === split);
       // A prompt the hook would not search (a slash command, one word) is offered nothing.
@@ -54,14 +58,27 @@ export function scoreOffers(store: MemoryStore, queries: readonly EvalQuery[], i
 
 /** The table of gates; `only`: show that split's columns, the others as – (a tuning run must not see them). */
 export function renderOffers(scores: readonly OfferScore[], only?: Split): string {
-  const rows = ['| min words | min strength | served (tune) | false offers (tune) | served (heldout) | false offers (heldout) | served (blind) |', '|---:|---:|---:|---:|---:|---:|---:|'];
+  const columns = QUERY_SPLITS.flatMap((split) => [
+    { split, head: `served (${split})`, value: (s: OfferScore) => [s.served, s.positives] as const },
+    ...(hasNegatives(split) ? [{ split, head: `false offers (${split})`, value: (s: OfferScore) => [s.falseOffers, s.negatives] as const }] : []),
+  ]);
+  const rows = [`| min words | min strength | ${columns.map((c) => c.head).join(' | ')} |`, `|---:|---:|${columns.map(() => '---:').join('|')}|`];
   const isDefault = (g: RelevanceGate) => g.minWords === DEFAULT_RELEVANCE_GATE.minWords && g.minStrength === DEFAULT_RELEVANCE_GATE.minStrength;
-  const shown = (score: OfferScore) => !only || score.split === only;
-  const pct = (a: number, b: number, score: OfferScore) => (shown(score) ? `${a}/${b} (${b === 0 ? '–' : Math.round((100 * a) / b)} %)` : '–');
-  for (let i = 0; i < scores.length; i += 3) {
-    const [tune, heldout, blind] = [scores[i]!, scores[i + 1]!, scores[i + 2]!];
-    const mark = isDefault(tune.gate) ? ' **(default)**' : '';
-    rows.push(`| ${tune.gate.minWords} | ${tune.gate.minStrength}${mark} | ${pct(tune.served, tune.positives, tune)} | ${pct(tune.falseOffers, tune.negatives, tune)} | ${pct(heldout.served, heldout.positives, heldout)} | ${pct(heldout.falseOffers, heldout.negatives, heldout)} | ${pct(blind.served, blind.positives, blind)} |`);
+  const pct = ([a, b]: readonly [number, number]) => `${a}/${b} (${b === 0 ? '–' : Math.round((100 * a) / b)} %)`;
+  // One row per gate, in the order scored: split → score.
+  const byGate = new Map<string, { gate: RelevanceGate; bySplit: Map<Split, OfferScore> }>();
+  for (const score of scores) {
+    const key = `${score.gate.minWords}/${score.gate.minStrength}`;
+    if (!byGate.has(key)) byGate.set(key, { gate: score.gate, bySplit: new Map() });
+    byGate.get(key)!.bySplit.set(score.split, score);
+  }
+  for (const { gate, bySplit } of byGate.values()) {
+    const mark = isDefault(gate) ? ' **(default)**' : '';
+    const cells = columns.map((c) => {
+      const score = bySplit.get(c.split);
+      return score && (!only || c.split === only) ? pct(c.value(score)) : '–';
+    });
+    rows.push(`| ${gate.minWords} | ${gate.minStrength}${mark} | ${cells.join(' | ')} |`);
   }
   return rows.join('\n');
 }

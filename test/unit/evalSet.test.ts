@@ -3,7 +3,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import {
+  BLIND_SPLITS,
   QUERY_KINDS,
+  QUERY_SPLITS,
   average,
   buildStore,
   drawHeldout,
@@ -13,6 +15,7 @@ import {
   recallAt,
   reciprocalRankAt,
   summarize,
+  type BlindSplit,
   type EvalQuery,
 } from '../../bench/eval/evalSet';
 import { pipelines, type Pipeline } from '../../bench/eval/pipelines';
@@ -49,19 +52,25 @@ describe('recall evaluation set: the data', () => {
     }
   });
 
-  it('has blind queries of known kinds, with ids of their own and existing relevant keys', () => {
-    const blind = loadBlindQueries();
-    assert.ok(blind.length >= 30, `${blind.length} blind queries`);
-    const ids = new Set(queries.map((q) => q.id));
-    const keys = new Set(memories.map((m) => m.key));
-    for (const q of blind) {
-      assert.equal(q.split, 'blind');
-      assert.ok(!ids.has(q.id), `${q.id} is not also a drawn query`);
-      assert.ok((QUERY_KINDS as readonly string[]).includes(q.kind), `${q.id} kind ${q.kind}`);
-      assert.ok(q.relevant.length >= 1 && q.relevant.every((key) => keys.has(key)), `${q.id} relevant keys exist`);
-    }
-    assert.equal(new Set(blind.map((q) => q.id)).size, blind.length, 'ids are unique');
-  });
+  const blindMinimum: Record<BlindSplit, number> = { blind: 30, blind2: 50 };
+  for (const split of BLIND_SPLITS) {
+    it(`has ${split} queries of known kinds, with ids of their own and existing relevant keys`, () => {
+      const blind = loadBlindQueries(split);
+      assert.ok(blind.length >= blindMinimum[split], `${blind.length} ${split} queries`);
+      // Ids clash neither with the drawn queries nor with another blind file's.
+      const ids = new Set([...queries, ...BLIND_SPLITS.filter((s) => s !== split).flatMap((s) => loadBlindQueries(s))].map((q) => q.id));
+      const keys = new Set(memories.map((m) => m.key));
+      for (const q of blind) {
+        assert.equal(q.split, split);
+        assert.ok(!ids.has(q.id), `${q.id} is not also a drawn query or a query of another blind file`);
+        assert.ok((QUERY_KINDS as readonly string[]).includes(q.kind), `${q.id} kind ${q.kind}`);
+        assert.ok(q.text.trim(), `${q.id} text is not empty`);
+        assert.ok(q.relevant.length >= 1 && q.relevant.every((key) => keys.has(key)), `${q.id} relevant keys exist`);
+        assert.equal(new Set(q.relevant).size, q.relevant.length, `${q.id} lists each relevant memory once`);
+      }
+      assert.equal(new Set(blind.map((q) => q.id)).size, blind.length, 'ids are unique');
+    });
+  }
 
   it('has at least 12 queries of every kind, 20–40 % of them held out', () => {
     for (const kind of QUERY_KINDS) {
@@ -184,9 +193,12 @@ describe('recall evaluation: end to end on a slice', () => {
 describe('the offers table for one split (eval:recall --split)', () => {
   it('shows only that split\'s numbers, the others as –', () => {
     const gate = { minWords: 3, minStrength: 8 };
-    const scores = (['tune', 'heldout', 'blind'] as const).map((split, i) => ({ gate, split, served: i + 1, positives: 10, falseOffers: i, negatives: 5 }));
-    const row = (only?: 'tune') => renderOffers(scores, only).split('\n').find((line) => line.startsWith('| 3 | 8'))!;
-    assert.equal(row(), '| 3 | 8 **(default)** | 1/10 (10 %) | 0/5 (0 %) | 2/10 (20 %) | 1/5 (20 %) | 3/10 (30 %) |');
-    assert.equal(row('tune'), '| 3 | 8 **(default)** | 1/10 (10 %) | 0/5 (0 %) | – | – | – |');
+    const scores = QUERY_SPLITS.map((split, i) => ({ gate, split, served: i + 1, positives: 10, falseOffers: i, negatives: 5 }));
+    const table = (only?: 'tune' | 'blind2') => renderOffers(scores, only).split('\n');
+    const row = (only?: 'tune' | 'blind2') => table(only).find((line) => line.startsWith('| 3 | 8'))!;
+    assert.equal(table()[0], '| min words | min strength | served (tune) | false offers (tune) | served (heldout) | false offers (heldout) | served (blind) | served (blind2) |');
+    assert.equal(row(), '| 3 | 8 **(default)** | 1/10 (10 %) | 0/5 (0 %) | 2/10 (20 %) | 1/5 (20 %) | 3/10 (30 %) | 4/10 (40 %) |');
+    assert.equal(row('tune'), '| 3 | 8 **(default)** | 1/10 (10 %) | 0/5 (0 %) | – | – | – | – |');
+    assert.equal(row('blind2'), '| 3 | 8 **(default)** | – | – | – | – | – | 4/10 (40 %) |');
   });
 });
