@@ -19,7 +19,8 @@
  */
 import SearchableMap from 'minisearch/SearchableMap';
 import { indexTerm, matchesAsPrefix, queryWords, stemOf, tokenize, typosAllowed } from './analyzer';
-import { append, removeAt, type NumberList } from './postingLists';
+import { addEntry, dropEntries, entryCount, removeEntry, type FieldPostings } from './postingLists';
+import { HitColumnPool, RankHeap, SlotList } from './rankHeap';
 import type { Expansions } from './relatedTerms';
 
 export interface SearchableMemory {
@@ -88,6 +89,12 @@ export const RELATED_WEIGHT = 0.35;
  */
 export type Coordination = 'words' | 'informative';
 
+/** What a query word reaches besides itself and its other forms. */
+export interface QueryReach {
+  /** The longer words it begins (default true). A search that only needs candidates can do without. */
+  prefixes?: boolean;
+}
+
 export interface SearchIndexOptions {
   /** Let a query word reach the other forms of its stem (off, with `coordination: 'words'`: MiniSearch's exact ranking). Default on. */
   wordForms?: boolean;
@@ -96,10 +103,8 @@ export interface SearchIndexOptions {
 }
 
 /** The documents holding one term, per field: parallel lists of slots and term frequencies (postingLists.ts). */
-interface Posting {
+interface Posting extends FieldPostings {
   term: string;
-  slots: NumberList[];
-  frequencies: NumberList[];
 }
 
 /**
@@ -108,6 +113,9 @@ interface Posting {
  * is rebuilt rather than read.
  */
 export const SEARCH_INDEX_FORMAT = 'ltm-search-3';
+
+/** How many numbers writeSerialized() gives at a time (1 MB). */
+const SERIALIZE_BLOCK = 1 << 18;
 
 /** What a snapshot's JSON header holds; the numbers follow it (see MemorySearchIndex.serialize). */
 interface SnapshotHeader {
@@ -200,8 +208,11 @@ export class MemorySearchIndex {
   private scores = new Float64Array(64);
   private lastWord = new Int32Array(64).fill(-1);
   private wordsMatched = new Uint16Array(64);
-  /** Slots that matched the current query word for the first time (informative coordination), reused across searches. */
-  private readonly newlyMatched: number[] = [];
+  /** The slots the current search touched, and those that matched its current word for the first time (informative coordination); reused (rankHeap.ts). */
+  private readonly touched = new SlotList();
+  private readonly newlyMatched = new SlotList();
+  /** The columns searches rank their hits in, lent to one search at a time. */
+  private readonly hitColumns = new HitColumnPool();
   /** The summed IDF of the query words each slot matched (informative coordination). */
   private informationMatched = new Float64Array(64);
 
@@ -239,14 +250,13 @@ export class MemorySearchIndex {
         // The exact-term map answers the lookup of every token; the radix tree learns only new terms.
         let posting = this.postingOf.get(term);
         if (!posting) {
-          posting = { term, slots: FIELDS.map(() => []), frequencies: FIELDS.map(() => []) };
+          posting = { term, slots: FIELDS.map(() => []), frequencies: FIELDS.map(() => []), added: null };
           this.postingOf.set(term, posting);
           this.terms.set(term, posting);
           this.addForm(term);
         }
         postings?.add(posting);
-        append(posting.slots, f, slot, this.frozen);
-        append(posting.frequencies, f, count, this.frozen);
+        addEntry(posting, f, slot, count, this.frozen);
       }
     }
     if (this.postingsOf && postings) this.postingsOf[slot] = [...postings];
@@ -273,13 +283,8 @@ export class MemorySearchIndex {
     for (const posting of postingsOf[slot]!) {
       let empty = true;
       for (let f = 0; f < FIELD_COUNT; f++) {
-        const at = posting.slots[f]!.lastIndexOf(slot);
-        if (at >= 0) {
-          removeAt(posting.slots, f, at, this.frozen);
-          removeAt(posting.frequencies, f, at, this.frozen);
-        }
-        const slots = posting.slots[f]!;
-        if (slots.length > 0) empty = false;
+        removeEntry(posting, f, slot, this.frozen);
+        if (entryCount(posting, f) > 0) empty = false;
       }
       // A term no memory holds any more must not show up in prefix and typo lookups.
       if (empty) {
@@ -321,22 +326,8 @@ export class MemorySearchIndex {
     for (const posting of [...this.postingOf.values()]) {
       let empty = true;
       for (let f = 0; f < FIELD_COUNT; f++) {
-        const slots = posting.slots[f]!;
-        let kept = 0;
-        for (let i = 0; i < slots.length; i++) if (!removed[slots[i]!]) kept++;
-        if (kept < slots.length) {
-          const frequencies = posting.frequencies[f]!;
-          const keptSlots: number[] = [];
-          const keptFrequencies: number[] = [];
-          for (let i = 0; i < slots.length; i++) {
-            if (removed[slots[i]!]) continue;
-            keptSlots.push(slots[i]!);
-            keptFrequencies.push(frequencies[i]!);
-          }
-          posting.slots[f] = keptSlots;
-          posting.frequencies[f] = keptFrequencies;
-        }
-        if (kept > 0) empty = false;
+        dropEntries(posting, f, removed);
+        if (entryCount(posting, f) > 0) empty = false;
       }
       if (empty) {
         this.terms.delete(posting.term);
@@ -360,9 +351,11 @@ export class MemorySearchIndex {
     const bySlot: Posting[][] = this.idOf.map(() => []);
     for (const posting of this.postingOf.values()) {
       for (let f = 0; f < FIELD_COUNT; f++) {
-        for (const slot of posting.slots[f]!) {
-          const list = bySlot[slot]!;
-          if (list[list.length - 1] !== posting) list.push(posting);
+        for (const slots of [posting.slots[f]!, posting.added?.[f]!.slots ?? []]) {
+          for (const slot of slots) {
+            const list = bySlot[slot]!;
+            if (list[list.length - 1] !== posting) list.push(posting);
+          }
         }
       }
     }
@@ -384,38 +377,62 @@ export class MemorySearchIndex {
    * which tells a later process which documents it must index again.
    */
   serialize(keyOf: (id: string) => string | undefined): Buffer {
-    const terms = [...this.postingOf.keys()];
+    const pieces: Buffer[] = [];
+    this.writeSerialized(keyOf, (piece) => pieces.push(Buffer.from(piece)));
+    return Buffer.concat(pieces);
+  }
+
+  /**
+   * serialize()'s bytes, given to `write` a piece at a time: the numbers go
+   * through one block of `blockNumbers` numbers, reused once `write` returns,
+   * so that saving the index never holds a second copy of it (~40 MB at
+   * 50,000 memories, on top of the loaded snapshot's).
+   */
+  writeSerialized(keyOf: (id: string) => string | undefined, write: (piece: Uint8Array) => void, blockNumbers = SERIALIZE_BLOCK): void {
     const header: SnapshotHeader = {
       format: SEARCH_INDEX_FORMAT,
       fields: FIELDS.map((f) => f.name),
       ids: this.idOf.map((id) => id ?? null),
       keys: this.idOf.map((id) => (id === undefined ? null : (keyOf(id) ?? null))),
-      terms,
+      terms: [...this.postingOf.keys()],
     };
-    let count = this.idOf.length * FIELD_COUNT;
-    for (const posting of this.postingOf.values()) {
-      for (let f = 0; f < FIELD_COUNT; f++) count += 1 + 2 * posting.slots[f]!.length;
-    }
-    const numbers = new Uint32Array(count);
-    let at = 0;
-    for (let i = 0; i < this.idOf.length * FIELD_COUNT; i++) numbers[at++] = this.lengths[i]!;
+    const json = Buffer.from(JSON.stringify(header), 'utf8');
+    const start = Buffer.alloc(Math.ceil((4 + json.length) / 4) * 4);
+    start.writeUInt32LE(json.length, 0);
+    json.copy(start, 4);
+    write(start);
+    const block = new Uint32Array(blockNumbers);
+    let used = 0;
+    const flush = () => {
+      if (used > 0) write(new Uint8Array(block.buffer, 0, used * 4));
+      used = 0;
+    };
+    const putOne = (n: number) => {
+      block[used++] = n;
+      if (used === block.length) flush();
+    };
+    const put = (list: ArrayLike<number>) => {
+      for (let i = 0; i < list.length; ) {
+        const count = Math.min(list.length - i, block.length - used);
+        for (let j = 0; j < count; j++) block[used + j] = list[i + j]!;
+        used += count;
+        i += count;
+        if (used === block.length) flush();
+      }
+    };
+    put(this.lengths.subarray(0, this.idOf.length * FIELD_COUNT));
     for (const posting of this.postingOf.values()) {
       for (let f = 0; f < FIELD_COUNT; f++) {
-        const slots = posting.slots[f]!;
-        numbers[at++] = slots.length;
-        numbers.set(slots, at);
-        at += slots.length;
-        numbers.set(posting.frequencies[f]!, at);
-        at += slots.length;
+        // A frozen list's added entries follow it: the order of a list's entries means nothing to a search.
+        const added = posting.added?.[f];
+        putOne(entryCount(posting, f));
+        put(posting.slots[f]!);
+        if (added) put(added.slots);
+        put(posting.frequencies[f]!);
+        if (added) put(added.frequencies);
       }
     }
-    const json = Buffer.from(JSON.stringify(header), 'utf8');
-    const padded = Math.ceil((4 + json.length) / 4) * 4;
-    const bytes = Buffer.alloc(padded + numbers.byteLength);
-    bytes.writeUInt32LE(json.length, 0);
-    json.copy(bytes, 4);
-    Buffer.from(numbers.buffer, numbers.byteOffset, numbers.byteLength).copy(bytes, padded);
-    return bytes;
+    flush();
   }
 
   /**
@@ -477,7 +494,7 @@ export class MemorySearchIndex {
       }
       for (const term of header.terms) {
         if (typeof term !== 'string' || index.postingOf.has(term)) return null;
-        const posting: Posting = { term, slots: [], frequencies: [] };
+        const posting: Posting = { term, slots: [], frequencies: [], added: null };
         for (let f = 0; f < FIELD_COUNT; f++) {
           const n = numbers[at++];
           if (n === undefined || at + 2 * n > numbers.length) return null;
@@ -508,9 +525,13 @@ export class MemorySearchIndex {
    * Read the hits before changing the index: a slot freed meanwhile is skipped.
    * `related`: other words each query word reaches (see relatedTerms.ts); a
    * match on them counts as a match on that query word, at RELATED_WEIGHT.
+   * `reach`: whether a query word also reaches the longer words it begins.
    */
-  *search(query: string, accept: (id: string) => boolean = () => true, related?: Expansions): Generator<SearchHit, void, undefined> {
-    const touched: number[] = [];
+  *search(query: string, accept: (id: string) => boolean = () => true, related?: Expansions, reach: QueryReach = {}): Generator<SearchHit, void, undefined> {
+    // Scoring runs to its end before the first hit is yielded, so the per-slot accumulators and
+    // the touched list are free again when a caller reading the hits searches meanwhile.
+    const touched = this.touched;
+    touched.clear();
     const informative = this.coordination === 'informative';
     // Informative coordination: a word's IDF is known only once all it reaches was
     // visited (walkQuery visits one word's terms after another), so the slots it newly
@@ -518,23 +539,23 @@ export class MemorySearchIndex {
     // any field: a word is as informative as the broadest thing it matches (an everyday
     // word reaching a rare longer word as a prefix stays an everyday word).
     const newlyMatched = this.newlyMatched;
-    newlyMatched.length = 0;
+    newlyMatched.clear();
     let word = -1;
     let documentsHolding = 0;
     const documents = this.slotOf.size;
     const creditWord = () => {
       const wordIdf = idf(documents, documentsHolding);
-      for (let i = 0; i < newlyMatched.length; i++) this.informationMatched[newlyMatched[i]!]! += wordIdf;
-      newlyMatched.length = 0;
+      for (let i = 0; i < newlyMatched.length; i++) this.informationMatched[newlyMatched.at(i)]! += wordIdf;
+      newlyMatched.clear();
       documentsHolding = 0;
     };
-    this.walkQuery(query, related, (posting, weight, wordIndex) => {
+    this.walkQuery(query, related, reach, (posting, weight, wordIndex) => {
       if (informative) {
         if (wordIndex !== word) {
           creditWord();
           word = wordIndex;
         }
-        for (const slots of posting.slots) documentsHolding = Math.max(documentsHolding, slots.length);
+        for (let f = 0; f < FIELD_COUNT; f++) documentsHolding = Math.max(documentsHolding, entryCount(posting, f));
       }
       this.addPosting(posting, weight, wordIndex, touched, informative ? newlyMatched : null);
     });
@@ -542,29 +563,37 @@ export class MemorySearchIndex {
 
     // Matching more of the query's words multiplies the score (MiniSearch's coordination bonus);
     // the rank may also weigh how informative the matched words are (see Coordination).
-    const ranked = new Float64Array(touched.length);
-    const scores = new Float64Array(touched.length);
-    const matchedWords = new Uint16Array(touched.length);
-    touched.forEach((slot, i) => {
+    const count = touched.length;
+    const hits = this.hitColumns.take(count);
+    for (let i = 0; i < count; i++) {
+      const slot = touched.at(i);
       const words = this.wordsMatched[slot]!;
-      scores[i] = this.scores[slot]! * words;
-      ranked[i] = informative ? this.scores[slot]! * Math.sqrt(words * this.informationMatched[slot]!) : scores[i]!;
-      matchedWords[i] = words;
+      const score = this.scores[slot]! * words;
+      hits.slots[i] = slot;
+      hits.scores[i] = score;
+      hits.ranks[i] = informative ? this.scores[slot]! * Math.sqrt(words * this.informationMatched[slot]!) : score;
+      hits.words[i] = words;
       this.scores[slot] = 0;
       this.wordsMatched[slot] = 0;
       this.informationMatched[slot] = 0;
       this.lastWord[slot] = -1;
-    });
+    }
     // Relevance is relative to the best hit the filter accepts, which is the
     // first accepted one out of the heap; the filter runs only on hits taken.
-    const heap = new RankHeap(touched, ranked, scores, matchedWords);
-    let best = 0;
-    while (heap.size > 0) {
-      const [slot, rank, score, words] = heap.pop();
-      const id = this.idOf[slot];
-      if (id === undefined || !accept(id)) continue;
-      if (best === 0) best = rank;
-      yield { id, relevance: rank / best, score, words };
+    try {
+      const heap = new RankHeap(hits, count);
+      let best = 0;
+      while (heap.size > 0) {
+        const row = heap.pop();
+        const id = this.idOf[hits.slots[row]!];
+        if (id === undefined || !accept(id)) continue;
+        const rank = hits.ranks[row]!;
+        if (best === 0) best = rank;
+        yield { id, relevance: rank / best, score: hits.scores[row]!, words: hits.words[row]! };
+      }
+    } finally {
+      // Read to the end, or left early (a for-of that breaks returns the generator): the columns serve the next search.
+      this.hitColumns.give(hits);
     }
   }
 
@@ -576,7 +605,7 @@ export class MemorySearchIndex {
    * What search() and scoresOf() both score, so that they agree. (Every
    * term the index holds has a document: remove() drops a term with none.)
    */
-  private walkQuery(query: string, related: Expansions | undefined, visit: (posting: Posting, weight: number, wordIndex: number) => void): void {
+  private walkQuery(query: string, related: Expansions | undefined, reach: QueryReach, visit: (posting: Posting, weight: number, wordIndex: number) => void): void {
     const words = new Map<string, number>();
     for (const word of queryWords(query)) words.set(word, (words.get(word) ?? 0) + 1);
     let wordIndex = 0;
@@ -588,7 +617,7 @@ export class MemorySearchIndex {
         visit(exact, repeats, wordIndex);
         matched = true;
       }
-      const asPrefix = matchesAsPrefix(word);
+      const asPrefix = (reach.prefixes ?? true) && matchesAsPrefix(word);
       if (asPrefix) {
         for (const [term, posting] of this.terms.atPrefix(word)) {
           if (term.length === word.length) continue;
@@ -667,7 +696,7 @@ export class MemorySearchIndex {
       }
     });
     const documentCount = this.slotOf.size;
-    this.walkQuery(query, related, (posting, weight, wordIndex) => {
+    this.walkQuery(query, related, {}, (posting, weight, wordIndex) => {
       for (const [d, perField] of holders.get(posting.term) ?? []) {
         if (lastWord[d] !== wordIndex) {
           lastWord[d] = wordIndex;
@@ -677,13 +706,28 @@ export class MemorySearchIndex {
         for (let f = 0; f < FIELD_COUNT; f++) {
           const tf = perField[f]!;
           if (tf === 0) continue;
-          const fieldWeight = weight * FIELDS[f]!.boost * idf(documentCount, posting.slots[f]!.length);
+          const fieldWeight = weight * FIELDS[f]!.boost * idf(documentCount, entryCount(posting, f));
           scores[d]! += fieldWeight * (BM25.d + saturation(tf, this.lengths[slot * FIELD_COUNT + f]!, this.totalLength[f]! / documentCount));
         }
       }
     });
     // Matching more of the query's words multiplies the score, as in search().
     return new Map(documents.map((document, d) => [document.id, scores[d]! * words[d]!]));
+  }
+
+  /**
+   * How many postings entries a search for `word` reads when it reaches only
+   * the word and its other forms (no prefixes, no related words): the work
+   * of that search grows with it.
+   */
+  entriesReached(word: string): number {
+    let entries = 0;
+    const forms = this.wordForms ? (this.formsOf.get(stemOf(word)) ?? []) : [];
+    for (const term of new Set([word, ...forms])) {
+      const posting = this.postingOf.get(term);
+      if (posting) for (let f = 0; f < FIELD_COUNT; f++) entries += entryCount(posting, f);
+    }
+    return entries;
   }
 
   /**
@@ -698,7 +742,7 @@ export class MemorySearchIndex {
     const documents = this.slotOf.size;
     const weightOf = (word: string, times: number) => {
       const posting = this.postingOf.get(word);
-      return posting ? times * idf(documents, Math.max(...posting.slots.map((slots) => slots.length))) : 0;
+      return posting ? times * idf(documents, Math.max(...posting.slots.map((_, f) => entryCount(posting, f)))) : 0;
     };
     return [...repeats]
       .map(([word, times], at) => ({ word, at, weight: weightOf(word, times) }))
@@ -709,25 +753,39 @@ export class MemorySearchIndex {
   }
 
   /** Adds one term's BM25+ contribution to every document holding it; `newlyMatched` gets the slots matching the word for the first time. */
-  private addPosting(posting: Posting, weight: number, wordIndex: number, touched: number[], newlyMatched: number[] | null): void {
+  private addPosting(posting: Posting, weight: number, wordIndex: number, touched: SlotList, newlyMatched: SlotList | null): void {
     const documents = this.slotOf.size;
     for (let f = 0; f < FIELD_COUNT; f++) {
-      const slots = posting.slots[f]!;
-      const count = slots.length;
+      const count = entryCount(posting, f);
       if (count === 0) continue;
-      const frequencies = posting.frequencies[f]!;
       const averageLength = this.totalLength[f]! / documents;
       const fieldWeight = weight * FIELDS[f]!.boost * idf(documents, count);
-      for (let i = 0; i < count; i++) {
-        const slot = slots[i]!;
-        if (this.lastWord[slot] === -1) touched.push(slot);
-        if (this.lastWord[slot] !== wordIndex) {
-          this.lastWord[slot] = wordIndex;
-          this.wordsMatched[slot]!++;
-          newlyMatched?.push(slot);
-        }
-        this.scores[slot]! += fieldWeight * (BM25.d + saturation(frequencies[i]!, this.lengths[slot * FIELD_COUNT + f]!, averageLength));
+      this.addEntries(posting.slots[f]!, posting.frequencies[f]!, f, fieldWeight, averageLength, wordIndex, touched, newlyMatched);
+      const added = posting.added?.[f];
+      if (added && added.slots.length > 0) this.addEntries(added.slots, added.frequencies, f, fieldWeight, averageLength, wordIndex, touched, newlyMatched);
+    }
+  }
+
+  /** addPosting for one list of a field's entries. */
+  private addEntries(
+    slots: ArrayLike<number>,
+    frequencies: ArrayLike<number>,
+    field: number,
+    fieldWeight: number,
+    averageLength: number,
+    wordIndex: number,
+    touched: SlotList,
+    newlyMatched: SlotList | null,
+  ): void {
+    for (let i = 0; i < slots.length; i++) {
+      const slot = slots[i]!;
+      if (this.lastWord[slot] === -1) touched.push(slot);
+      if (this.lastWord[slot] !== wordIndex) {
+        this.lastWord[slot] = wordIndex;
+        this.wordsMatched[slot]!++;
+        newlyMatched?.push(slot);
       }
+      this.scores[slot]! += fieldWeight * (BM25.d + saturation(frequencies[i]!, this.lengths[slot * FIELD_COUNT + field]!, averageLength));
     }
   }
 
@@ -749,62 +807,6 @@ export class MemorySearchIndex {
     const informationMatched = new Float64Array(capacity);
     informationMatched.set(this.informationMatched);
     this.informationMatched = informationMatched;
-  }
-}
-
-/** A binary max-heap of slots by rank (with each slot's score and matched-word count): O(n) to build, O(log n) per hit taken. */
-class RankHeap {
-  private length: number;
-
-  constructor(
-    private readonly slots: number[],
-    private readonly ranks: Float64Array,
-    private readonly scores: Float64Array,
-    private readonly words: Uint16Array,
-  ) {
-    this.length = slots.length;
-    for (let i = (this.length >> 1) - 1; i >= 0; i--) this.siftDown(i);
-  }
-
-  get size(): number {
-    return this.length;
-  }
-
-  pop(): [slot: number, rank: number, score: number, words: number] {
-    const top: [number, number, number, number] = [this.slots[0]!, this.ranks[0]!, this.scores[0]!, this.words[0]!];
-    this.length--;
-    if (this.length > 0) this.move(this.length, 0);
-    if (this.length > 0) this.siftDown(0);
-    return top;
-  }
-
-  /** Higher rank first; equal ranks in slot order, so ties come out the same every time. */
-  private before(a: number, b: number): boolean {
-    return this.ranks[a]! > this.ranks[b]! || (this.ranks[a] === this.ranks[b] && this.slots[a]! < this.slots[b]!);
-  }
-
-  private move(from: number, to: number): void {
-    this.slots[to] = this.slots[from]!;
-    this.ranks[to] = this.ranks[from]!;
-    this.scores[to] = this.scores[from]!;
-    this.words[to] = this.words[from]!;
-  }
-
-  private siftDown(at: number): void {
-    for (;;) {
-      const left = 2 * at + 1;
-      if (left >= this.length) return;
-      const right = left + 1;
-      const child = right < this.length && this.before(right, left) ? right : left;
-      if (!this.before(child, at)) return;
-      const [slot, rank, score, words] = [this.slots[at]!, this.ranks[at]!, this.scores[at]!, this.words[at]!];
-      this.move(child, at);
-      this.slots[child] = slot;
-      this.ranks[child] = rank;
-      this.scores[child] = score;
-      this.words[child] = words;
-      at = child;
-    }
   }
 }
 

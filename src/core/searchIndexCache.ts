@@ -11,7 +11,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { readTextIfExists, writeFileAtomic, type FileSignature } from './files';
+import { readTextIfExists, writeFileAtomic, writeFileAtomicFrom, type FileSignature } from './files';
 import { MemorySearchIndex, type SearchableMemory } from './search';
 
 /** The version of a file's text that a document was indexed from. */
@@ -55,20 +55,26 @@ export function loadSearchIndex(file: string, files: ReadonlyMap<string, Indexed
 
 /**
  * Writes the index to `file`, only where .gitignore keeps it out of git (an
- * older store's .gitignore gains the line on its next write), and returns the
- * bytes written. Best effort (null when not written): a read-only checkout
- * only opens more slowly.
+ * older store's .gitignore gains the line on its next write); true when
+ * written. Best effort: a read-only checkout only opens more slowly. With
+ * `keepBytes`, the bytes written are returned too (the whole file in memory
+ * at once); without, they are written a piece at a time.
  */
-export function saveSearchIndex(file: string, index: MemorySearchIndex, files: ReadonlyMap<string, IndexedFile>): Buffer | null {
+export function saveSearchIndex(file: string, index: MemorySearchIndex, files: ReadonlyMap<string, IndexedFile>, options: { keepBytes?: boolean } = {}): { bytes: Buffer | null } | null {
   const gitignore = readTextIfExists(path.join(path.dirname(file), '.gitignore')) ?? '';
   if (!gitignore.split(/\r?\n/).some((line) => line.trim() === path.basename(file))) return null;
+  const keyOf = (id: string) => {
+    const f = files.get(id);
+    return f ? signatureKey(f.signature) : undefined;
+  };
   try {
-    const bytes = index.serialize((id) => {
-      const f = files.get(id);
-      return f ? signatureKey(f.signature) : undefined;
-    });
-    writeFileAtomic(file, [bytes], { durable: false });
-    return bytes;
+    if (options.keepBytes) {
+      const bytes = index.serialize(keyOf);
+      writeFileAtomic(file, [bytes], { durable: false });
+      return { bytes };
+    }
+    writeFileAtomicFrom(file, (write) => index.writeSerialized(keyOf, write), { durable: false });
+    return { bytes: null };
   } catch {
     return null;
   }

@@ -347,15 +347,15 @@ export class StoreQueries {
   /** Saves the search index for the next process, when it changed since it was loaded. */
   saveSearchIndex(): void {
     if (!this.searchIndex || !this.searchIndexUnsaved) return;
-    const saved = saveSearchIndex(this.mirror.paths.searchIndex, this.searchIndex, this.mirror.files);
+    const saved = saveSearchIndex(this.mirror.paths.searchIndex, this.searchIndex, this.mirror.files, { keepBytes: this.searchIndexBuiltHere });
     if (!saved) return;
     this.searchIndexUnsaved = false;
-    if (this.searchIndexBuiltHere) {
+    if (this.searchIndexBuiltHere && saved.bytes) {
       // Postings built from the memories' text are growable arrays of JS numbers; the saved form
       // holds them in one typed buffer: at 12,500 memories the heap is ~20 MB smaller with it
       // (net of the buffer, ~11 MB). A server started without caches goes on with what a warm
       // start would have loaded. Once: loading it at every save would stall a pause at 50,000.
-      this.searchIndex = MemorySearchIndex.deserialize(saved)?.index ?? this.searchIndex;
+      this.searchIndex = MemorySearchIndex.deserialize(saved.bytes)?.index ?? this.searchIndex;
       this.searchIndexBuiltHere = false;
     }
   }

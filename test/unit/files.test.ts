@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { JsonMapChunks, TEMP_SUFFIX, sameSignature, signatureOf, statSignature, writeFileAtomicAsync } from '../../src/core/files';
+import { JsonMapChunks, TEMP_SUFFIX, sameSignature, signatureOf, statSignature, writeFileAtomic, writeFileAtomicAsync, writeFileAtomicFrom } from '../../src/core/files';
 import { makeTempProject, removeDir } from '../support/storeKit';
 
 describe('writeFileAtomicAsync', () => {
@@ -24,6 +24,18 @@ describe('writeFileAtomicAsync', () => {
     assert.equal(fs.readFileSync(file, 'utf8'), '{"b":2}\n');
     assert.ok(sameSignature(second, statSignature(file)));
     assert.ok(!sameSignature(first, second), 'each write is a new inode');
+    assert.deepEqual(leftovers(), []);
+  });
+
+  it('writes thousands of buffers (more than one writev takes) in order, as writeFileAtomic does', async () => {
+    const pieces = Array.from({ length: 3000 }, (_, i) => Buffer.from(i % 7 === 0 ? '' : `${i},`));
+    const expected = Buffer.concat(pieces).toString('utf8');
+    const asynchronous = path.join(dir, 'async.json');
+    const synchronous = path.join(dir, 'sync.json');
+    await writeFileAtomicAsync(asynchronous, pieces, { durable: false });
+    writeFileAtomic(synchronous, pieces, { durable: false });
+    assert.equal(fs.readFileSync(asynchronous, 'utf8'), expected);
+    assert.equal(fs.readFileSync(synchronous, 'utf8'), expected);
     assert.deepEqual(leftovers(), []);
   });
 
@@ -107,5 +119,36 @@ describe('JsonMapChunks.buffersInSlices', () => {
     await sliced.buffersInSlices(1);
     counting = false;
     assert.equal(turns, 0);
+  });
+});
+
+describe('writeFileAtomicFrom', () => {
+  let dir: string;
+  beforeEach(() => (dir = makeTempProject('ltm-files-')));
+  afterEach(() => removeDir(dir));
+
+  it('writes each piece as it is given, so a producer may reuse its buffer', () => {
+    const file = path.join(dir, 'search-index.bin');
+    const block = new Uint8Array(4);
+    writeFileAtomicFrom(file, (write) => {
+      for (let i = 0; i < 5; i++) {
+        block.fill(65 + i);
+        write(block);
+      }
+    });
+    assert.equal(fs.readFileSync(file, 'utf8'), 'AAAABBBBCCCCDDDDEEEE');
+  });
+
+  it('a producer that fails leaves the target as it was and no temporary file', () => {
+    const file = path.join(dir, 'search-index.bin');
+    fs.writeFileSync(file, 'old');
+    assert.throws(() =>
+      writeFileAtomicFrom(file, (write) => {
+        write(Buffer.from('partial'));
+        throw new Error('the producer failed');
+      }),
+    /the producer failed/);
+    assert.equal(fs.readFileSync(file, 'utf8'), 'old');
+    assert.deepEqual(fs.readdirSync(dir).filter((name) => name.endsWith(TEMP_SUFFIX)), []);
   });
 });

@@ -147,6 +147,40 @@ describe('search index', () => {
     );
   });
 
+  it('a loaded index changed in any way and saved again loads as the same index (entries added beside its frozen lists included)', () => {
+    const ids = Array.from({ length: 30 }, (_, i) => `m${i}`);
+    fc.assert(
+      fc.property(fc.tuple(...ids.map((id) => memoryArb(id))), fc.array(stepArb([...ids, 'n0', 'n1', 'n2']), { maxLength: 30 }), fc.array(queryArb, { minLength: 1, maxLength: 3 }), (memories, after, queries) => {
+        const original = new MemorySearchIndex(EXACT);
+        const current = applySteps(original, memories.map((m) => ({ upsert: m })));
+        const loaded = MemorySearchIndex.deserialize(original.serialize(() => 'k'), EXACT)!;
+        applySteps(loaded.index, after, current);
+        const again = MemorySearchIndex.deserialize(loaded.index.serialize(() => 'k'), EXACT);
+        assert.ok(again, 'the changed index saves whole');
+        for (const query of queries) assert.deepEqual([...again.index.search(query)], [...loaded.index.search(query)], `"${query}"`);
+        for (const query of queries) assertSameHits(again.index, [...current.values()], query);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('the bytes given a piece at a time through a small block are serialize()\'s, whatever the changes since loading', () => {
+    const ids = Array.from({ length: 12 }, (_, i) => `m${i}`);
+    fc.assert(
+      fc.property(fc.tuple(...ids.map((id) => memoryArb(id))), fc.array(stepArb([...ids, 'n0']), { maxLength: 12 }), fc.integer({ min: 1, max: 9 }), (memories, after, blockNumbers) => {
+        const original = new MemorySearchIndex();
+        applySteps(original, memories.map((m) => ({ upsert: m })));
+        const loaded = MemorySearchIndex.deserialize(original.serialize(() => 'k'))!.index;
+        applySteps(loaded, after);
+        const pieces: Buffer[] = [];
+        // Copied as they come: the block is the writer's again once write returns.
+        loaded.writeSerialized((id) => `key ${id}`, (piece) => pieces.push(Buffer.from(piece)), blockNumbers);
+        assert.ok(Buffer.concat(pieces).equals(loaded.serialize((id) => `key ${id}`)));
+      }),
+      { numRuns: 100 },
+    );
+  });
+
   it('an index built in one go (build) answers as one built by upserts, and keeps doing so after any changes', () => {
     const ids = ['m0', 'm1', 'm2', 'm3', 'm4', 'm5', 'm6', 'm7'];
     fc.assert(
@@ -221,6 +255,17 @@ describe('search index', () => {
     assert.deepEqual([...index.search('deadlok migratoins')].map((h) => h.id), ['topic'], 'a typo in each word');
     assert.deepEqual([...index.search('the of and')], [], 'stop words alone match nothing');
     assert.deepEqual([...index.search('rendering postgres')].map((h) => h.id).sort(), ['content', 'other', 'topic']);
+  });
+
+  it('without prefixes, a word reaches itself and its other forms only', () => {
+    const index = new MemorySearchIndex();
+    for (const m of memories) index.upsert(m);
+    const words = { prefixes: false };
+    assert.deepEqual([...index.search('postg', undefined, undefined, words)].map((h) => h.id), [], 'no longer word it begins');
+    assert.deepEqual([...index.search('migration', undefined, undefined, words)].map((h) => h.id), ['topic'], 'another form of the word');
+    assert.deepEqual([...index.search('postgres', undefined, undefined, words)].map((h) => h.id), ['topic', 'content']);
+    assert.deepEqual([...index.search('dead')].map((h) => h.id), ['topic'], 'with prefixes, "dead" reaches "deadlock"');
+    assert.deepEqual([...index.search('dead', undefined, undefined, words)].map((h) => h.id), [], 'without, it does not');
   });
 
   it('applies the filter before normalising relevance', () => {

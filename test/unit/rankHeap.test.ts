@@ -1,0 +1,83 @@
+import { strict as assert } from 'node:assert';
+import fc from 'fast-check';
+import { HitColumnPool, HitColumns, RankHeap, SlotList } from '../../src/core/rankHeap';
+import { MemorySearchIndex, type SearchableMemory } from '../../src/core/search';
+
+function memory(id: string, content: string): SearchableMemory {
+  return { id, topic: `topic of ${id}`, tags: [], summary: '', content };
+}
+
+describe('rankHeap (the buffers a search ranks its hits in)', () => {
+  it('pops rows best rank first, equal ranks in slot order, with their columns alongside', () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(50), fc.integer({ min: 0, max: 5 })), { maxLength: 200 }), (rows) => {
+        const columns = new HitColumns(rows.length + 3);
+        rows.forEach(([slot, rank], i) => {
+          columns.slots[i] = slot;
+          columns.ranks[i] = rank;
+          columns.scores[i] = rank * 10 + slot;
+          columns.words[i] = slot % 7;
+        });
+        const heap = new RankHeap(columns, rows.length);
+        const taken: [number, number, number, number][] = [];
+        while (heap.size > 0) {
+          const row = heap.pop();
+          taken.push([columns.slots[row]!, columns.ranks[row]!, columns.scores[row]!, columns.words[row]!]);
+        }
+        const expected = rows
+          .map(([slot, rank]) => [slot, rank, rank * 10 + slot, slot % 7] as [number, number, number, number])
+          .sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+        assert.deepEqual(taken, expected);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('a SlotList keeps its numbers as it grows past its room, and clearing keeps nothing', () => {
+    const list = new SlotList(2);
+    for (let i = 0; i < 100; i++) list.push(i * 3);
+    assert.equal(list.length, 100);
+    assert.deepEqual(Array.from({ length: 100 }, (_, i) => list.at(i)), Array.from({ length: 100 }, (_, i) => i * 3));
+    list.clear();
+    assert.equal(list.length, 0);
+    list.push(7);
+    assert.equal(list.at(0), 7);
+  });
+
+  it('the pool lends its spare set once at a time, and a larger set returned replaces a smaller spare', () => {
+    const pool = new HitColumnPool();
+    const first = pool.take(10);
+    assert.equal(first.capacity, 64);
+    const second = pool.take(10);
+    assert.notEqual(second, first, 'a set still lent is never lent twice');
+    pool.give(first);
+    assert.equal(pool.take(50), first, 'the spare serves a search it is large enough for');
+    assert.notEqual(pool.take(50), first);
+    const large = pool.take(1000);
+    assert.equal(large.capacity, 1024);
+    pool.give(large);
+    pool.give(second);
+    assert.equal(pool.take(500), large, 'a smaller set returned does not replace a larger spare');
+  });
+
+  it('searches read side by side, or one left unread, rank exactly as each alone (the index lends each its own columns)', () => {
+    const index = new MemorySearchIndex();
+    for (let i = 0; i < 300; i++) index.upsert(memory(`m${i}`, `deadlock ${i % 2 ? 'postgres' : 'mysql'} retry ${'pool '.repeat(i % 5)} n${i}`));
+    const alone = (query: string) => [...index.search(query)].map((h) => [h.id, h.relevance, h.score, h.words]);
+    const deadlock = alone('deadlock pool');
+    const postgres = alone('postgres retry');
+    // One search read while another is read, and one left after its first hit.
+    const outer = index.search('deadlock pool');
+    const abandoned = index.search('mysql');
+    assert.ok(abandoned.next().value);
+    const interleaved: unknown[][] = [];
+    let inner: unknown[][] = [];
+    for (const hit of outer) {
+      interleaved.push([hit.id, hit.relevance, hit.score, hit.words]);
+      if (interleaved.length === 3) inner = [...index.search('postgres retry')].map((h) => [h.id, h.relevance, h.score, h.words]);
+    }
+    assert.deepEqual(interleaved, deadlock);
+    assert.deepEqual(inner, postgres);
+    assert.deepEqual(alone('deadlock pool'), deadlock, 'and the columns returned serve later searches as well');
+  });
+});
