@@ -48,6 +48,21 @@ const QUERY_CHARS = 1_000;
  * calibration pairs' rewordings among 10,000 memories.
  */
 const DISTINCTIVE_WORDS = 20;
+/**
+ * The most postings entries the candidates' search may read: the heaviest
+ * words are taken while they fit (the first always), and each reaches itself
+ * and its other forms only (no prefixes, no related words: the pool is
+ * measured with the whole text, expansions included, right after). So a
+ * duplicate check costs about the same in any store: at 50,000 bench
+ * memories the 20 words read ~164,000 entries, ~7 ms of a ~20 ms
+ * store_memory. Rewordings share their rarest words (names, identifiers,
+ * error codes), which come first: every calibration rewording is still named
+ * first among 5,000 bench memories (similarity.test.ts), and was among 10,000
+ * and 50,000 when measured. What it gives up is the best match of a memory
+ * that has none (a bench memory's nearest, on the same generated subject and
+ * far below the threshold): found for 7 of 60 at 10,000 instead of 24.
+ */
+const CANDIDATE_ENTRIES = 8_000;
 /** Hits of that search measured with the whole query (one scoresOf for all): the nearest neighbours come first. */
 const POOL = 10;
 /** The nearest this many by the forward measure are measured the other way too (a scoresOf each); as many as are named. */
@@ -57,6 +72,18 @@ export interface SimilarHit {
   id: string;
   /** 0 to 1: the mean of both directions' score ratios (see the header). */
   score: number;
+}
+
+/** The first of `words` whose searches read at most CANDIDATE_ENTRIES postings entries together (the first word always). */
+function withinBudget(index: MemorySearchIndex, words: readonly string[]): string[] {
+  const kept: string[] = [];
+  let entries = 0;
+  for (const word of words) {
+    entries += index.entriesReached(word);
+    if (kept.length > 0 && entries > CANDIDATE_ENTRIES) break;
+    kept.push(word);
+  }
+  return kept;
 }
 
 /** The text a memory is searched for by: topic, summary and the start of its content. */
@@ -109,7 +136,8 @@ export function similarityScore(
  * memories count (active ones, say); `memoryOf` gives a candidate's text, as
  * indexed, for measuring it.
  *
- * Candidates come from a search for the memory's rarest words; the nearest
+ * Candidates come from a search for the memory's rarest words (as written
+ * and in their other forms); the nearest
  * POOL are measured with its whole text (forward), the nearest CANDIDATES of
  * those with each one's own text too (backward). Each measure scores only the
  * memories compared, never the whole store.
@@ -129,9 +157,12 @@ export function findSimilar(
   const threshold = options.threshold ?? SIMILARITY_THRESHOLD;
   const self = index.scoringDocument(memory);
   if (!self) return [];
-  const distinctive = index.distinctiveWords(similarityQuery(memory), DISTINCTIVE_WORDS).join(' ');
+  const distinctive = withinBudget(index, index.distinctiveWords(similarityQuery(memory), DISTINCTIVE_WORDS)).join(' ');
   const pool: { memory: SearchableMemory; document: ScoringDocument }[] = [];
-  for (const hit of index.search(distinctive, (id) => id !== memory.id && options.accept(id), expand(distinctive))) {
+  // The candidates' search reaches the words as written and their other forms only: the related words and
+  // the longer words each begins (a prefix) more than doubled the postings it read at 10,000 memories, and
+  // the pool is measured with the whole text, expansions included, right after.
+  for (const hit of index.search(distinctive, (id) => id !== memory.id && options.accept(id), undefined, { prefixes: false })) {
     const other = options.memoryOf(hit.id);
     const document = other && index.scoringDocument(other);
     if (other && document) pool.push({ memory: other, document });
