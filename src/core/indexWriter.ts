@@ -87,6 +87,11 @@ export class IndexWriter {
     return this.ownIds ?? this.mirror.indexIds();
   }
 
+  /** Whether index.json lists `id`, or may (DiskMirror.indexMentions): what a new memory ID must avoid, answered without parsing the file. */
+  mentions(id: string): boolean {
+    return this.ownIds ? this.ownIds.has(id) : this.mirror.indexMentions(id);
+  }
+
   register(id: string): void {
     this.ownIds?.add(id);
     this.dirty.add(id);

@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { newMemoryId, randomMemoryId } from '../../src/core/memoryIds';
+import { MentionedIds, newMemoryId, randomMemoryId } from '../../src/core/memoryIds';
 import { isMemoryId } from '../../src/core/model';
 import type { StoreParts } from '../../src/core/storeParts';
 import { makeParts, makeTempProject, removeDir, testId, writeArchive, writeMemory } from '../support/storeKit';
@@ -57,6 +57,35 @@ describe('memoryIds: new memory IDs', () => {
     });
     assert.equal(id, free);
     assert.deepEqual(asked, offered, 'each ID in use was offered and passed over');
+  });
+
+  it("passes over an ID index.json names without parsing it, and over one it names with a \\u escape too", () => {
+    const [listed, mentioned, escaped, free] = [1, 2, 3, 4].map(testId) as [string, string, string, string];
+    const writer = open();
+    const entry = { topic: 'Listed', tags: [], phase: 0, difficulty: 0.5, created_at: '2026-01-01T00:00:00.000Z' };
+    fs.writeFileSync(writer.paths.index, `${JSON.stringify({ version: 1, memories: { [listed]: entry }, note: `see ${mentioned}` })}\n`);
+    const parts = open();
+    const offer = (...ids: string[]) => {
+      let next = 0;
+      return newMemoryId(parts, () => ids[next++]!);
+    };
+    // A text that only mentions an ID is passed over too: a free ID is never short.
+    assert.equal(offer(listed, mentioned, free), free);
+    assert.equal((parts.mirror as unknown as { indexFile: unknown }).indexFile, null, 'index.json was searched, not parsed');
+    // An ID written with an escape ("\u006dem_…") is only found by parsing: a file with any escape is parsed.
+    const text = JSON.stringify({ version: 1, memories: { [escaped]: entry } }).replace(`"${escaped}"`, `"\\u006d${escaped.slice(1)}"`);
+    fs.writeFileSync(writer.paths.index, `${text}\n`);
+    const again = open();
+    let next = 0;
+    assert.equal(newMemoryId(again, () => [escaped, free][next++]!), free);
+  });
+
+  it('MentionedIds knows every memory ID in a file\'s bytes, wherever it is written, and nothing that only looks like one', () => {
+    const text = '{"memories":{"mem_0000000a":{"topic":"see mem_ffffffff, not mem_XYZ00000 nor mem_00c"}},"tag_index":{"db":["mem_0000000d"]}}mem_1234abcd';
+    const mentioned = new MentionedIds(Buffer.from(text));
+    for (const id of ['mem_0000000a', 'mem_ffffffff', 'mem_0000000d', 'mem_1234abcd']) assert.ok(mentioned.has(id), id);
+    for (const id of ['mem_00000000', 'mem_0000000c', 'mem_XYZ00000', 'mem_1234ABCD', 'mem_0000000', 'other']) assert.ok(!mentioned.has(id), id);
+    assert.ok(!new MentionedIds(Buffer.alloc(0)).has('mem_0000000a'));
   });
 
   it('gives the first free candidate at once on an empty store', () => {
