@@ -1,5 +1,6 @@
 /**
- * LTM benchmark: `npm run bench` (builds dist/, then runs this with --expose-gc).
+ * LTM benchmark: `npm run bench` (builds dist/ as it ships, minified: a server holds its bundle's
+ * source, and what users run is what is measured; then runs this with --expose-gc).
  *
  * Writes bench/RESULTS.md (tables, targets, machine; committed) and
  * bench/results.json (every sample; git-ignored, rewritten by each run).
@@ -65,7 +66,7 @@ export async function runBench(sections: readonly BenchSection[] = SECTIONS): Pr
   const only = process.env.LTM_BENCH_SECTIONS?.split(',').map((s) => s.trim());
   const selected = only ? sections.filter((s) => only.includes(s.id)) : sections;
   const cliPath = path.join(repoRoot, 'dist', 'cli.js');
-  if (!fs.existsSync(cliPath)) throw new Error(`${cliPath} is missing: run "npm run build" first (npm run bench does)`);
+  if (!fs.existsSync(cliPath)) throw new Error(`${cliPath} is missing: run "node esbuild.mjs --production" first (npm run bench does)`);
   if (typeof (globalThis as { gc?: unknown }).gc !== 'function') {
     console.warn('warning: run with --expose-gc (npm run bench does) for meaningful memory numbers');
   }

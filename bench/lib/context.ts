@@ -18,7 +18,7 @@ export interface BenchContext {
   repoRoot: string;
   /** A private temporary directory, removed when the bench ends. */
   tmpRoot: string;
-  /** The built CLI (npm run build). */
+  /** The built CLI, as it ships (node esbuild.mjs --production). */
   cliPath: string;
   options: BenchOptions;
   log(message: string): void;

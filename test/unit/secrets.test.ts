@@ -327,6 +327,7 @@ const negatives: Array<[string, string]> = [
   ['a template', 'password: "{{ vault_db_password }}"'],
   ['an angle-bracket placeholder', 'password: <your-password>'],
   ['a mask', 'password: "********"'],
+  ['a mask of bullets', 'password: \u2022\u2022\u2022\u2022\u2022\u2022'],
   ['a YAML tag', 'password: !secret wifi_password'],
   ['a placeholder in a URL', 'postgres://app:${DB_PASSWORD}@db:5432/app'],
   ['a word standing for the password in a URL', "new Redis('redis://user:pass@localhost:6379'); // or user:password@host"],
