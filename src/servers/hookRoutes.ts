@@ -21,6 +21,7 @@ import { isToolFailure, sessionKey, type ClosedSession, type SessionTracker } fr
 import type { SessionSituation } from '../core/situation';
 import type { EvictionResult, MemoryStore } from '../core/store';
 import { SubagentTasks, subagentTaskOf } from './subagentTasks';
+import { UsageBatch } from './usageBatch';
 
 export const HOOK_EVENTS = ['session_start', 'user_prompt_submit', 'pre_tool_use', 'post_tool_use', 'pre_compact', 'session_end', 'subagent_start'] as const;
 export type HookEvent = (typeof HOOK_EVENTS)[number];
@@ -165,23 +166,18 @@ export class HookRoutes {
   }
 
   /**
-   * Uses waiting to be written, by session number (-1: the current one) and
-   * kind: what session starts injected and what hooks offered (see usage.ts).
-   * Both count as accesses, as they always have.
+   * Uses waiting to be written: what session starts injected and what hooks
+   * offered (see usage.ts); both count as accesses, as they always have.
+   * Written with the answers that give them (`after`), in one write.
    */
-  private pendingAccesses = new Map<number, { injected: string[]; offered: string[] }>();
+  private readonly accesses = new UsageBatch((batch) => this.store.recordUsageBySession(batch));
 
   private queueAccesses(session: number, ids: readonly string[], kind: 'injected' | 'offered'): void {
-    const uses = this.pendingAccesses.get(session) ?? { injected: [], offered: [] };
-    uses[kind].push(...ids);
-    this.pendingAccesses.set(session, uses);
+    this.accesses.add(session, kind, ids);
   }
 
   private async flushAccesses(): Promise<void> {
-    if (this.pendingAccesses.size === 0) return;
-    const batch = this.pendingAccesses;
-    this.pendingAccesses = new Map();
-    await this.store.recordUsageBySession(batch);
+    await this.accesses.flush();
   }
 
   sessionForToolUse(toolUseId: string | undefined): string | undefined {

@@ -20,6 +20,7 @@ import { TOOL_PREFIX_HEADER, knownToolPrefix } from '../shared/toolNames';
 import { cachedGitSituation } from './gitSituation';
 import { McpSessions, type McpSessionLimits, type McpSessionStats } from './mcpSessions';
 import { createMcpServer } from './mcpTools';
+import { UsageBatch } from './usageBatch';
 import { EmptyBearerError, HttpError, RequestGuard, httpStatusOf, readJsonBody, sendError, sendJson } from './requestGuard';
 import {
   ServerRunningError,
@@ -74,6 +75,7 @@ export class LtmServer {
   private readonly guard: RequestGuard;
   private readonly hooks: HookRoutes;
   private readonly sessions: SessionTracker;
+  private readonly recalled: UsageBatch;
   /** Work done after answering: bookkeeping and maintenance, in the pauses between hooks. */
   private readonly followUps: FollowUpQueue;
   /** index.json is written in pauses between requests, not on every store. */
@@ -95,6 +97,11 @@ export class LtmServer {
     });
     // Session counters are written when the server is quiet, with the other follow-up work.
     this.sessions = new SessionTracker(options.store, (flush) => this.followUps.queue('session counters', flush));
+    // So are the uses of what recall returned: every recall since the last write, in one write.
+    this.recalled = new UsageBatch(
+      (batch) => options.store.recordUsageBySession(batch),
+      (flush) => this.followUps.queue('recall usage', flush),
+    );
     this.hooks = new HookRoutes(options.store, this.sessions, {
       injectionBudgetTokens: options.injectionBudgetTokens,
       promptBudgetTokens: options.promptBudgetTokens,
@@ -108,7 +115,7 @@ export class LtmServer {
           sessions: this.sessions,
           version: options.version,
           sessionForToolUse: (id) => this.hooks.sessionForToolUse(id),
-          afterAnswer: (what, work) => this.followUps.queue(what, work),
+          countRecalled: (session, ids) => this.recalled.add(session, 'recalled', ids),
         }),
       url: () => this.mcpUrl,
       limits: options.mcpSessions,

@@ -22,11 +22,11 @@ export interface McpToolContext {
   /** The Claude Code session that made a tool call, from the PreToolUse hook, if known. */
   sessionForToolUse: (toolUseId: string | undefined) => string | undefined;
   /**
-   * Runs bookkeeping after the answer went out (the server's follow-up queue):
-   * what recall returned is counted there, so a search never waits for the
-   * store's lock. Without it, the work is done before answering.
+   * Counts what recall returned after the answer went out (a server's batch of
+   * uses, written in its follow-up queue), so that a search never waits for the
+   * store's lock. Without it, they are counted before answering.
    */
-  afterAnswer?: (what: string, work: () => Promise<unknown>) => void;
+  countRecalled?: (session: number, ids: readonly string[]) => void; // session -1: the current one
 }
 
 const memoryId = z.string().regex(MEMORY_ID_PATTERN, `must be a memory ID: ${MEMORY_ID_FORMAT}`);
@@ -156,9 +156,8 @@ export function createMcpServer(ctx: McpToolContext): McpServer {
       const recalled = items.filter((i) => !i.archived).map((i) => i.id);
       if (recalled.length > 0) {
         const session = ctx.sessions.sessionNumber(ctx.sessionForToolUse(toolUseIdOf(meta)));
-        const work = () => store.recordRecalls(recalled, session);
-        if (ctx.afterAnswer) ctx.afterAnswer('recall usage', work);
-        else await work();
+        if (ctx.countRecalled) ctx.countRecalled(session ?? -1, recalled);
+        else await store.recordRecalls(recalled, session);
       }
       return result(responses.recallText(args.query, items), responses.recallResponse(items));
     }),
