@@ -17,10 +17,12 @@
  */
 export type NumberList = number[] | Uint32Array;
 
-/** A typed copy of the first `length` numbers of `from`, in a buffer with room for a quarter more. */
-function roomyCopy(from: ArrayLike<number>, length: number): Uint32Array {
+/** A typed copy of `list`, then `more`, in a buffer with room for a quarter more. */
+function roomyCopy(list: ArrayLike<number>, more: readonly number[] = []): Uint32Array {
+  const length = list.length + more.length;
   const data = new Uint32Array(length + (length >> 2) + 4);
-  for (let i = 0; i < length; i++) data[i] = from[i]!;
+  for (let i = 0; i < list.length; i++) data[i] = list[i]!;
+  data.set(more, list.length);
   return data.subarray(0, length);
 }
 
@@ -33,7 +35,7 @@ export function append(lists: NumberList[], at: number, value: number, frozen: A
   }
   const length = list.length;
   const roomAfter = list.buffer !== frozen && list.byteOffset / 4 + length < list.buffer.byteLength / 4;
-  const owned = roomAfter ? list : roomyCopy(list, length);
+  const owned = roomAfter ? list : roomyCopy(list);
   const grown = new Uint32Array(owned.buffer, owned.byteOffset, length + 1);
   grown[length] = value;
   lists[at] = grown;
@@ -46,7 +48,7 @@ export function removeAt(lists: NumberList[], at: number, index: number, frozen:
     list.splice(index, 1);
     return;
   }
-  const owned = list.buffer === frozen ? roomyCopy(list, list.length) : list;
+  const owned = list.buffer === frozen ? roomyCopy(list) : list;
   owned.copyWithin(index, index + 1);
   lists[at] = owned.subarray(0, list.length - 1);
 }
@@ -111,8 +113,8 @@ export function removeEntry(postings: FieldPostings, field: number, slot: number
   if (at < 0) return false;
   if (added && added.slots.length > 0) {
     // The list is frozen (entries are added beside frozen lists only): one copy holds both, and the entry goes from it.
-    postings.slots[field] = joinedCopy(postings.slots[field]!, added.slots);
-    postings.frequencies[field] = joinedCopy(postings.frequencies[field]!, added.frequencies);
+    postings.slots[field] = roomyCopy(postings.slots[field]!, added.slots);
+    postings.frequencies[field] = roomyCopy(postings.frequencies[field]!, added.frequencies);
     added.slots = [];
     added.frequencies = [];
   }
@@ -142,13 +144,4 @@ export function dropEntries(postings: FieldPostings, field: number, removed: Uin
     added.slots = [];
     added.frequencies = [];
   }
-}
-
-/** A typed copy, with room for a quarter more, of `list` followed by `more`. */
-function joinedCopy(list: NumberList, more: readonly number[]): Uint32Array {
-  const length = list.length + more.length;
-  const data = new Uint32Array(length + (length >> 2) + 4);
-  for (let i = 0; i < list.length; i++) data[i] = list[i]!;
-  data.set(more, list.length);
-  return data.subarray(0, length);
 }
