@@ -74,6 +74,30 @@ function writeThroughTemp(file: string, options: WriteOptions, write: (fd: numbe
  * before the rename, which keeps inode, size and mtime).
  */
 export async function writeFileAtomicAsync(file: string, data: string | readonly Buffer[], options: WriteOptions = {}): Promise<FileSignature> {
+  const { temp, signature } = await writeTempFileAsync(file, data, options);
+  try {
+    await fs.promises.rename(temp, file);
+  } catch (error) {
+    await fs.promises.rm(temp, { force: true });
+    throw error;
+  }
+  return signature;
+}
+
+/** A temporary file written for `file` (writeTempFileAsync), to be renamed over it or discarded. */
+export interface TempFile {
+  temp: string;
+  /** The temporary file's signature, which the rename keeps. */
+  signature: FileSignature;
+}
+
+/**
+ * The first half of writeFileAtomicAsync: the temporary file next to `file`,
+ * written (and flushed unless not durable). The caller renames it over `file`
+ * (replaceWithTemp) or discards it; a process killed before leaves it for
+ * `fix` like any `*.ltm-tmp`.
+ */
+export async function writeTempFileAsync(file: string, data: string | readonly Buffer[], options: WriteOptions = {}): Promise<TempFile> {
   const dir = path.dirname(file);
   const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`);
   const handle = await fs.promises.open(temp, 'wx', options.mode ?? 0o666);
@@ -90,13 +114,17 @@ export async function writeFileAtomicAsync(file: string, data: string | readonly
     throw error;
   }
   await handle.close();
+  return { temp, signature };
+}
+
+/** Renames a temporary file over `file` at once (the second half of writeFileAtomicAsync); removes it if that fails. */
+export function replaceWithTemp(written: TempFile, file: string): void {
   try {
-    await fs.promises.rename(temp, file);
+    fs.renameSync(written.temp, file);
   } catch (error) {
-    await fs.promises.rm(temp, { force: true });
+    fs.rmSync(written.temp, { force: true });
     throw error;
   }
-  return signature;
 }
 
 /** Buffers being written by writev, which takes at most IOV_MAX (1024) buffers a call and may write only a part. */

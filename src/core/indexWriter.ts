@@ -10,10 +10,12 @@
  *
  * Even so a write costs bytes in proportion to the store (about 320 per
  * memory), so a server defers it (deferWrites): a store then only marks
- * index.json as behind (indexPending.ts), and the server calls flush() in a
- * pause between requests.
+ * index.json as behind (indexPending.ts), and the server flushes it in a
+ * pause between requests (MemoryStore.flushIndex: decided and put in place
+ * under the lock, rendered and written without it).
  */
-import { JsonMapChunks, jsonWithMaps, stringListMember, writeFileAtomic, writeFileAtomicAsync } from './files';
+import * as fs from 'node:fs';
+import { JsonMapChunks, jsonWithMaps, replaceWithTemp, stringListMember, writeFileAtomic, writeTempFileAsync, type TempFile } from './files';
 import type { DiskMirror } from './diskMirror';
 import { clearIndexPending, markIndexPending } from './indexPending';
 import type { Memory, MemoryMeta } from './model';
@@ -24,6 +26,14 @@ import { indexEntryOf, readIndexEntries } from './storeFiles';
  * each, ~0.3 ms) between two looks at the event loop: ~10 ms at most.
  */
 const CHUNKS_PER_SLICE = 32;
+
+/** A flush decided under the lock (IndexWriter.prepareFlush), until it is put in place. */
+export interface PreparedFlush {
+  /** The IDs index.json will list. */
+  readonly ids: Set<string>;
+  /** The writer's generation when it was decided (-1: it failed). */
+  generation: number;
+}
 
 export class IndexWriter {
   /**
@@ -61,6 +71,11 @@ export class IndexWriter {
   private onDeferred: (() => void) | null = null;
   /** Changes were made that index.json does not list yet (deferred writes only). */
   private behind = false;
+  /**
+   * Counts what makes a prepared flush out of date: a write of index.json by
+   * this process, one seen on disk, a wholesale replacement of the IDs.
+   */
+  private generation = 0;
 
   constructor(
     private readonly mirror: DiskMirror,
@@ -69,9 +84,10 @@ export class IndexWriter {
 
   /**
    * From now on write() only marks index.json as behind, once per flush, and
-   * calls `onBehind`; flush() writes it. For a long-running server; every
-   * caller of write() holds the lock, and so must the caller of flush().
-   * null writes at once again (what is behind waits for flush()).
+   * calls `onBehind`; a flush writes it. For a long-running server; every
+   * caller of write(), prepareFlush() and commitFlush() holds the lock
+   * (writeFlush() needs none). null writes at once again (what is behind
+   * waits for a flush).
    */
   deferWrites(onBehind: (() => void) | null): void {
     this.onDeferred = onBehind;
@@ -106,12 +122,14 @@ export class IndexWriter {
   indexChanged(): void {
     this.ownIds = null;
     this.needsFullSync = true;
+    this.generation++;
   }
 
   /** The registered set becomes `ids` (fix, after repairing the memory files). */
   replaceIds(ids: Set<string>): void {
     this.ownIds = ids;
     this.needsFullSync = true;
+    this.generation++;
   }
 
   /** A memory file changed: its entry is rendered again at the next write. */
@@ -144,24 +162,73 @@ export class IndexWriter {
     this.written(this.ownIds!);
   }
 
-  /** Writes index.json if it is behind (deferred writes), without holding the event loop during the write. The caller holds the lock. */
+  /** A whole flush (prepareFlush, writeFlush, commitFlush) for a caller that holds the lock throughout. */
   async flush(): Promise<void> {
-    if (!this.behind) return;
+    const prepared = this.prepareFlush();
+    if (prepared) this.commitFlush(prepared, await this.writeFlush(prepared));
+  }
+
+  /**
+   * The first step of a flush, under the lock: decides what index.json will
+   * hold (null when it is not behind). Rendering and writing it (writeFlush)
+   * need no lock; commitFlush, under the lock again, puts it in place.
+   */
+  prepareFlush(): PreparedFlush | null {
+    if (!this.behind) return null;
     this.prepareRender();
-    const bytes = this.bytes(await this.members.buffersInSlices(this.options.chunksPerSlice ?? CHUNKS_PER_SLICE));
-    const ids = this.ownIds!;
+    return { ids: this.ownIds!, generation: this.generation };
+  }
+
+  /**
+   * The second step, without the lock: renders index.json as prepared, in
+   * slices with the event loop free between them, into a temporary file. At
+   * 50,000 memories a server's first flush renders every entry (~0.5 s): under
+   * the lock, every store waited for it. Nothing else prepares meanwhile (the
+   * caller runs one flush at a time), so what is rendered is what was decided.
+   */
+  async writeFlush(prepared: PreparedFlush): Promise<TempFile> {
     try {
-      await writeFileAtomicAsync(this.mirror.paths.index, bytes, { durable: false });
+      const bytes = this.bytes(await this.members.buffersInSlices(this.options.chunksPerSlice ?? CHUNKS_PER_SLICE));
+      return await writeTempFileAsync(this.mirror.paths.index, bytes, { durable: false });
     } catch (error) {
       // What was rendered is not on disk: the next write looks at everything again.
       this.needsFullSync = true;
+      prepared.generation = -1;
       throw error;
     }
-    this.written(ids);
+  }
+
+  /**
+   * The last step, under the lock again (after a refresh): the file written
+   * replaces index.json, unless index.json was written since the flush was
+   * prepared (by this process, or by another one: a refresh saw it change);
+   * then it is dropped, and the next flush renders everything. Changes made
+   * while it was written keep index.json behind, and ask for the next flush.
+   */
+  commitFlush(prepared: PreparedFlush, written: TempFile): void {
+    if (prepared.generation !== this.generation) {
+      fs.rmSync(written.temp, { force: true });
+      this.needsFullSync = true;
+      this.onDeferred?.();
+      return;
+    }
+    try {
+      replaceWithTemp(written, this.mirror.paths.index);
+    } catch (error) {
+      this.needsFullSync = true;
+      throw error;
+    }
+    this.written(prepared.ids);
   }
 
   private written(ids: Set<string>): void {
     this.mirror.noteIndexWritten(ids);
+    this.generation++;
+    if (this.dirty.size > 0) {
+      // Changed while the file was written (a flush renders without the lock): still behind, and the mark stays.
+      this.onDeferred?.();
+      return;
+    }
     this.behind = false;
     clearIndexPending(this.mirror.paths);
   }

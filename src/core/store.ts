@@ -54,6 +54,8 @@ export { initStoreFiles };
 export class MemoryStore {
   readonly paths: StorePaths;
   private readonly lock: StoreLock;
+  /** The index.json flush under way, if any: flushes run one at a time (flushIndex). */
+  private indexFlushes: Promise<void> = Promise.resolve();
   /** What the commands and reads work through (storeParts.ts). */
   private readonly parts: StoreParts;
   /** The parts with the store's lock, for commands that take it once per memory (anchorCommands.ts). */
@@ -411,10 +413,27 @@ export class MemoryStore {
     this.parts.index.deferWrites(onBehind);
   }
 
-  /** Writes index.json if this process's changes are not in it yet (deferIndexWrites). */
+  /**
+   * Writes index.json if this process's changes are not in it yet
+   * (deferIndexWrites): decided and put in place under the lock, rendered and
+   * written to a temporary file between, so that other writes need not wait
+   * for it (IndexWriter.prepareFlush). One flush at a time.
+   */
   async flushIndex(): Promise<void> {
-    if (!this.parts.index.isBehind) return;
-    await this.mutate(() => this.parts.index.flush());
+    const flush = this.indexFlushes.then(async () => {
+      if (!this.parts.index.isBehind) return;
+      const prepared = await this.mutate(() => this.parts.index.prepareFlush());
+      if (!prepared) return;
+      const written = await this.parts.index.writeFlush(prepared);
+      try {
+        await this.mutate(() => this.parts.index.commitFlush(prepared, written));
+      } catch (error) {
+        fs.rmSync(written.temp, { force: true });
+        throw error;
+      }
+    });
+    this.indexFlushes = flush.catch(() => undefined);
+    return flush;
   }
 
   /** Brings index.json up to date before a check: this process's deferred changes, then another server's (waited for). */

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { toJsonText } from '../../src/core/files';
+import { TEMP_SUFFIX, toJsonText } from '../../src/core/files';
 import { IndexWriter } from '../../src/core/indexWriter';
 import { parseMemoryFile } from '../../src/core/memoryFile';
 import type { Memory } from '../../src/core/model';
@@ -353,6 +353,66 @@ describe('IndexWriter', () => {
       } finally {
         sliced.mirror.dispose();
       }
+    });
+
+    it('changes made while a flush writes (without the lock) keep index.json behind, marked, and ask for the next flush', async () => {
+      writeMemory(h.paths.root, A);
+      h.mirror.refresh();
+      h.index.write();
+      let asked = 0;
+      h.index.deferWrites(() => asked++);
+      h.mirror.writeMemoryFile(B, memoryText(B, { topic: 'Beta' }));
+      h.index.register(B);
+      h.index.write();
+      const prepared = h.index.prepareFlush()!;
+      const writing = h.index.writeFlush(prepared);
+      // Another write of this process while the file is being written.
+      h.mirror.writeMemoryFile(C, memoryText(C, { topic: 'Gamma' }));
+      h.index.register(C);
+      h.index.write();
+      h.index.commitFlush(prepared, await writing);
+      assert.deepEqual(Object.keys(JSON.parse(readIndex()).memories), [A, B], 'written as prepared');
+      assert.equal(h.index.isBehind, true, 'Gamma is not in it');
+      assert.equal(fs.existsSync(h.paths.indexPending), true, 'and the mark still says so');
+      assert.equal(asked, 2, 'the next flush is asked for');
+      await h.index.flush();
+      assert.equal(readIndex(), expected());
+      assert.equal(h.index.isBehind, false);
+      assert.equal(fs.existsSync(h.paths.indexPending), false);
+    });
+
+    it('a flush prepared before index.json was written again (by another process, or by this one) is dropped, and the next one writes everything', async () => {
+      writeMemory(h.paths.root, A);
+      h.mirror.refresh();
+      h.index.write();
+      h.index.deferWrites(() => undefined);
+      h.mirror.writeMemoryFile(B, memoryText(B, { topic: 'Beta' }));
+      h.index.register(B);
+      h.index.write();
+      const leftovers = () => fs.readdirSync(h.paths.root).filter((name) => name.endsWith(TEMP_SUFFIX));
+
+      // Another process writes index.json while this one renders: the refresh before putting it in place sees it.
+      let prepared = h.index.prepareFlush()!;
+      let written = await h.index.writeFlush(prepared);
+      const theirs = `${JSON.stringify({ version: 1, memories: { [A]: { topic: 'Theirs' } } })}\n`;
+      fs.writeFileSync(h.paths.index, theirs);
+      h.mirror.refresh();
+      h.index.commitFlush(prepared, written);
+      assert.equal(readIndex(), theirs, 'not replaced by what was prepared before it');
+      assert.deepEqual(leftovers(), []);
+      assert.equal(h.index.isBehind, true);
+
+      // This process writes it at once (fix) meanwhile.
+      prepared = h.index.prepareFlush()!;
+      written = await h.index.writeFlush(prepared);
+      h.index.write({ now: true });
+      const now = readIndex();
+      h.index.commitFlush(prepared, written);
+      assert.equal(readIndex(), now);
+      assert.deepEqual(leftovers(), []);
+
+      await h.index.flush();
+      assert.equal(readIndex(), expected());
     });
 
     it('a failed flush stays behind, and the next one writes everything', async () => {

@@ -843,6 +843,30 @@ describe('MemoryStore: changes made outside the store', () => {
     store.deferIndexWrites(null);
   });
 
+  it('a store made while index.json is being flushed does not wait for the flush, and the next flush lists it', async () => {
+    const store = ctx.open();
+    await store.store({ topic: 'Listed', content: 'a' });
+    store.deferIndexWrites(() => undefined);
+    const deferred = await store.store({ topic: 'Deferred', content: 'b' });
+    const order: string[] = [];
+    const flushing = store.flushIndex().then(() => order.push('flushed'));
+    // The flush has decided (under the lock) by the next turn of the event loop, and is writing the file.
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    // It holds the lock to decide and to put the file in place, not while it renders and writes it.
+    const during = await store.store({ topic: 'Stored during the flush', content: 'c' });
+    order.push('stored');
+    await flushing;
+    assert.deepEqual(order, ['stored', 'flushed']);
+    const listed = () => memoryKeys(path.join(ctx.root, 'index.json'));
+    assert.ok(listed().includes(deferred.memory.id));
+    assert.ok(!listed().includes(during.memory.id), 'not decided when the flush began');
+    await store.flushIndex();
+    assert.ok(listed().includes(during.memory.id));
+    await store.settleIndex();
+    assert.equal(store.check().healthy, true);
+    store.deferIndexWrites(null);
+  });
+
   it('changeCount moves with every change seen or made, and stays put when nothing changed (the views refresh on it)', async () => {
     const store = ctx.open();
     const other = ctx.open(); // another process, as far as the files are concerned
