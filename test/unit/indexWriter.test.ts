@@ -355,15 +355,20 @@ describe('IndexWriter', () => {
       }
     });
 
-    it('changes made while a flush writes (without the lock) keep index.json behind, marked, and ask for the next flush', async () => {
+    /** index.json written with A, writes deferred, then B stored: index.json is behind. */
+    function deferredWithBeta(onBehind: () => void = () => undefined): void {
       writeMemory(h.paths.root, A);
       h.mirror.refresh();
       h.index.write();
-      let asked = 0;
-      h.index.deferWrites(() => asked++);
+      h.index.deferWrites(onBehind);
       h.mirror.writeMemoryFile(B, memoryText(B, { topic: 'Beta' }));
       h.index.register(B);
       h.index.write();
+    }
+
+    it('changes made while a flush writes (without the lock) keep index.json behind, marked, and ask for the next flush', async () => {
+      let asked = 0;
+      deferredWithBeta(() => asked++);
       const prepared = h.index.prepareFlush()!;
       const writing = h.index.writeFlush(prepared);
       // Another write of this process while the file is being written.
@@ -382,13 +387,7 @@ describe('IndexWriter', () => {
     });
 
     it('a flush prepared before index.json was written again (by another process, or by this one) is dropped, and the next one writes everything', async () => {
-      writeMemory(h.paths.root, A);
-      h.mirror.refresh();
-      h.index.write();
-      h.index.deferWrites(() => undefined);
-      h.mirror.writeMemoryFile(B, memoryText(B, { topic: 'Beta' }));
-      h.index.register(B);
-      h.index.write();
+      deferredWithBeta();
       const leftovers = () => fs.readdirSync(h.paths.root).filter((name) => name.endsWith(TEMP_SUFFIX));
 
       // Another process writes index.json while this one renders: the refresh before putting it in place sees it.
@@ -416,13 +415,7 @@ describe('IndexWriter', () => {
     });
 
     it('a failed flush stays behind, and the next one writes everything', async () => {
-      writeMemory(h.paths.root, A);
-      h.mirror.refresh();
-      h.index.write();
-      h.index.deferWrites(() => undefined);
-      h.mirror.writeMemoryFile(B, memoryText(B, { topic: 'Beta' }));
-      h.index.register(B);
-      h.index.write();
+      deferredWithBeta();
       // index.json cannot be replaced while a directory holds its name.
       fs.rmSync(h.paths.index);
       fs.mkdirSync(h.paths.index);
