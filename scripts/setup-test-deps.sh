@@ -4,7 +4,9 @@
 #   - the pinned Claude Code CLI (end-to-end tests),
 #   - Node 24 and code-server, a real VS Code for the extension tests,
 #   - Debian's Chromium (the VS Code window, driven by Playwright) and libkrb5-dev
-#     (code-server's kerberos module compiles from source offline).
+#     (code-server's kerberos module compiles from source offline);
+#   - Debian's python3, whose ctypes makes a process whose first thread ended
+#     while another runs (the lock's judgement of a killed holder).
 # Usage: setup-test-deps.sh [claude] [vscode]   (default: both)
 set -euo pipefail
 CACHE=${LTM_TEST_CACHE:-$HOME/.cache/ltm-test}
@@ -28,12 +30,12 @@ if [[ " $want " == *" claude "* ]]; then
 fi
 
 if [[ " $want " == *" vscode "* ]]; then
-  if ! command -v chromium >/dev/null 2>&1 || ! dpkg -s libkrb5-dev >/dev/null 2>&1; then
-    echo "setup: installing Debian packages chromium and libkrb5-dev"
+  if ! command -v chromium >/dev/null 2>&1 || ! dpkg -s libkrb5-dev >/dev/null 2>&1 || ! command -v python3 >/dev/null 2>&1; then
+    echo "setup: installing Debian packages chromium, libkrb5-dev and python3"
     export DEBIAN_FRONTEND=noninteractive
     SUDO=""; [ "$(id -u)" = 0 ] || SUDO=sudo
     $SUDO apt-get update -qq
-    $SUDO apt-get install -y -qq --no-install-recommends chromium libkrb5-dev >/dev/null
+    $SUDO apt-get install -y -qq --no-install-recommends chromium libkrb5-dev python3 >/dev/null
   fi
   echo "setup: $(chromium --version 2>/dev/null | head -n 1)"
 

@@ -78,34 +78,63 @@ function visibleFromHere(holder: ProcessIdentity): boolean {
 }
 
 /**
- * False only when the holder is certainly gone: visible from here, and no
- * process has its ID, the process with its ID started at another time, or it
- * has exited and only waits for its parent to collect it (a zombie). A holder
- * on another machine (a shared network folder) or in another PID namespace
- * (another container) is never declared dead here.
+ * One look at the process that has an ID now: it runs (with its start time),
+ * it has exited and waits for its parent to collect it (a zombie), no process
+ * has the ID, or it exists but this platform says no more (no /proc, as on
+ * macOS and Windows, or /proc hides other users' processes).
+ *
+ * /proc is read before the ID is tried, not after: tried first, a process
+ * collected between the two looks would exist for the first and have no /proc
+ * entry for the second, and read as alive after it had read as dead. A
+ * sibling writer judging a killed lock holder at the moment its parent
+ * collects it saw exactly that.
  */
-export function isProcessAlive(holder: ProcessIdentity): boolean {
-  if (!visibleFromHere(holder)) return true;
-  if (!Number.isInteger(holder.pid) || holder.pid <= 0) return false;
-  if (!pidExists(holder.pid)) return false;
-  const stat = procStat(holder.pid);
-  if (stat === null) return true;
-  // A zombie (killed or exited, not yet reaped by its parent) still has its ID
-  // and start time but runs no more code: what it held is as dead as it is.
-  if (stat.state === 'Z' || stat.state === 'X') return false;
-  return holder.started === null || stat.started === null || stat.started === holder.started;
+type Sighting = { state: 'running'; started: string | null } | { state: 'exited' | 'gone' | 'exists' };
+
+function sight(pid: number): Sighting {
+  const stat = procStat(pid);
+  if (stat !== null) {
+    // A zombie (killed or exited, not yet collected by its parent) still has its
+    // ID and start time but runs no more code: what it held is as dead as it is.
+    // Its first thread is a zombie as soon as that thread ends, though, while
+    // the others may still be finishing a system call (a killed process's
+    // rename or fsync on libuv's thread pool): it has exited once they are gone.
+    const exited = (stat.state === 'Z' || stat.state === 'X') && threadCount(pid) <= 1;
+    return exited ? { state: 'exited' } : { state: 'running', started: stat.started };
+  }
+  return pidExists(pid) ? { state: 'exists' } : { state: 'gone' };
+}
+
+/** The threads /proc lists for a process; 0 once it is gone. */
+function threadCount(pid: number): number {
+  try {
+    return fs.readdirSync(`/proc/${pid}/task`).length;
+  } catch {
+    return 0;
+  }
 }
 
 /**
  * 'dead' and 'alive' are certain; 'unknown' (another machine or namespace, or
  * no start times, as on macOS and Windows, where a process that reused the ID
  * looks alive) leaves the judgement to something else: a lock's age, a
- * server's answer.
+ * server's answer. Dead means visible from here, and no process has its ID,
+ * the process with its ID started at another time, or it is a zombie. A holder
+ * on another machine (a shared network folder) or in another PID namespace
+ * (another container) is never declared dead here.
  */
 export function holderState(holder: ProcessIdentity): 'dead' | 'alive' | 'unknown' {
   if (!visibleFromHere(holder)) return 'unknown';
-  if (!isProcessAlive(holder)) return 'dead';
-  return holder.started !== null && processStartTime(holder.pid) === holder.started ? 'alive' : 'unknown';
+  if (!Number.isInteger(holder.pid) || holder.pid <= 0) return 'dead';
+  const seen = sight(holder.pid);
+  if (seen.state !== 'running') return seen.state === 'exists' ? 'unknown' : 'dead';
+  if (holder.started === null || seen.started === null) return 'unknown';
+  return seen.started === holder.started ? 'alive' : 'dead';
+}
+
+/** False only when the holder is certainly gone (holderState 'dead'). */
+export function isProcessAlive(holder: ProcessIdentity): boolean {
+  return holderState(holder) !== 'dead';
 }
 
 /** Reads a ProcessIdentity out of parsed JSON, or null when it is not one. */

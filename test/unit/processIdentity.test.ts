@@ -6,6 +6,8 @@
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Worker } from 'node:worker_threads';
 import {
   asProcessIdentity,
   currentProcess,
@@ -15,6 +17,7 @@ import {
   processStartTime,
   type ProcessIdentity,
 } from '../../src/core/processIdentity';
+import type { WatchReport } from '../support/holderWatcher';
 
 const onLinux = process.platform === 'linux';
 
@@ -52,6 +55,38 @@ describe('process identity', () => {
     assert.equal(pidExists(identity.pid), false);
     assert.equal(isProcessAlive(identity), false);
     assert.equal(holderState(identity), 'dead');
+  });
+
+  it('a holder judged dead stays dead while its parent collects it (judged from another thread, 150 times)', async function () {
+    if (!onLinux) this.skip(); // the race is between /proc and the ID
+    // Regression: the ID was tried before /proc was read, so a process collected between the
+    // two looks read as alive after reading as dead, and a lock test saw "two live writers".
+    // A worker does not inherit this process's TypeScript loader: it registers tsx's own.
+    const watcherFile = path.join(__dirname, '..', 'support', 'holderWatcher.ts');
+    const watcher = new Worker(`require('tsx/cjs/api').register(); require(${JSON.stringify(watcherFile)});`, { eval: true });
+    try {
+      const reports: WatchReport[] = [];
+      for (let i = 0; i < 150; i++) {
+        const victim = spawn('sleep', ['30'], { stdio: 'ignore' });
+        await new Promise((resolve) => victim.once('spawn', resolve));
+        const exited = new Promise((resolve) => victim.once('exit', resolve));
+        const stop = new Int32Array(new SharedArrayBuffer(4));
+        const messages = [new Promise<'watching'>((resolve) => watcher.once('message', resolve))];
+        watcher.postMessage({ holder: { ...currentProcess(), pid: victim.pid!, started: processStartTime(victim.pid!) }, stop });
+        await messages[0];
+        const report = new Promise<WatchReport>((resolve) => watcher.once('message', resolve));
+        victim.kill('SIGKILL');
+        await exited; // emitted once this thread has collected it
+        Atomics.store(stop, 0, 1);
+        reports.push(await report);
+      }
+      const lookedLittle = reports.filter((r) => r.looks < 2 || !r.sawDead);
+      assert.deepEqual(lookedLittle, [], 'every holder was judged dead at last, after several looks');
+      const flips = reports.filter((r) => r.afterDead.length > 0).map((r) => r.afterDead.join(','));
+      assert.deepEqual(flips, [], 'a holder judged dead was judged alive or unknown again');
+    } finally {
+      await watcher.terminate();
+    }
   });
 
   it('a process that now has the recorded ID but started at another time is not the holder', function () {
@@ -93,6 +128,37 @@ describe('process identity', () => {
       assert.equal(holderState({ ...currentProcess(), pid, started }), 'dead');
     } finally {
       shell.kill('SIGKILL');
+    }
+  });
+
+  it('a process whose first thread ended is alive while another of its threads runs, dead once that one ends', async function () {
+    if (!onLinux) this.skip();
+    // A killed process's first thread is a zombie at once, while a thread-pool thread may still be
+    // finishing a rename: its lock must not be taken over yet. python3's ctypes ends the first
+    // thread alone (pthread_exit); the other reads stdin until it closes.
+    const script = 'import ctypes, sys, threading\nthreading.Thread(target=sys.stdin.read).start()\nprint("ready", flush=True)\nctypes.CDLL(None).pthread_exit(None)\n';
+    const child = spawn('python3', ['-c', script], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      await new Promise<void>((resolve, reject) => {
+        child.once('error', reject);
+        child.stdout.once('data', () => resolve());
+      });
+      const pid = child.pid!;
+      const identity = { ...currentProcess(), pid, started: processStartTime(pid) };
+      const deadline = Date.now() + 5_000;
+      while (!/\) Z /.test(fs.readFileSync(`/proc/${pid}/stat`, 'utf8'))) {
+        if (Date.now() > deadline) throw new Error('the first thread did not end');
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      assert.equal(fs.readdirSync(`/proc/${pid}/task`).length, 2, 'the first thread (a zombie) and the reader');
+      assert.equal(holderState(identity), 'alive');
+      assert.equal(isProcessAlive(identity), true);
+      child.stdin.end();
+      await exited;
+      assert.equal(holderState(identity), 'dead');
+    } finally {
+      child.kill('SIGKILL');
     }
   });
 
