@@ -43,7 +43,7 @@ interface QueuedWork {
 }
 
 /**
- * The server tells the queue of each request (noteRequest) and hands it the
+ * The server tells the queue of each request (beginRequest) and hands it the
  * work an answer leaves behind (queue); stopping, or a caller that must see
  * everything written, drains it.
  */
@@ -52,6 +52,8 @@ export class FollowUpQueue {
   private readonly running = new Set<Promise<unknown>>();
   private timer: NodeJS.Timeout | null = null;
   private lastRequest = 0;
+  /** Requests begun and not yet answered (beginRequest). */
+  private inFlight = 0;
 
   constructor(private readonly options: FollowUpQueueOptions = {}) {}
 
@@ -71,15 +73,36 @@ export class FollowUpQueue {
     this.schedule();
   }
 
-  /** When the last request came in (Date.now() time; 0 before the first). */
+  /**
+   * When the last request came in or was answered (Date.now() time; 0 before
+   * the first); now while one is being answered, which is no pause.
+   */
   get lastRequestAt(): number {
-    return this.lastRequest;
+    return this.inFlight > 0 ? Date.now() : this.lastRequest;
   }
 
-  /** A request is coming in: queued work waits for a quiet moment. */
+  /** A request came in and needs nothing more: queued work waits for a quiet moment. */
   noteRequest(): void {
     this.lastRequest = Date.now();
     this.schedule();
+  }
+
+  /**
+   * A request came in; call the function returned once it is answered. Until
+   * then there is no pause (only deadlines start work), and the quiet time
+   * counts from the answer: a store that awaits its fsync for 20 ms is not a
+   * pause in which to write state.json beside it.
+   */
+  beginRequest(): () => void {
+    this.inFlight++;
+    this.noteRequest();
+    let answered = false;
+    return () => {
+      if (answered) return;
+      answered = true;
+      this.inFlight--;
+      this.noteRequest();
+    };
   }
 
   /** Starts all queued work now, whatever its kind and however recent the last request. */
@@ -113,7 +136,7 @@ export class FollowUpQueue {
    */
   private runDue(): void {
     const now = Date.now();
-    const quietFor = now - this.lastRequest;
+    const quietFor = now - this.lastRequestAt;
     const pause = (maintenance: boolean) => quietFor >= (maintenance ? MAINTENANCE_PAUSE_FACTOR * this.quietMs : this.quietMs);
     // Once one entry of a kind is due, all of that kind run together: under a steady stream of
     // hooks each entry would otherwise reach its own deadline, and the state and stats files

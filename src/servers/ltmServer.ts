@@ -295,8 +295,8 @@ export class LtmServer {
   }
 
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    // A request is coming in: queued follow-up work waits for a quiet moment.
-    this.followUps.noteRequest();
+    // A request is coming in: queued follow-up work waits for a quiet moment after its answer.
+    res.once('close', this.followUps.beginRequest());
     try {
       this.guard.check(req);
       const pathname = requestPath(req.url);

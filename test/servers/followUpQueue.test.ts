@@ -68,6 +68,31 @@ describe('FollowUpQueue', function () {
     assert.ok(ran.get('write')! - requestAt >= 49, `ran ${ran.get('write')! - requestAt} ms after the last request`);
   });
 
+  it('holds work back while a request is being answered, and counts the quiet time from its answer', async () => {
+    const queue = makeQueue({ quietMs: 30 });
+    const answered = queue.beginRequest();
+    queue.queue('write', record('write'));
+    await sleep(100);
+    assert.equal(ran.has('write'), false, 'a request being answered is no pause, however long it takes');
+    answered();
+    answered(); // twice is once
+    const answeredAt = Date.now() - started;
+    await until(() => ran.has('write'), 1_000, 'the work ran after the answer');
+    assert.ok(ran.get('write')! - answeredAt >= 29, `ran ${ran.get('write')! - answeredAt} ms after the answer`);
+    // With nothing in flight (the second call changed nothing), the next work waits the quiet time only.
+    queue.queue('next', record('next'));
+    await until(() => ran.has('next'), 1_000, 'the next work ran in the next pause');
+  });
+
+  it('runs work at its deadline while a request is never answered', async () => {
+    const queue = makeQueue({ quietMs: 20, maxDeferMs: 150 });
+    queue.beginRequest();
+    queue.queue('write', record('write'));
+    await until(() => ran.has('write'), 1_000, 'the work ran at its deadline');
+    assert.ok(ran.get('write')! >= 149 && ran.get('write')! < 270, `ran at ${ran.get('write')} ms, the deadline is 150 ms`);
+    assert.ok(Date.now() - queue.lastRequestAt < 5, 'a request in flight reads as one arriving now');
+  });
+
   it('runs work at its deadline when requests never pause', async () => {
     const queue = makeQueue({ quietMs: 60, maxDeferMs: 200 });
     const burst = requests(queue, 10);

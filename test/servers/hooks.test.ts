@@ -6,6 +6,7 @@
 import { strict as assert } from 'node:assert';
 import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import type { MemoryStore } from '../../src/core/store';
@@ -631,6 +632,49 @@ describe('hook endpoints', function () {
           await new Promise((r) => setTimeout(r, 20));
         }
         assert.equal(fs.readdirSync(path.join(ltmRoot(s.project), 'archives')).length, 1, 'one memory was archived before its reduction');
+      } finally {
+        await s.stop();
+      }
+    });
+
+    it('takes no request still being received for a pause: follow-up work waits for its answer', async () => {
+      const s = await startTestServer({ quietMs: 30 });
+      const successes = () => {
+        try {
+          return Number(readState(s.project).sessions.held?.tool_successes ?? 0);
+        } catch {
+          return 0; // no state.json yet
+        }
+      };
+      try {
+        // Its follow-up (the tool call counts) waits for 30 ms without a request, or 250 ms at the most.
+        assert.equal((await postHook(s.port, s.token, 'post_tool_use', postToolUsePayload('held', 'ok'), { 'X-LTM-Wait': undefined })).status, 200);
+        // Another hook arrives at once, and its body takes 150 ms to come in.
+        const body = JSON.stringify(postToolUsePayload('other', 'ok'));
+        const slow = http.request({
+          host: '127.0.0.1',
+          port: s.port,
+          method: 'POST',
+          path: '/hook/post_tool_use',
+          headers: { Authorization: `Bearer ${s.token}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+        });
+        const answered = new Promise<number>((resolve, reject) => {
+          slow.once('response', (res) => {
+            res.resume();
+            res.once('end', () => resolve(res.statusCode ?? 0));
+          });
+          slow.once('error', reject);
+        });
+        slow.write(body.slice(0, 20));
+        await new Promise((r) => setTimeout(r, 150));
+        assert.equal(successes(), 0, 'nothing was written while a request was coming in');
+        slow.end(body.slice(20));
+        assert.equal(await answered, 200);
+        const deadline = Date.now() + 5_000;
+        while (successes() === 0) {
+          assert.ok(Date.now() < deadline, 'the follow-up work ran after the answer');
+          await new Promise((r) => setTimeout(r, 10));
+        }
       } finally {
         await s.stop();
       }
