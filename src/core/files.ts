@@ -359,9 +359,10 @@ export class JsonMapChunks<V> {
    * buffers(), giving way to the event loop after every `chunksPerSlice`
    * chunks it had to render: the first write after opening renders every
    * member (~100 ms at 10,000 index.json entries, ~0.5 s at 50,000), and a
-   * server answers hooks meanwhile. The caller keeps the map from changing
-   * until it resolves (the store's lock); a member invalidated meanwhile is
-   * rendered again at the next write.
+   * server answers hooks meanwhile. A member invalidated meanwhile is
+   * rendered with what `value` gives now, and again at the next write; a
+   * caller that lets members be added or removed meanwhile must not use the
+   * result (IndexWriter drops such a flush: see its generation).
    */
   async buffersInSlices(chunksPerSlice: number): Promise<Buffer[]> {
     const out: Buffer[] = [];

@@ -72,8 +72,9 @@ export class IndexWriter {
   /** Changes were made that index.json does not list yet (deferred writes only). */
   private behind = false;
   /**
-   * Counts what makes a prepared flush out of date: a write of index.json by
-   * this process, one seen on disk, a wholesale replacement of the IDs.
+   * Counts what makes a prepared flush out of date: a new decision of what
+   * index.json holds (prepareRender, by any write of this process), a change
+   * of it seen on disk, a wholesale replacement of the IDs.
    */
   private generation = 0;
 
@@ -223,7 +224,6 @@ export class IndexWriter {
 
   private written(ids: Set<string>): void {
     this.mirror.noteIndexWritten(ids);
-    this.generation++;
     if (this.dirty.size > 0) {
       // Changed while the file was written (a flush renders without the lock): still behind, and the mark stays.
       this.onDeferred?.();
@@ -240,6 +240,8 @@ export class IndexWriter {
    * reused.
    */
   private prepareRender(): void {
+    // Members, tags and IDs change here: a flush prepared before renders something else now.
+    this.generation++;
     const files = this.mirror.files;
     // After index.json changed on disk (ownIds null) everything is rendered anyway: no need to read it.
     if (this.needsFullSync || this.ownIds === null || this.mirror.indexStatus.kind !== 'ok') {

@@ -414,6 +414,26 @@ describe('IndexWriter', () => {
       assert.equal(readIndex(), expected());
     });
 
+    it('a flush prepared before another decision of this process is dropped even when that write failed: what it decided is not lost', async () => {
+      deferredWithBeta();
+      const prepared = h.index.prepareFlush()!;
+      const written = await h.index.writeFlush(prepared);
+      h.mirror.writeMemoryFile(C, memoryText(C, { topic: 'Gamma' }));
+      h.index.register(C);
+      // An immediate write (fix) decides Gamma in, then fails: index.json cannot be replaced while a directory holds its name.
+      fs.rmSync(h.paths.index);
+      fs.mkdirSync(h.paths.index);
+      assert.throws(() => h.index.write({ now: true }));
+      fs.rmdirSync(h.paths.index);
+      h.index.commitFlush(prepared, written);
+      assert.equal(fs.existsSync(h.paths.index), false, 'what was prepared before Gamma is not put in place');
+      assert.equal(h.index.isBehind, true);
+      assert.equal(fs.existsSync(h.paths.indexPending), true, 'the mark still says so');
+      await h.index.flush();
+      assert.equal(readIndex(), expected());
+      assert.deepEqual(Object.keys(JSON.parse(readIndex()).memories), [A, B, C]);
+    });
+
     it('a failed flush stays behind, and the next one writes everything', async () => {
       deferredWithBeta();
       // index.json cannot be replaced while a directory holds its name.
