@@ -28,6 +28,7 @@ import {
 } from './files';
 import { unreadableFile } from './errors';
 import { LoadedFile } from './loadedFile';
+import { StateFile } from './stateFile';
 import { MemoryFileSignatures } from './memoryFileSignatures';
 import { MentionedIds } from './memoryIds';
 import { InvalidMemoryFile, memoryOf, parseBody, splitFrontmatter } from './memoryFile';
@@ -41,6 +42,7 @@ import {
   readIndexIds,
   readState,
   readStats,
+  readStoreFile,
   stateJson,
   type ArchiveIndex,
   type JsonFileStatus,
@@ -102,16 +104,15 @@ export class DiskMirror {
     applies: false,
   };
 
-  state: StoreState;
-  stateStatus: JsonFileStatus = { kind: 'missing' };
-  private stateSignature: FileSignature | null = null;
+  /** state.json: read here, written through its own updates (stateFile.ts). */
+  readonly stateFile: StateFile;
 
   /**
-   * state.json and stats.json while this process writes them without blocking
-   * (under the lock): until the rename is done and its signature recorded, the
-   * memory copy is newer than the disk, and refresh() must not read the file.
+   * While this process writes stats.json without blocking (under the lock):
+   * until the rename is done and its signature recorded, the memory copy is
+   * newer than the disk, and refresh() must not read the file.
    */
-  private readonly writesInFlight = new Set<string>();
+  private statsWriteInFlight = false;
 
   // --- archives/ -----------------------------------------------------------
   archiveIndex: ArchiveIndex = { memories: new Map(), purged: new Map() };
@@ -135,7 +136,16 @@ export class DiskMirror {
     private readonly records: MemoryRecordCache,
     private readonly events: MirrorEvents,
   ) {
-    this.state = readState(null).value;
+    this.stateFile = new StateFile(paths.state, () => this.changes++);
+  }
+
+  /** The store's state and settings as read (stateFile writes them). */
+  get state(): StoreState {
+    return this.stateFile.state;
+  }
+
+  get stateStatus(): JsonFileStatus {
+    return this.stateFile.status;
   }
 
   /**
@@ -381,14 +391,7 @@ export class DiskMirror {
       this.events.indexChanged();
     }
     this.refreshStats();
-    const stateSig = this.writesInFlight.has(this.paths.state) ? this.stateSignature : statSignature(this.paths.state);
-    if (!sameSignature(stateSig, this.stateSignature) || (stateSig === null && this.stateStatus.kind !== 'missing')) {
-      const read = readState(readStoreFile(this.paths.state));
-      this.stateSignature = stateSig;
-      this.changes++;
-      this.state = read.value;
-      this.stateStatus = read.status;
-    }
+    this.stateFile.refresh();
     const archiveSig = statSignature(this.paths.archiveIndex);
     if (
       !sameSignature(archiveSig, this.archiveIndexSignature) ||
@@ -410,7 +413,7 @@ export class DiskMirror {
    * busy server's refresh O(1)); anything else re-reads both files.
    */
   private refreshStats(): void {
-    const inFlight = this.writesInFlight.has(this.paths.stats);
+    const inFlight = this.statsWriteInFlight;
     const statsSig = inFlight ? this.statsSignature : statSignature(this.paths.stats);
     const journalSig = inFlight ? this.journal.signature : statSignature(this.paths.statsJournal);
     const statsChanged = !sameSignature(statsSig, this.statsSignature) || (statsSig === null && this.statsStatus.kind !== 'missing');
@@ -539,7 +542,7 @@ export class DiskMirror {
     let total = 0;
     for (const sig of this.fileSignatures.values()) total += sig.size;
     for (const id of this.archiveFiles) total += statSignature(path.join(this.paths.archives, `${id}.md`))?.size ?? 0;
-    for (const sig of [this.indexSignature, this.statsSignature, this.stateSignature, this.archiveIndexSignature]) {
+    for (const sig of [this.indexSignature, this.statsSignature, this.stateFile.signature, this.archiveIndexSignature]) {
       total += sig?.size ?? 0;
     }
     return total;
@@ -668,50 +671,18 @@ export class DiskMirror {
   }
 
   async writeStatsAsync(bytes: Buffer[]): Promise<void> {
-    this.writesInFlight.add(this.paths.stats);
+    this.statsWriteInFlight = true;
     try {
       this.statsSignature = await writeFileAtomicAsync(this.paths.stats, bytes, { durable: false });
       this.statsStatus = { kind: 'ok' };
       this.removeStatsJournal();
     } finally {
-      this.writesInFlight.delete(this.paths.stats);
+      this.statsWriteInFlight = false;
     }
   }
 
   private removeStatsJournal(): void {
     if (this.journal.signature !== null || fs.existsSync(this.paths.statsJournal)) fs.rmSync(this.paths.statsJournal, { force: true });
     this.journal = { signature: null, consumed: 0, lines: 0, applies: false };
-  }
-
-  writeState(durable = true): void {
-    writeFileAtomic(this.paths.state, toJsonText(stateJson(this.state)), { durable });
-    this.stateStatus = { kind: 'ok' };
-    this.stateSignature = statSignature(this.paths.state);
-  }
-
-  async writeStateAsync(durable = true): Promise<void> {
-    await this.writeInFlight(this.paths.state, toJsonText(stateJson(this.state)), durable, (signature) => {
-      this.stateSignature = signature;
-      this.stateStatus = { kind: 'ok' };
-    });
-  }
-
-  /** writeFileAtomicAsync, with refresh() kept off the file until `written` has recorded its signature. */
-  private async writeInFlight(file: string, data: string | Buffer[], durable: boolean, written: (signature: FileSignature) => void): Promise<void> {
-    this.writesInFlight.add(file);
-    try {
-      written(await writeFileAtomicAsync(file, data, { durable }));
-    } finally {
-      this.writesInFlight.delete(file);
-    }
-  }
-}
-
-/** A JSON file of the store as text, or null when it is absent; one that cannot be read as a file is a clear error. */
-function readStoreFile(file: string): string | null {
-  try {
-    return readTextIfExists(file);
-  } catch (error) {
-    throw unreadableFile(file, error);
   }
 }

@@ -18,6 +18,8 @@ export type EvictionParts = Pick<StoreParts, 'mirror' | 'index' | 'stats' | 'que
 /** One eviction cycle; the caller holds the lock. */
 export function evictOnce(parts: EvictionParts): EvictionResult {
   const { mirror, index, stats, queries } = parts;
+  // Limits read from a state.json that cannot be read are the defaults, not the person's: nothing is reduced on a guess.
+  mirror.stateFile.requireReadable();
   const config = mirror.state.config;
   // The ranking table counts the active memories without walking them all.
   const count = queries.activeCount();
@@ -53,10 +55,11 @@ export function evictOnce(parts: EvictionParts): EvictionResult {
     }
     result.steps.push({ id, topic: memory.topic, from, to: from + 1 });
   }
-  mirror.state.last_eviction = nowIso();
   index.write();
   stats.write();
-  mirror.writeState();
+  mirror.stateFile.update((state) => {
+    state.last_eviction = nowIso();
+  });
   result.ran = true;
   result.after = mirror.files.size;
   return result;

@@ -46,24 +46,38 @@ export function writeFileAtomicFrom(file: string, produce: (write: (piece: Uint8
 
 /** The temporary file, written by `write`, flushed unless not durable, and renamed over `file`; removed on any failure. */
 function writeThroughTemp(file: string, options: WriteOptions, write: (fd: number) => void): void {
-  const dir = path.dirname(file);
-  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`);
+  replaceWithTemp(writeTempFileWith(file, options, write), file);
+}
+
+/**
+ * The first half of writeFileAtomic: the temporary file next to `file`,
+ * written (and flushed unless not durable), for the caller to rename over
+ * `file` (replaceWithTemp) or discard.
+ */
+export function writeTempFile(file: string, data: string, options: WriteOptions = {}): TempFile {
+  return writeTempFileWith(file, options, (fd) => fs.writeFileSync(fd, data, 'utf8'));
+}
+
+function writeTempFileWith(file: string, options: WriteOptions, write: (fd: number) => void): TempFile {
+  const temp = tempPathFor(file);
   const fd = fs.openSync(temp, 'wx', options.mode ?? 0o666);
+  let signature: FileSignature;
   try {
     write(fd);
     if (options.durable !== false) fs.fsyncSync(fd);
+    signature = signatureOf(fs.fstatSync(fd));
   } catch (error) {
     fs.closeSync(fd);
     fs.rmSync(temp, { force: true });
     throw error;
   }
   fs.closeSync(fd);
-  try {
-    fs.renameSync(temp, file);
-  } catch (error) {
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
+  return { temp, signature };
+}
+
+/** A temporary file's name next to `file`: hidden, this process's, unique, and ending in TEMP_SUFFIX. */
+function tempPathFor(file: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`);
 }
 
 /**
@@ -98,8 +112,7 @@ export interface TempFile {
  * `fix` like any `*.ltm-tmp`.
  */
 export async function writeTempFileAsync(file: string, data: string | readonly Buffer[], options: WriteOptions = {}): Promise<TempFile> {
-  const dir = path.dirname(file);
-  const temp = path.join(dir, `.${path.basename(file)}.${process.pid}.${randomBytes(4).toString('hex')}${TEMP_SUFFIX}`);
+  const temp = tempPathFor(file);
   const handle = await fs.promises.open(temp, 'wx', options.mode ?? 0o666);
   let signature: FileSignature;
   try {

@@ -213,6 +213,6 @@ export function fixStore(parts: Pick<StoreParts, 'paths' | 'mirror' | 'index' | 
   // stats.json whole again, for readers of the reference format (and a damaged one rewritten).
   stats.compact();
   mirror.writeArchiveIndex();
-  if (report.problems.some((p) => p.kind === 'state_unreadable')) mirror.writeState();
+  if (report.problems.some((p) => p.kind === 'state_unreadable')) mirror.stateFile.writeAnew();
   return { actions, report: checkIntegrity(integritySnapshot(mirror, index)) };
 }

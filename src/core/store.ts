@@ -382,18 +382,16 @@ export class MemoryStore {
   // --- State, the lock and index.json; session counters (the hook routes) ---
 
   /**
-   * Runs a change to state.json under the lock; `change` may return a value. `durable: false` (session
-   * counters, on every tool call) skips the flush: a power cut can lose the last counts, never the configuration.
+   * Runs a change to state.json under the lock; `change` may return a value, and runs again on the file a
+   * person saved meanwhile (stateFile.ts); a state.json that cannot be read is an error, never written over.
+   * `durable: false` (session counters, on every tool call) skips the flush: a power cut can lose the last
+   * counts, never the configuration.
    */
   async updateState<T>(change: (state: StoreState) => T, options: { durable?: boolean } = {}): Promise<T> {
     // Session counts may be the first thing a project writes: create the store when it is missing.
     if (!this.exists()) this.init();
-    return this.mutate(async () => {
-      const result = change(this.parts.mirror.state);
-      // Hooks call this while Claude Code waits for their next answers: the write leaves the event loop free.
-      await this.parts.mirror.writeStateAsync(options.durable);
-      return result;
-    });
+    // Hooks call this while Claude Code waits for their next answers: the write leaves the event loop free.
+    return this.mutate(() => this.parts.mirror.stateFile.updateAsync(change, options.durable));
   }
 
   /** Runs `work` under the store's lock (creating the store when missing), seeing the store as it is on disk. */

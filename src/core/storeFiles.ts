@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { unreadableFile } from './errors';
 import { hasConflictMarkers, readTextIfExists, writeFileAtomic } from './files';
 import {
   DEFAULT_CONFIG,
@@ -153,6 +154,15 @@ export function jsonObjectOf<V, R>(entries: Iterable<readonly [string, V]>, rend
   const out = Object.create(null) as Record<string, R>;
   for (const [key, v] of entries) out[key] = render(v);
   return out;
+}
+
+/** A JSON file of the store as text, or null when it is absent; one that cannot be read as a file is a clear error. */
+export function readStoreFile(file: string): string | null {
+  try {
+    return readTextIfExists(file);
+  } catch (error) {
+    throw unreadableFile(file, error);
+  }
 }
 
 function readJsonFile<T>(text: string | null, schema: z.ZodType<T>, empty: T): ReadResult<T> {

@@ -534,7 +534,8 @@ describe('Claude Code end to end (real CLI, fake model, ltm serve)', function ()
     const approved = await claude(prompt);
     assert.equal(approved.status, 0, approved.stderr);
     const first = seen(fake.requests[before]!);
-    assert.match(first, /### Feature flags need a worker restart\n_memory · mem_[0-9a-f]{8}/, 'injected at session start once approved');
+    const context = /## Long-term memory \(LTM\)[\s\S]*/.exec(first)?.[0] ?? '(no LTM context)';
+    assert.match(first, /### Feature flags need a worker restart\n_memory · mem_[0-9a-f]{8}/, `injected at session start once approved; it was given:\n${context}`);
     assert.match(first, /hot reload is disabled in production/);
     assert.deepEqual(hookErrors(hookAttachments(home, approved.result?.session_id ?? '')), []);
     assert.equal(ltm(['review', '--off', '--project', project]).status, 0);

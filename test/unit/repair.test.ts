@@ -56,7 +56,7 @@ function repairHarness(project: string) {
     index.write();
     stats.write();
     mirror.writeArchiveIndex();
-    if (report.problems.some((p) => p.kind === 'state_unreadable')) mirror.writeState();
+    if (report.problems.some((p) => p.kind === 'state_unreadable')) mirror.stateFile.writeAnew();
   };
   return { ...h, index, stats, queries, target, check, rewriteDerived };
 }
@@ -104,7 +104,7 @@ describe('repair', () => {
     h.stats.recordAccess([A, B, C], 1);
     h.stats.write();
     h.index.write();
-    h.mirror.writeState();
+    h.mirror.stateFile.writeAnew();
     const report = h.check();
     assert.equal(report.healthy, true, describeProblems(report));
   }

@@ -947,6 +947,43 @@ describe('MemoryStore: changes made outside the store', () => {
     assert.equal(store.list().memories[0]!.access_count, 2);
   });
 
+  it('a state.json update keeps the settings a person saved while it was being written, and applies its change to them', async () => {
+    const store = ctx.open();
+    await store.updateState((state) => void (state.session_count = 3));
+    const stateFile = path.join(ctx.root, 'state.json');
+    let runs = 0;
+    await store.updateState((state) => {
+      runs++;
+      state.session_count += 1;
+      // A person saves the file in their editor (in place, no lock) after the update read it.
+      if (runs === 1) {
+        const saved = JSON.parse(fs.readFileSync(stateFile, 'utf8')) as { config: Record<string, unknown> };
+        saved.config.memories_to_load = 42;
+        fs.writeFileSync(stateFile, JSON.stringify(saved, null, 2));
+      }
+    });
+    const state = readJson<{ session_count: number; config: { memories_to_load: number } }>(stateFile);
+    assert.equal(state.config.memories_to_load, 42, 'the person\'s setting was written over');
+    assert.equal(state.session_count, 4, 'the update was applied once, to the file as saved');
+    assert.equal(runs, 2);
+    assert.equal(store.config.memories_to_load, 42);
+  });
+
+  it('never writes over a state.json it cannot read: session counts and eviction stop with an error naming it, the file stays as it is', async () => {
+    const store = ctx.open();
+    await store.store({ topic: 'Kept as it is', content: 'c' });
+    const stateFile = path.join(ctx.root, 'state.json');
+    const conflicted = '<<<<<<< HEAD\n{"config": {"max_memories": 500}}\n=======\n{"config": {"max_memories": 0}}\n>>>>>>> theirs\n';
+    fs.writeFileSync(stateFile, conflicted);
+    const before = fs.readdirSync(path.join(ctx.root, 'memories')).map((n) => fs.readFileSync(path.join(ctx.root, 'memories', n), 'utf8'));
+    await assert.rejects(store.updateState((state) => void (state.session_count += 1)), (error: LtmError) => error.code === 'unreadable' && /state\.json cannot be read \(it holds merge conflict markers\)/.test(error.message));
+    // Its limits are unknown: eviction by the defaults would be a guess.
+    await assert.rejects(store.evict(), (error: LtmError) => error.code === 'unreadable');
+    assert.equal(fs.readFileSync(stateFile, 'utf8'), conflicted);
+    const after = fs.readdirSync(path.join(ctx.root, 'memories')).map((n) => fs.readFileSync(path.join(ctx.root, 'memories', n), 'utf8'));
+    assert.deepEqual(after, before);
+  });
+
   it('a writer never overwrites a hand edit made in place: updateSummary keeps the edited content', async () => {
     const store = ctx.open();
     const { memory } = await store.store({ topic: 'Edit then summarise', content: 'Original content.', summary: 'Old summary.' });
