@@ -308,6 +308,20 @@ describe('the packaged extension in a real VS Code (UI)', function () {
     const editor = () => page.locator('.part.editor .monaco-editor').first();
     const lens = (title: string) => editor().locator('.codelens-decoration a', { hasText: new RegExp(`^${title}$`) });
     const lineNumber = (n: number) => editor().locator('.margin-view-overlays .line-numbers', { hasText: new RegExp(`^${n}$`) });
+    /**
+     * The boxes of `targets`, measured together once all are laid out: a lens drawn again (the editor
+     * refreshes its lenses when the store changes) has no box for a moment, and boundingBox() is null then.
+     */
+    type Box = NonNullable<Awaited<ReturnType<Locator['boundingBox']>>>;
+    const boxesOf = async <T extends Locator[]>(...targets: T): Promise<{ [K in keyof T]: Box }> => {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const boxes = await Promise.all(targets.map((t) => t.boundingBox({ timeout: 1_000 }).catch(() => null)));
+        if (boxes.every((b) => b !== null)) return boxes as { [K in keyof T]: Box };
+        if (Date.now() > deadline) throw new Error(`no box for ${boxes.map((b, i) => (b ? null : String(targets[i]))).filter(Boolean).join(', ')}`);
+        await page.waitForTimeout(100);
+      }
+    };
     const tab = (name: string) => page.locator('.part.editor .tabs-container .tab', { hasText: name });
     const contextMenuItem = (label: string) => page.locator('.context-view .monaco-menu .action-item', { hasText: label });
     /** Quick Open: the palette without its ">" searches files. */
@@ -375,9 +389,7 @@ describe('the packaged extension in a real VS Code (UI)', function () {
       await lens('LTM: 1 memory').waitFor({ timeout: 30_000 });
       // The lens sits above the first anchored line: below the line before it, above that line.
       const [first] = SAMPLE_POOL_ANCHOR.lines;
-      const lensBox = (await lens('LTM: 1 memory').boundingBox())!;
-      const before = (await lineNumber(first - 1).boundingBox())!;
-      const at = (await lineNumber(first).boundingBox())!;
+      const [lensBox, before, at] = await boxesOf(lens('LTM: 1 memory'), lineNumber(first - 1), lineNumber(first));
       assert.ok(lensBox.y >= before.y + before.height - 1 && lensBox.y + lensBox.height <= at.y + 1, `the lens (y ${lensBox.y}) is between lines ${first - 1} (y ${before.y}) and ${first} (y ${at.y})`);
       assert.equal(await editor().locator('.codelens-decoration a').count(), 1, 'one lens in the file');
       await shot('codelens');
