@@ -18,15 +18,16 @@ import {
   isNotFound,
   listDir,
   readTextIfExists,
+  replaceWithTemp,
   sameSignature,
-  signatureOf,
   statSignature,
   toJsonText,
   writeFileAtomic,
   writeFileAtomicAsync,
+  writeTempFile,
   type FileSignature,
 } from './files';
-import { unreadableFile } from './errors';
+import { ChangedOnDiskError, unreadableFile } from './errors';
 import { LoadedFile } from './loadedFile';
 import { StateFile } from './stateFile';
 import { MemoryFileSignatures } from './memoryFileSignatures';
@@ -558,11 +559,26 @@ export class DiskMirror {
   // =========================================================================
   // Writing (always under the store lock)
 
+  /**
+   * Writes a memory's file, unless the file is no longer the one this process
+   * last read or wrote (a person saved it in an editor after the command read
+   * it): then nothing is written over it and ChangedOnDiskError is thrown, as
+   * if the process had stopped there. The look and the rename are one
+   * synchronous step; what is recorded is the signature of the text written,
+   * so that a save right after the rename is read, not taken for this write.
+   */
   writeMemoryFile(id: string, raw: string): void {
     const name = `${id}.md`;
     const file = path.join(this.paths.memories, name);
-    writeFileAtomic(file, raw);
-    const sig = signatureOf(fs.statSync(file));
+    const written = writeTempFile(file, raw);
+    if (!sameSignature(statSignature(file), this.fileSignatures.get(name) ?? null)) {
+      fs.rmSync(written.temp, { force: true });
+      // What was saved is read now: without a watcher, an edit in place would not be seen until a full refresh.
+      this.loadFile(name, statSignature(file));
+      throw new ChangedOnDiskError(`memories/${name}`);
+    }
+    replaceWithTemp(written, file);
+    const sig = written.signature;
     const previous = this.files.get(id);
     const { memory, digest } = this.parseText(raw, previous);
     const loaded = new LoadedFile(memory, sig, digest, this.paths.memories, raw);

@@ -13,6 +13,17 @@ export class LtmError extends Error {
   }
 }
 
+/**
+ * A file changed on disk after a command read it and before it was written
+ * (a person saved it in an editor meanwhile): nothing was written over it.
+ */
+export class ChangedOnDiskError extends LtmError {
+  constructor(readonly file: string) {
+    super('busy', `${file} was changed on disk while LTM was writing it (saved in an editor?): the saved text was kept and nothing was written over it. Try again.`);
+    this.name = 'ChangedOnDiskError';
+  }
+}
+
 export function invalidInput(message: string): LtmError {
   return new LtmError('invalid_input', message);
 }

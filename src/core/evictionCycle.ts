@@ -6,6 +6,7 @@
  * the end of sessions runs a cycle per ended session, each in a turn of its own.
  */
 import { archiveEntryFor, ensureArchived } from './archiving';
+import { ChangedOnDiskError } from './errors';
 import { selectEvictionBatch } from './eviction';
 import { reduceToAbstract, reduceToHint, renderBody, replaceBody, updateFrontmatter } from './memoryFile';
 import { nowIso, unregisterMemory, type StoreParts } from './storeParts';
@@ -51,7 +52,13 @@ export function evictOnce(parts: EvictionParts): EvictionResult {
       const content = from === 0 ? reduceToHint(memory.content) : reduceToAbstract(memory.content, memory.summary);
       const history = [...memory.phase_history, { phase: from + 1, at: nowIso(), event: 'evicted' }];
       const reduced = replaceBody(updateFrontmatter(file.raw, { phase: from + 1, phase_history: history }), renderBody(memory.summary, content));
-      mirror.writeMemoryFile(id, reduced);
+      try {
+        mirror.writeMemoryFile(id, reduced);
+      } catch (error) {
+        // A person saved it after it was archived: it stays as saved (a memory being edited is in use), the rest go on.
+        if (error instanceof ChangedOnDiskError) continue;
+        throw error;
+      }
     }
     result.steps.push({ id, topic: memory.topic, from, to: from + 1 });
   }

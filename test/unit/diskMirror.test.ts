@@ -1,7 +1,9 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { ChangedOnDiskError } from '../../src/core/errors';
 import { statSignature, toJsonText } from '../../src/core/files';
+import { afterRenameOnto } from '../support/renameFaults';
 import { memoryText, makeMirror, drain, makeTempProject, removeDir, testId, writeArchive, writeMemory, type MirrorHarness } from '../support/storeKit';
 
 const A = testId(0xa);
@@ -389,6 +391,35 @@ describe('DiskMirror', () => {
       h.mirror.refresh();
       assert.equal(h.mirror.indexStatus.kind, 'missing');
       assert.equal(h.mirror.indexText, null);
+    });
+  });
+
+  describe('memory files written by this process', () => {
+    it('never writes over a file saved after it was read: ChangedOnDiskError, the save kept and read', () => {
+      writeMemory(h.paths.root, A, { topic: 'Read first' });
+      h.mirror.refresh();
+      const saved = memoryText(A, { topic: 'Saved in an editor' });
+      editInPlace(memFile(A), saved);
+      assert.throws(() => h.mirror.writeMemoryFile(A, memoryText(A, { topic: 'Written by a command' })), (error: Error) => error instanceof ChangedOnDiskError && /memories\/mem_\w+\.md was changed on disk/.test(error.message));
+      assert.equal(fs.readFileSync(memFile(A), 'utf8'), saved);
+      assert.equal(h.mirror.files.get(A)!.memory.topic, 'Saved in an editor');
+      assert.deepEqual(fs.readdirSync(h.paths.memories).filter((n) => !n.endsWith('.md')), [], 'no temporary file left');
+      // Once read, the next write goes through.
+      h.mirror.writeMemoryFile(A, memoryText(A, { topic: 'Written after reading it' }));
+      assert.match(fs.readFileSync(memFile(A), "utf8"), /topic: "Written after reading it"/);
+    });
+
+    it('a save right after its rename is read: the signature kept is that of the text written, not a look after the rename', () => {
+      writeMemory(h.paths.root, A, { topic: 'Before' });
+      h.mirror.refresh();
+      const saved = memoryText(A, { topic: 'Saved right after the write' });
+      afterRenameOnto(
+        memFile(A),
+        () => fs.writeFileSync(memFile(A), saved),
+        () => h.mirror.writeMemoryFile(A, memoryText(A, { topic: 'Written' })),
+      );
+      h.mirror.refreshOne(A);
+      assert.equal(h.mirror.files.get(A)!.memory.topic, 'Saved right after the write');
     });
   });
 

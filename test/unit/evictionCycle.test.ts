@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { evictOnce, maintainAfterSessions } from '../../src/core/evictionCycle';
 import type { StoreParts } from '../../src/core/storeParts';
+import { afterRenameOnto } from '../support/renameFaults';
 import { makeParts, makeTempProject, memoryKeys, readJson, removeDir, snapshotDiff, snapshotFiles, splitFile, statsOnDisk, testId, writeMemory } from '../support/storeKit';
 
 const [LOW, KEPT] = [testId(0x1), testId(0x2)];
@@ -30,6 +31,20 @@ describe('evictionCycle: one cycle', () => {
   afterEach(() => {
     parts.mirror.dispose();
     removeDir(project);
+  });
+
+  it('leaves a memory a person saves after it was archived as they saved it, unreduced; the others are reduced', () => {
+    const OTHER = testId(0x3);
+    writeMemory(parts.paths.root, OTHER, { topic: 'Other', tags: ['importance:low'] });
+    parts.mirror.refresh();
+    parts.mirror.state.config = { ...parts.mirror.state.config, max_memories: 1, eviction_batch_size: 2 };
+    const saved = fs.readFileSync(memoryPath(LOW), 'utf8').replace('more detail', 'more detail, saved during the cycle');
+    // The person's save lands between the archive of LOW's full text and its reduction.
+    const result = afterRenameOnto(archivePath(LOW), () => fs.writeFileSync(memoryPath(LOW), saved), () => evictOnce(parts));
+    assert.deepEqual(result.steps.map((s) => s.id), [OTHER], 'only the memory nobody touched was reduced');
+    assert.equal(fs.readFileSync(memoryPath(LOW), 'utf8'), saved, 'the save was written over');
+    assert.match(fs.readFileSync(memoryPath(OTHER), 'utf8'), /^phase: 1$/m);
+    assert.equal(parts.mirror.files.get(LOW)!.raw, saved, 'the mirror read the save');
   });
 
   it('does nothing at or under max_memories', () => {

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LtmError } from '../../src/core/errors';
 import { MemoryStore, type MemoryView, type StoreInput } from '../../src/core/store';
+import { afterRenameOnto } from '../support/renameFaults';
 import {
   memoryFileIds,
   memoryKeys,
@@ -982,6 +983,23 @@ describe('MemoryStore: changes made outside the store', () => {
     assert.equal(fs.readFileSync(stateFile, 'utf8'), conflicted);
     const after = fs.readdirSync(path.join(ctx.root, 'memories')).map((n) => fs.readFileSync(path.join(ctx.root, 'memories', n), 'utf8'));
     assert.deepEqual(after, before);
+  });
+
+  it('an update never writes over a save that lands after it read the memory: it fails with "busy", the saved text stays, and a retry applies to it', async () => {
+    const store = ctx.open();
+    const { memory } = await store.store({ topic: 'Saved meanwhile', content: 'Original content.', summary: 'Old summary.' });
+    const file = memFile(ctx, memory.id);
+    const saved = fs.readFileSync(file, 'utf8').replace('\nOriginal content.\n', '\nContent saved in an editor.\n');
+    // The save lands once the previous text is archived, before the memory is written.
+    const update = () => store.update(memory.id, { summary: 'A new summary.' });
+    await assert.rejects(
+      afterRenameOnto(path.join(ctx.root, 'archive_index.json'), () => fs.writeFileSync(file, saved), update),
+      (error: LtmError) => error.code === 'busy' && /was changed on disk while LTM was writing it/.test(error.message),
+    );
+    assert.equal(fs.readFileSync(file, 'utf8'), saved);
+    await update();
+    assert.deepEqual(sections(fs.readFileSync(file, 'utf8')), { summary: 'A new summary.', content: 'Content saved in an editor.' });
+    assert.equal(store.check().healthy, true);
   });
 
   it('a writer never overwrites a hand edit made in place: updateSummary keeps the edited content', async () => {
