@@ -5,6 +5,7 @@
  * the memory file.
  */
 import type { LoadedFile } from './diskMirror';
+import { ChangedOnDiskError } from './errors';
 import { InvalidMemoryFile } from './memoryFile';
 import { versionText } from './memoryUpdate';
 import { newMemoryId } from './memoryIds';
@@ -30,6 +31,27 @@ export function ensureArchived({ mirror }: Pick<StoreParts, 'mirror'>, id: strin
 export function archiveForRemoval(parts: Pick<StoreParts, 'mirror'>, id: string, file: LoadedFile, reason: ArchiveReason, overwrite?: boolean): void {
   ensureArchived(parts, id, file, overwrite);
   parts.mirror.archiveIndex.memories.set(id, archiveEntryFor(file.memory, reason));
+  parts.mirror.writeArchiveIndex();
+}
+
+/**
+ * Removes the file of a memory archiveForRemoval archived. If a person saved
+ * the file after the command read it (ChangedOnDiskError, rethrown), it stays
+ * active as saved and its archive-index entry is taken back: the store reads
+ * as before the command, the archive file being that of an active memory.
+ */
+export function removeArchivedFile(parts: Pick<StoreParts, 'mirror'>, id: string): void {
+  try {
+    parts.mirror.deleteMemoryFile(id);
+  } catch (error) {
+    if (error instanceof ChangedOnDiskError) takeBackArchiveEntry(parts, id);
+    throw error;
+  }
+}
+
+/** Takes back the archive-index entry written for a memory that stays active after all (written at once). */
+export function takeBackArchiveEntry(parts: Pick<StoreParts, 'mirror'>, id: string): void {
+  parts.mirror.archiveIndex.memories.delete(id);
   parts.mirror.writeArchiveIndex();
 }
 

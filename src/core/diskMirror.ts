@@ -571,12 +571,7 @@ export class DiskMirror {
     const name = `${id}.md`;
     const file = path.join(this.paths.memories, name);
     const written = writeTempFile(file, raw);
-    if (!sameSignature(statSignature(file), this.fileSignatures.get(name) ?? null)) {
-      fs.rmSync(written.temp, { force: true });
-      // What was saved is read now: without a watcher, an edit in place would not be seen until a full refresh.
-      this.loadFile(name, statSignature(file));
-      throw new ChangedOnDiskError(`memories/${name}`);
-    }
+    this.requireUnchanged(name, file, () => fs.rmSync(written.temp, { force: true }));
     replaceWithTemp(written, file);
     const sig = written.signature;
     const previous = this.files.get(id);
@@ -590,9 +585,28 @@ export class DiskMirror {
     this.noteOwnDirectoryChange();
   }
 
-  deleteMemoryFile(id: string): void {
-    fs.rmSync(path.join(this.paths.memories, `${id}.md`), { force: true });
-    this.forgetFileName(`${id}.md`);
+  /**
+   * Removes a memory's file, unless it is no longer the one this process last
+   * read or wrote (see writeMemoryFile): then it stays, is read, and
+   * ChangedOnDiskError is thrown. `evenIfChanged`: a purge, whose text must go
+   * whatever it says now.
+   */
+  deleteMemoryFile(id: string, { evenIfChanged = false }: { evenIfChanged?: boolean } = {}): void {
+    const name = `${id}.md`;
+    const file = path.join(this.paths.memories, name);
+    if (!evenIfChanged) this.requireUnchanged(name, file);
+    fs.rmSync(file, { force: true });
+    this.forgetFileName(name);
+  }
+
+  /** Throws ChangedOnDiskError, once the file is read again, if memories/`name` is not the file last read or written here. */
+  private requireUnchanged(name: string, file: string, onChanged?: () => void): void {
+    const now = statSignature(file);
+    if (sameSignature(now, this.fileSignatures.get(name) ?? null)) return;
+    onChanged?.();
+    // What was saved is read now: without a watcher, an edit in place would not be seen until a full refresh.
+    this.loadFile(name, now);
+    throw new ChangedOnDiskError(`memories/${name}`);
   }
 
   /** Forgets a file of memories/ that this process removed or moved away. */

@@ -41,11 +41,20 @@ export function evictOnce(parts: EvictionParts): EvictionResult {
   for (const { file } of leaving) mirror.archiveIndex.memories.set(file.memory.id, archiveEntryFor(file.memory, 'eviction'));
   if (leaving.length > 0) mirror.writeArchiveIndex();
   // 3. Reduce or remove.
+  let listedBack = false;
   for (const { id, file } of files) {
     const { memory } = file;
     const from = memory.phase;
     if (from === 2) {
-      mirror.deleteMemoryFile(id);
+      try {
+        mirror.deleteMemoryFile(id);
+      } catch (error) {
+        if (!(error instanceof ChangedOnDiskError)) throw error;
+        // Saved after it was listed as archived: it stays, and the entry is taken back (written below).
+        mirror.archiveIndex.memories.delete(id);
+        listedBack = true;
+        continue;
+      }
       unregisterMemory(parts, id);
       stats.set(id, undefined);
     } else {
@@ -62,6 +71,7 @@ export function evictOnce(parts: EvictionParts): EvictionResult {
     }
     result.steps.push({ id, topic: memory.topic, from, to: from + 1 });
   }
+  if (listedBack) mirror.writeArchiveIndex();
   index.write();
   stats.write();
   mirror.stateFile.update((state) => {

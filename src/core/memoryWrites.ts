@@ -7,9 +7,9 @@
  * archives/ before the memory file changes.
  */
 import type { Anchor } from './anchors';
-import { archiveEntryFor, archiveForRemoval, archiveVersions, ensureArchived, fullTextOf } from './archiving';
+import { archiveEntryFor, archiveForRemoval, archiveVersions, ensureArchived, fullTextOf, removeArchivedFile, takeBackArchiveEntry } from './archiving';
 import { suggestTags } from './autotag';
-import { LtmError, notFound } from './errors';
+import { ChangedOnDiskError, LtmError, notFound } from './errors';
 import { InvalidMemoryFile, renderNewMemoryFile, replaceSummary, updateFrontmatter } from './memoryFile';
 import { newMemoryId } from './memoryIds';
 import { applyUpdate, mergedContent, mergedTags, prepareUpdate, type PreparedUpdate } from './memoryUpdate';
@@ -110,15 +110,30 @@ export function mergeMemories(parts: MemoryWriteParts, sourceId: string, targetI
   ensureArchived(parts, sourceId, source);
   mirror.archiveIndex.memories.set(sourceId, { ...archiveEntryFor(source.memory, 'merged'), merged_into: targetId });
   mirror.writeArchiveIndex();
-  // 2. The target, then the source leaves.
-  mirror.writeMemoryFile(targetId, updated.text);
+  // 2. The target, then the source leaves; neither is written over or removed once a person saved it (ChangedOnDiskError).
+  try {
+    mirror.writeMemoryFile(targetId, updated.text);
+  } catch (error) {
+    if (error instanceof ChangedOnDiskError) takeBackArchiveEntry(parts, sourceId);
+    throw error;
+  }
   if (becomesFull && ownArchiveKept) mirror.deleteArchiveFile(targetId);
-  mirror.deleteMemoryFile(sourceId);
-  unregisterMemory(parts, sourceId);
-  stats.set(sourceId, undefined);
+  let sourceSaved = false;
+  try {
+    removeArchivedFile(parts, sourceId);
+    unregisterMemory(parts, sourceId);
+    stats.set(sourceId, undefined);
+  } catch (error) {
+    if (!(error instanceof ChangedOnDiskError)) throw error;
+    sourceSaved = true;
+  }
   stats.storePriority(targetId);
   index.write();
   stats.write();
+  // Merging again would add the source a second time: say what happened instead of "try again".
+  if (sourceSaved) {
+    throw new LtmError('busy', `${sourceId} was saved in an editor while it was merged into ${targetId}: ${targetId} holds the merged text, ${sourceId} stays as saved. Compare them; forget ${sourceId} if the merge covers it.`);
+  }
   return { target: queries.view(targetId), source: { id: sourceId, topic: source.memory.topic }, versions };
 }
 
@@ -146,10 +161,10 @@ export function forgetMemory(parts: MemoryWriteParts, id: string, options: { pur
     mirror.archiveIndex.purged.set(id, { purged_at: nowIso() });
     mirror.writeArchiveIndex();
     mirror.deleteArchiveFile(id);
-    if (active) mirror.deleteMemoryFile(id);
+    if (active) mirror.deleteMemoryFile(id, { evenIfChanged: true });
   } else {
     archiveForRemoval(parts, id, mirror.files.get(id)!, 'forgotten');
-    mirror.deleteMemoryFile(id);
+    removeArchivedFile(parts, id);
   }
   dropActiveMemory(parts, id);
   return { id, topic, archived: !options.purge, purged: Boolean(options.purge) };

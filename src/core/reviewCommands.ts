@@ -3,7 +3,7 @@
  * review, and the person's decision on one. approve and reject run under the
  * store's lock after a refresh (MemoryStore takes it).
  */
-import { archiveForRemoval } from './archiving';
+import { archiveForRemoval, removeArchivedFile } from './archiving';
 import type { DiskMirror, LoadedFile } from './diskMirror';
 import { invalidInput } from './errors';
 import { updateFrontmatter } from './memoryFile';
@@ -61,7 +61,7 @@ export function rejectMemory(parts: ReviewParts, id: string): ReviewResult {
   const file = requireProposed(mirror, id);
   // Its own full text, whatever an archive of it held before.
   archiveForRemoval(parts, id, file, 'rejected', true);
-  mirror.deleteMemoryFile(id);
+  removeArchivedFile(parts, id);
   dropActiveMemory(parts, id);
   return { id, topic: file.memory.topic, decision: 'rejected' };
 }

@@ -409,6 +409,20 @@ describe('DiskMirror', () => {
       assert.match(fs.readFileSync(memFile(A), "utf8"), /topic: "Written after reading it"/);
     });
 
+    it('never removes a file saved after it was read, unless asked to whatever it says (a purge)', () => {
+      writeMemory(h.paths.root, A, { topic: 'Read first' });
+      h.mirror.refresh();
+      const saved = memoryText(A, { topic: 'Saved in an editor' });
+      editInPlace(memFile(A), saved);
+      assert.throws(() => h.mirror.deleteMemoryFile(A), ChangedOnDiskError);
+      assert.equal(fs.readFileSync(memFile(A), 'utf8'), saved);
+      assert.equal(h.mirror.files.get(A)!.memory.topic, 'Saved in an editor');
+      editInPlace(memFile(A), memoryText(A, { topic: 'Saved again' }));
+      h.mirror.deleteMemoryFile(A, { evenIfChanged: true });
+      assert.equal(fs.existsSync(memFile(A)), false);
+      assert.equal(h.mirror.isActive(A), false);
+    });
+
     it('a save right after its rename is read: the signature kept is that of the text written, not a look after the rename', () => {
       writeMemory(h.paths.root, A, { topic: 'Before' });
       h.mirror.refresh();

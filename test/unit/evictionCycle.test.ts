@@ -47,6 +47,19 @@ describe('evictionCycle: one cycle', () => {
     assert.equal(parts.mirror.files.get(LOW)!.raw, saved, 'the mirror read the save');
   });
 
+  it('keeps a memory a person saves as its last step begins: it stays in memories/ as saved, and is not listed as archived', () => {
+    evictOnce(parts);
+    evictOnce(parts);
+    assert.match(fs.readFileSync(memoryPath(LOW), 'utf8'), /^phase: 2$/m);
+    const saved = fs.readFileSync(memoryPath(LOW), 'utf8').replace('The summary stays.', 'The summary, saved during the cycle.');
+    // It is listed as archived first: the save lands right after that.
+    const result = afterRenameOnto(parts.paths.archiveIndex, () => fs.writeFileSync(memoryPath(LOW), saved), () => evictOnce(parts));
+    assert.deepEqual(result.steps, []);
+    assert.equal(fs.readFileSync(memoryPath(LOW), 'utf8'), saved);
+    assert.equal(parts.mirror.isActive(LOW), true);
+    assert.deepEqual(Object.keys(readJson<{ memories: object }>(parts.paths.archiveIndex).memories), [], 'listed as archived');
+  });
+
   it('does nothing at or under max_memories', () => {
     parts.mirror.state.config = { ...parts.mirror.state.config, max_memories: 2 };
     const snapshot = snapshotFiles(parts.paths.root);

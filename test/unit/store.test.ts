@@ -1002,6 +1002,40 @@ describe('MemoryStore: changes made outside the store', () => {
     assert.equal(store.check().healthy, true);
   });
 
+  it('forget never removes a memory saved after it read it: "busy", the memory stays active as saved, not listed as archived; a retry archives the saved text', async () => {
+    const store = ctx.open();
+    const { memory } = await store.store({ topic: 'Saved before forget', content: 'Original content.', summary: 'Old summary.' });
+    const file = memFile(ctx, memory.id);
+    const saved = fs.readFileSync(file, 'utf8').replace('Original content.', 'Content saved in an editor.');
+    const archiveIndex = path.join(ctx.root, 'archive_index.json');
+    await assert.rejects(
+      afterRenameOnto(archiveIndex, () => fs.writeFileSync(file, saved), () => store.forget(memory.id)),
+      (error: LtmError) => error.code === 'busy',
+    );
+    assert.equal(fs.readFileSync(file, 'utf8'), saved);
+    assert.deepEqual(Object.keys(readJson<{ memories: object }>(archiveIndex).memories), []);
+    assert.equal(store.check().healthy, true, JSON.stringify(store.check().problems));
+    await store.forget(memory.id);
+    assert.equal(fs.existsSync(file), false);
+    assert.match(fs.readFileSync(path.join(ctx.root, 'archives', `${memory.id}.md`), 'utf8'), /Content saved in an editor\./);
+  });
+
+  it('a merge whose source is saved after the target is written keeps the saved source, says so, and leaves the store healthy', async () => {
+    const store = ctx.open();
+    const target = (await store.store({ topic: 'Merge target', content: 'Target text.', summary: 'Target.' })).memory;
+    const source = (await store.store({ topic: 'Merge source', content: 'Source text.', summary: 'Source.' })).memory;
+    const sourceFile = memFile(ctx, source.id);
+    const saved = fs.readFileSync(sourceFile, 'utf8').replace('Source text.', 'Source text, saved in an editor.');
+    await assert.rejects(
+      afterRenameOnto(memFile(ctx, target.id), () => fs.writeFileSync(sourceFile, saved), () => store.merge(source.id, target.id)),
+      (error: LtmError) => error.code === 'busy' && error.message.includes(`${source.id} was saved in an editor while it was merged into ${target.id}`),
+    );
+    assert.equal(fs.readFileSync(sourceFile, 'utf8'), saved);
+    assert.match(fs.readFileSync(memFile(ctx, target.id), 'utf8'), /Source text\./, 'the target holds the merged text');
+    assert.equal(archiveIndexOf(ctx).memories[source.id], undefined, 'the source is not listed as merged');
+    assert.equal(store.check().healthy, true, JSON.stringify(store.check().problems));
+  });
+
   it('a writer never overwrites a hand edit made in place: updateSummary keeps the edited content', async () => {
     const store = ctx.open();
     const { memory } = await store.store({ topic: 'Edit then summarise', content: 'Original content.', summary: 'Old summary.' });
