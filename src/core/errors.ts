@@ -14,12 +14,12 @@ export class LtmError extends Error {
 }
 
 /**
- * A file changed on disk after a command read it and before it was written
+ * A file changed on disk after a command read it and before it was written or removed
  * (a person saved it in an editor meanwhile): nothing was written over it.
  */
 export class ChangedOnDiskError extends LtmError {
   constructor(readonly file: string) {
-    super('busy', `${file} was changed on disk while LTM was writing it (saved in an editor?): the saved text was kept and nothing was written over it. Try again.`);
+    super('busy', `${file} was changed on disk while LTM was changing it (saved in an editor?): the saved text was kept, nothing was written over it or removed. Try again.`);
     this.name = 'ChangedOnDiskError';
   }
 }

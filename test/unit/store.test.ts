@@ -994,7 +994,7 @@ describe('MemoryStore: changes made outside the store', () => {
     const update = () => store.update(memory.id, { summary: 'A new summary.' });
     await assert.rejects(
       afterRenameOnto(path.join(ctx.root, 'archive_index.json'), () => fs.writeFileSync(file, saved), update),
-      (error: LtmError) => error.code === 'busy' && /was changed on disk while LTM was writing it/.test(error.message),
+      (error: LtmError) => error.code === 'busy' && /was changed on disk while LTM was changing it/.test(error.message),
     );
     assert.equal(fs.readFileSync(file, 'utf8'), saved);
     await update();
