@@ -1020,6 +1020,22 @@ describe('MemoryStore: changes made outside the store', () => {
     assert.match(fs.readFileSync(path.join(ctx.root, 'archives', `${memory.id}.md`), 'utf8'), /Content saved in an editor\./);
   });
 
+  it('a merge whose target is saved after both were archived writes nothing over it: "busy", the source stays active and is not listed as merged', async () => {
+    const store = ctx.open();
+    const target = (await store.store({ topic: 'Merge target', content: 'Target text.', summary: 'Target.' })).memory;
+    const source = (await store.store({ topic: 'Merge source', content: 'Source text.', summary: 'Source.' })).memory;
+    const targetFile = memFile(ctx, target.id);
+    const saved = fs.readFileSync(targetFile, 'utf8').replace('Target text.', 'Target text, saved in an editor.');
+    await assert.rejects(
+      afterRenameOnto(path.join(ctx.root, 'archive_index.json'), () => fs.writeFileSync(targetFile, saved), () => store.merge(source.id, target.id)),
+      (error: LtmError) => error.code === 'busy' && /was changed on disk/.test(error.message),
+    );
+    assert.equal(fs.readFileSync(targetFile, 'utf8'), saved);
+    assert.ok(fs.existsSync(memFile(ctx, source.id)), 'the source stays');
+    assert.equal(archiveIndexOf(ctx).memories[source.id], undefined, 'the source is not listed as merged');
+    assert.equal(store.check().healthy, true, JSON.stringify(store.check().problems));
+  });
+
   it('a merge whose source is saved after the target is written keeps the saved source, says so, and leaves the store healthy', async () => {
     const store = ctx.open();
     const target = (await store.store({ topic: 'Merge target', content: 'Target text.', summary: 'Target.' })).memory;
