@@ -6,6 +6,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { SessionCounters } from './model';
+import type { StoreState } from './storeFiles';
 import { sessionDifficulty, roundScore } from './priority';
 import { redactSecrets } from './secrets';
 import type { EvictionResult, MemoryStore } from './store';
@@ -125,8 +126,8 @@ export class SessionTracker {
   }
 
   /** The highest session number counted so far, written or not. */
-  private latestNumber(): number {
-    return Math.max(this.store.currentState.session_count, this.lastNumberGiven);
+  private latestNumber(state: Readonly<StoreState> = this.store.currentState): number {
+    return Math.max(state.session_count, this.lastNumberGiven);
   }
 
   /**
@@ -247,8 +248,9 @@ export class SessionTracker {
    * With `started`, only a session whose start was seen (written or not): tool
    * calls alone do not make a session known.
    */
-  private countersOf(sessionId: string, options: { started?: boolean } = {}): SessionCounters | undefined {
-    let counters: SessionCounters | undefined = this.store.currentState.sessions.get(sessionId);
+  private countersOf(sessionId: string, options: { started?: boolean; state?: Readonly<StoreState> } = {}): SessionCounters | undefined {
+    const state = options.state ?? this.store.currentState;
+    let counters: SessionCounters | undefined = state.sessions.get(sessionId);
     // Replayed in the order flushes will apply them.
     for (const batch of [...this.writing, this.pending]) {
       const counts = batch.get(sessionId);
@@ -259,7 +261,7 @@ export class SessionTracker {
         continue;
       }
       if (!counters && options.started) continue;
-      const base = counters ?? newCounters(Math.max(1, this.latestNumber()), counts.at);
+      const base = counters ?? newCounters(Math.max(1, this.latestNumber(state)), counts.at);
       counters = {
         ...base,
         tool_successes: base.tool_successes + counts.successes,
@@ -276,11 +278,13 @@ export class SessionTracker {
    * or the most recently active session's when the session is not known.
    */
   difficultyFor(sessionId: string | undefined): number {
-    let counters = sessionId ? this.countersOf(sessionKey(sessionId)) : undefined;
+    // Read once: each look at currentState checks the store's files on disk again.
+    const state = this.store.currentState;
+    let counters = sessionId ? this.countersOf(sessionKey(sessionId), { state }) : undefined;
     if (!counters) {
-      const ids = new Set([...this.store.currentState.sessions.keys(), ...[...this.writing, this.pending].flatMap((b) => [...b.keys()])]);
+      const ids = new Set([...state.sessions.keys(), ...[...this.writing, this.pending].flatMap((b) => [...b.keys()])]);
       for (const id of ids) {
-        const s = this.countersOf(id);
+        const s = this.countersOf(id, { state });
         if (s && (!counters || s.last_activity > counters.last_activity)) counters = s;
       }
     }

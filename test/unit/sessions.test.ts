@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { SessionTracker, sessionKey } from '../../src/core/sessions';
+import { fsCallsDuring } from '../support/fsCalls';
 import { readJson, useProject } from '../support/storeKit';
 
 interface StateFile {
@@ -153,5 +154,22 @@ describe('session tracker', () => {
     const state = readJson<StateFile>(stateFile());
     assert.equal(state.session_count, 1);
     assert.deepEqual(state.sessions, {}, 'the end is written after the start');
+  });
+
+  it('looks at the store on disk once for the difficulty of a memory stored outside any known session, however many sessions there are', async () => {
+    // It did once per session in state.json: at 180 sessions, ~1,400 stat calls per store_memory.
+    const store = ctx.open();
+    store.init();
+    const tracker = manualTracker(store);
+    for (let i = 0; i < 40; i++) await tracker.start(`s${i}`, 'startup');
+    tracker.recordToolCall('s7', true);
+    await tracker.flush();
+    const statsDuring = (work: () => unknown) => fsCallsDuring('statSync', work);
+    const oneLook = statsDuring(() => store.currentState);
+    assert.ok(oneLook > 0, 'a look at the state checks the files');
+    let difficulty = 0;
+    assert.equal(statsDuring(() => (difficulty = tracker.difficultyFor(undefined))), oneLook);
+    assert.equal(statsDuring(() => tracker.difficultyFor('s7')), oneLook);
+    assert.ok(difficulty > 0);
   });
 });
