@@ -4,7 +4,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { USAGE, commandHelp, runCli, type CliOutput } from '../../src/cli';
 import { COMMANDS, COMMON_OPTIONS } from '../../src/cliCommands';
+import { DEVELOPER_TERM_GROUPS } from '../../src/core/developerTerms';
 import { MemoryStore } from '../../src/core/store';
+import CLI_FILES from '../../src/shared/cliFiles.json';
 import { DEMOTION_MIN_INJECTED_SESSIONS } from '../../src/core/usage';
 import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, readJson, removeDir, snapshotDiff, snapshotFiles, statsOnDisk, writeConfig } from '../support/storeKit';
 
@@ -568,6 +570,18 @@ describe('cli', function () {
       assert.equal(got.status, 0);
       assert.match(got.stdout, /^From the binary\n=+\n/);
       assert.equal(statsOnDisk(root)[id]!.access_count, 1);
+    });
+
+    it('recalls a memory written in other words with the developer vocabulary the build embedded as tables', () => {
+      const bundle = fs.readFileSync(path.join(REPO_ROOT, CLI_FILES.bundle), 'utf8');
+      // What a fresh process would otherwise stem word by word before its first search.
+      assert.ok(!bundle.includes(DEVELOPER_TERM_GROUPS[0]!), 'the vocabulary is in the bundle as its tables, not as text');
+      const stored = bin('store', '--topic', 'API pods OOMKilled at the memory limit', '--content', 'The heap outgrew the container.', '--json');
+      assert.equal(stored.status, 0, stored.stderr);
+      const id = (JSON.parse(stored.stdout) as { id: string }).id;
+      const recalled = bin('recall', 'hogging RAM', '--json');
+      assert.equal(recalled.status, 0, recalled.stderr);
+      assert.deepEqual((JSON.parse(recalled.stdout) as { memories: { id: string }[] }).memories.map((m) => m.id), [id], '"RAM" reaches memory, heap, OOM');
     });
 
     it('`check` exits 1 on a store with problems and 0 on a healthy one, text and --json alike', () => {

@@ -1,6 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { stemOf } from '../../src/core/analyzer';
-import { RelatedTerms, developerVocabulary } from '../../src/core/relatedTerms';
+import { DEVELOPER_TERM_GROUPS } from '../../src/core/developerTerms';
+import { RelatedTerms, developerVocabulary, vocabularyTables } from '../../src/core/relatedTerms';
 import { MemorySearchIndex, RELATED_WEIGHT, type SearchableMemory } from '../../src/core/search';
 
 function reached(terms: RelatedTerms, query: string, word: string): string[] {
@@ -35,6 +36,20 @@ describe('relatedTerms', () => {
   it('leaves a group that holds only the word itself empty-handed', () => {
     const lone = new RelatedTerms(['cache, caching']);
     assert.equal(lone.expand('caching layer').size, 0, 'caching and cache share a stem: nothing else to reach');
+  });
+
+  it('expands the same from its tables carried through JSON (as the bundles embed the developer vocabulary)', () => {
+    const tables = vocabularyTables(DEVELOPER_TERM_GROUPS);
+    const fromJson = new RelatedTerms(JSON.parse(JSON.stringify(tables)) as typeof tables);
+    const fromText = new RelatedTerms(DEVELOPER_TERM_GROUPS);
+    assert.ok(tables.groupsOfStem.length > 1000 && tables.phrases.length > 100, 'the whole vocabulary');
+    const asObject = (e: ReturnType<RelatedTerms['expand']>) => JSON.stringify([...e].map(([word, stems]) => [word, [...stems]]));
+    for (const query of ['pod killed for hogging RAM', 'customers were charged twice after a retry', 'people have to log in again every morning', 'took too long then timed out']) {
+      const expanded = fromText.expand(query);
+      assert.ok(expanded.size > 0, query);
+      assert.equal(asObject(fromJson.expand(query)), asObject(expanded), query);
+    }
+    assert.equal(fromJson.groups, DEVELOPER_TERM_GROUPS.length);
   });
 
   describe('in a search', () => {
