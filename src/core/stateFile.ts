@@ -51,26 +51,36 @@ export class StateFile {
    * once, each time on the state as read.
    */
   update<T>(change: (state: StoreState) => T, durable = true): T {
-    for (let attempt = 1; ; attempt++) {
-      this.requireReadable();
-      const result = change(this.state);
-      if (this.replaceIfUnchanged(writeTempFile(this.file, this.text(), { durable }), attempt)) return result;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        this.requireReadable();
+        const result = change(this.state);
+        if (this.replaceIfUnchanged(writeTempFile(this.file, this.text(), { durable }), attempt)) return result;
+      }
+    } catch (error) {
+      this.forgetUnwritten();
+      throw error;
     }
   }
 
   /** update() with the file written on libuv's thread pool: a server goes on answering meanwhile. */
   async updateAsync<T>(change: (state: StoreState) => T, durable = true): Promise<T> {
-    for (let attempt = 1; ; attempt++) {
-      this.requireReadable();
-      const result = change(this.state);
-      let temp: TempFile;
-      this.writing = true;
-      try {
-        temp = await writeTempFileAsync(this.file, this.text(), { durable });
-      } finally {
-        this.writing = false;
+    try {
+      for (let attempt = 1; ; attempt++) {
+        this.requireReadable();
+        const result = change(this.state);
+        let temp: TempFile;
+        this.writing = true;
+        try {
+          temp = await writeTempFileAsync(this.file, this.text(), { durable });
+        } finally {
+          this.writing = false;
+        }
+        if (this.replaceIfUnchanged(temp, attempt)) return result;
       }
-      if (this.replaceIfUnchanged(temp, attempt)) return result;
+    } catch (error) {
+      this.forgetUnwritten();
+      throw error;
     }
   }
 
@@ -113,6 +123,15 @@ export class StateFile {
       throw new LtmError('busy', `state.json changed ${attempt} times while it was being written; nothing was written over it. Try again.`);
     }
     return false;
+  }
+
+  /**
+   * After an update that failed (a change that threw, a full disk): the state
+   * is read from the file again, so that a change reported as failed is not
+   * kept here and written later by the next update.
+   */
+  private forgetUnwritten(): void {
+    this.read(statSignature(this.file));
   }
 
   private read(signature: FileSignature | null): void {

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import lockfile from 'proper-lockfile';
 import { SessionTracker, sessionKey } from '../../src/core/sessions';
-import { fsCallsDuring } from '../support/fsCalls';
+import { statCallsDuring } from '../support/fsCalls';
 import { readJson, useProject } from '../support/storeKit';
 
 interface StateFile {
@@ -164,12 +164,11 @@ describe('session tracker', () => {
     for (let i = 0; i < 40; i++) await tracker.start(`s${i}`, 'startup');
     tracker.recordToolCall('s7', true);
     await tracker.flush();
-    const statsDuring = (work: () => unknown) => fsCallsDuring('statSync', work);
-    const oneLook = statsDuring(() => store.currentState);
+    const oneLook = statCallsDuring(() => store.currentState);
     assert.ok(oneLook > 0, 'a look at the state checks the files');
     let difficulty = 0;
-    assert.equal(statsDuring(() => (difficulty = tracker.difficultyFor(undefined))), oneLook);
-    assert.equal(statsDuring(() => tracker.difficultyFor('s7')), oneLook);
+    assert.equal(statCallsDuring(() => (difficulty = tracker.difficultyFor(undefined))), oneLook);
+    assert.equal(statCallsDuring(() => tracker.difficultyFor('s7')), oneLook);
     assert.ok(difficulty > 0);
   });
 });

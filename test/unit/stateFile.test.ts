@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
+// The module object itself (not a namespace copy): what the code under test calls through.
+import fsModule from 'node:fs';
 import * as path from 'node:path';
 import { LtmError } from '../../src/core/errors';
 import { TEMP_SUFFIX, toJsonText } from '../../src/core/files';
@@ -132,5 +134,32 @@ describe('StateFile', () => {
     assert.equal(onDisk().session_count, 0);
     stateFile.update((state) => (state.session_count = 5));
     assert.equal(onDisk().session_count, 5);
+  });
+
+  it('keeps no change that was not written: a failed write or a change that threw leaves the state as the file has it', async () => {
+    stateFile.update((state) => (state.session_count = 1));
+    const open = fsModule.openSync;
+    fsModule.openSync = ((target: fs.PathLike, ...rest: unknown[]) => {
+      if (String(target).endsWith(TEMP_SUFFIX)) throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+      return (open as (...args: unknown[]) => number)(target, ...rest);
+    }) as typeof open;
+    try {
+      assert.throws(() => stateFile.update((state) => (state.config.max_memories = 7)), /ENOSPC/);
+    } finally {
+      fsModule.openSync = open;
+    }
+    await assert.rejects(
+      stateFile.updateAsync((state) => {
+        state.config.memories_to_load = 3;
+        throw new Error('a change that fails half way');
+      }),
+      /half way/,
+    );
+    assert.notEqual(stateFile.state.config.max_memories, 7);
+    assert.notEqual(stateFile.state.config.memories_to_load, 3);
+    // The next update writes its own change only.
+    stateFile.update((state) => (state.session_count = 2));
+    assert.deepEqual([onDisk().session_count, onDisk().config.max_memories === 7, onDisk().config.memories_to_load === 3], [2, false, false]);
+    assert.deepEqual(tempFiles(), []);
   });
 });

@@ -1020,10 +1020,16 @@ describe('MemoryStore: changes made outside the store', () => {
     assert.match(fs.readFileSync(path.join(ctx.root, 'archives', `${memory.id}.md`), 'utf8'), /Content saved in an editor\./);
   });
 
-  it('a merge whose target is saved after both were archived writes nothing over it: "busy", the source stays active and is not listed as merged', async () => {
+  /** A store with a merge target and a merge source, as the two merge-meanwhile tests start. */
+  const twoToMerge = async () => {
     const store = ctx.open();
     const target = (await store.store({ topic: 'Merge target', content: 'Target text.', summary: 'Target.' })).memory;
     const source = (await store.store({ topic: 'Merge source', content: 'Source text.', summary: 'Source.' })).memory;
+    return { store, target, source };
+  };
+
+  it('a merge whose target is saved after both were archived writes nothing over it: "busy", the source stays active and is not listed as merged', async () => {
+    const { store, target, source } = await twoToMerge();
     const targetFile = memFile(ctx, target.id);
     const saved = fs.readFileSync(targetFile, 'utf8').replace('Target text.', 'Target text, saved in an editor.');
     await assert.rejects(
@@ -1037,9 +1043,7 @@ describe('MemoryStore: changes made outside the store', () => {
   });
 
   it('a merge whose source is saved after the target is written keeps the saved source, says so, and leaves the store healthy', async () => {
-    const store = ctx.open();
-    const target = (await store.store({ topic: 'Merge target', content: 'Target text.', summary: 'Target.' })).memory;
-    const source = (await store.store({ topic: 'Merge source', content: 'Source text.', summary: 'Source.' })).memory;
+    const { store, target, source } = await twoToMerge();
     const sourceFile = memFile(ctx, source.id);
     const saved = fs.readFileSync(sourceFile, 'utf8').replace('Source text.', 'Source text, saved in an editor.');
     await assert.rejects(
