@@ -112,7 +112,7 @@ export async function runCli(argv: readonly string[], cwd = process.cwd(), io: C
   try {
     // Opened inside answer(): a store file that cannot be read is the engine's error, told in one line.
     return await answer(async () => {
-      store = MemoryStore.open(input.projectDir, { renames: gitRenameLookup(input.projectDir) });
+      store = await MemoryStore.openAsync(input.projectDir, { renames: gitRenameLookup(input.projectDir) });
       const out = await command.run(store, input);
       store.flushCaches();
       return out;

@@ -562,8 +562,11 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
   const store = MemoryStore.prepare(projectDir, { watch: true, renames: gitRenameLookup(projectDir) });
   const log = (message: string) => process.stderr.write(`ltm: ${message}\n`);
   let server: LtmServer;
+  let loadWebRequestClasses: () => boolean;
   try {
-    const { LtmServer } = await import('./servers/ltmServer');
+    const servers = await import('./servers/ltmServer');
+    const { LtmServer } = servers;
+    loadWebRequestClasses = servers.loadWebRequestClasses;
     // Claims the project atomically: when another server runs, this throws a 'busy' error naming it.
     server = await LtmServer.start({ store, version, preferredPort: port, injectionBudgetTokens: () => budget ?? DEFAULT_INJECTION_BUDGET_TOKENS, log });
   } catch (error) {
@@ -572,6 +575,11 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
     store.dispose();
     throw error;
   }
+  // "serving" first: a client that waits for it gets on with connecting while the store opens.
+  process.stdout.write(
+    `LTM ${version} serving ${projectDir}\n  MCP:   ${server.mcpUrl}\n  hooks: ${server.url}/hook/<event>\n` +
+      `For Claude Code outside VS Code: eval "$(ltm env --project ${JSON.stringify(projectDir)})"\n`,
+  );
   // Opened once listening, in steps between which requests are answered, with the search index loaded
   // (or built) so that the first recall need not wait for it. The caches are saved in a pause between
   // requests: after a start without them that takes ~0.3 s at 50,000 memories, which the first
@@ -583,10 +591,7 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
       if (!stopping) server.inPause('caches saved', async () => store.flushCaches());
     })
     .catch((error: unknown) => log(`could not open the store in the background: ${(error as Error).message}`));
-  process.stdout.write(
-    `LTM ${version} serving ${projectDir}\n  MCP:   ${server.mcpUrl}\n  hooks: ${server.url}/hook/<event>\n` +
-      `For Claude Code outside VS Code: eval "$(ltm env --project ${JSON.stringify(projectDir)})"\n`,
-  );
+  loadWebRequestClasses();
   await stopRequested;
   stopping = true;
   await opening;

@@ -34,6 +34,7 @@ import { MemoryFileSignatures } from './memoryFileSignatures';
 import { MentionedIds } from './memoryIds';
 import { InvalidMemoryFile, memoryOf, parseBody, splitFrontmatter } from './memoryFile';
 import type { MemoryRecordCache } from './memoryRecords';
+import type { SweptSignatures } from './signatureSweep';
 import { applyJournal, journalAppliesTo, journalHeader, readJournalLines } from './statsJournal';
 import { MEMORY_ID_FORMAT, isMemoryId, type ArchiveReason, type Memory, type MemoryStats } from './model';
 import {
@@ -267,10 +268,20 @@ export class DiskMirror {
    * `full` also stats every memory file, which finds edits made in place when
    * no watcher reports them.
    */
-  refresh(options: { full?: boolean } = {}): void {
-    if (this.options.watch) this.keepWatching();
+  refresh(options: { full?: boolean; swept?: SweptSignatures | null } = {}): void {
+    this.watchIfAsked();
     if (options.full) this.memoriesDirSignature = null;
-    this.refreshMemoryFiles();
+    this.refreshMemoryFiles(options.swept ?? null);
+    this.refreshSideFiles();
+  }
+
+  /** Starts watching memories/ (when the store was opened to watch): before a sweep on another thread begins, so that what changes after it is reported. */
+  watchIfAsked(): void {
+    if (this.options.watch) this.keepWatching();
+  }
+
+  /** Brings the JSON files and archives up to date, not the memory files (read while the memory files are swept elsewhere). */
+  refreshSideFiles(): void {
     this.refreshJsonFiles();
     this.refreshArchiveFiles();
   }
@@ -283,20 +294,29 @@ export class DiskMirror {
     if (!sameSignature(sig, this.fileSignatures.get(name) ?? null)) this.loadFile(name, sig);
   }
 
-  private refreshMemoryFiles(): void {
+  /**
+   * `swept`: the signatures a worker thread took (signatureSweep.ts), used
+   * when the directory's signature says no file appeared or went away since;
+   * a file the watcher reported meanwhile is looked at again below.
+   */
+  private refreshMemoryFiles(swept: SweptSignatures | null): void {
     const dirSig = statSignature(this.paths.memories);
     if (!sameSignature(dirSig, this.memoriesDirSignature)) {
       this.memoriesDirSignature = dirSig;
-      this.dirtyNames.clear();
       const prefix = this.paths.memories + path.sep;
-      const names = new Set(listDir(this.paths.memories).filter((n) => n.endsWith('.md')));
+      const fromSweep = swept !== null && sameSignature(dirSig, swept.directory);
+      // Stats taken now need no report from before them; swept ones do.
+      if (!fromSweep) this.dirtyNames.clear();
+      const signatures = fromSweep ? swept.files : null;
+      const names = signatures ? new Set(signatures.keys()) : new Set(listDir(this.paths.memories).filter((n) => n.endsWith('.md')));
       for (const name of [...this.fileSignatures.keys()]) if (!names.has(name)) this.loadFile(name, null);
       for (const name of names) {
         // Concatenated, not path.join (which normalises): ~5 ms of the 10,000 calls opening makes.
-        const sig = statSignature(prefix + name);
+        const sweptSig = signatures?.get(name);
+        const sig = sweptSig === undefined ? statSignature(prefix + name) : sweptSig;
         if (!sameSignature(sig, this.fileSignatures.get(name) ?? null)) this.loadFile(name, sig);
       }
-      return;
+      if (!fromSweep) return;
     }
     if (this.dirtyNames.size > 0) {
       const names = [...this.dirtyNames];

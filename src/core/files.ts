@@ -200,7 +200,7 @@ export interface FileSignature {
   mtimeMs: number;
 }
 
-export function signatureOf(stat: fs.Stats): FileSignature {
+export function signatureOf(stat: Pick<fs.Stats, 'ino' | 'size' | 'mtimeMs'>): FileSignature {
   return { ino: smallInteger(stat.ino), size: smallInteger(stat.size), mtimeMs: stat.mtimeMs };
 }
 

@@ -34,17 +34,27 @@ export interface LoadedSearchIndex {
   indexedHere: number;
 }
 
-/** The index of `files`: loaded from `file` and brought up to date, or built. */
-export function loadSearchIndex(file: string, files: ReadonlyMap<string, IndexedFile>): LoadedSearchIndex {
-  let bytes: Buffer | null = null;
+/** The saved index as read, before it is brought up to date with the files. */
+export type SavedSearchIndex = NonNullable<ReturnType<typeof MemorySearchIndex.deserialize>>;
+
+/** The index saved in `file`; null when there is none to use. Nothing else is looked at: see loadSearchIndex. */
+export function readSearchIndex(file: string): SavedSearchIndex | null {
+  let bytes: Buffer;
   try {
     bytes = fs.readFileSync(file);
   } catch {
-    // No cache yet: built below.
+    return null;
   }
-  const loaded = bytes ? MemorySearchIndex.deserialize(bytes) : null;
-  if (!loaded) return { index: MemorySearchIndex.build([...files.values()].map((f) => f.memory)), changed: true, indexedHere: files.size };
-  const { index, keys } = loaded;
+  return MemorySearchIndex.deserialize(bytes);
+}
+
+/**
+ * The index of `files`: loaded from `file` (or from `saved`, read from it
+ * before) and brought up to date, or built.
+ */
+export function loadSearchIndex(file: string, files: ReadonlyMap<string, IndexedFile>, saved: SavedSearchIndex | null = readSearchIndex(file)): LoadedSearchIndex {
+  if (!saved) return { index: MemorySearchIndex.build([...files.values()].map((f) => f.memory)), changed: true, indexedHere: files.size };
+  const { index, keys } = saved;
   const gone = [...index.ids()].filter((id) => !files.has(id));
   const stale = [...files].filter(([id, f]) => keys.get(id) !== signatureKey(f.signature));
   // Out in one pass, then in again: after a copy of the project every document is stale.

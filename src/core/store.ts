@@ -79,6 +79,21 @@ export class MemoryStore {
     return store;
   }
 
+  /**
+   * open(), for a caller that can wait: in a large store the memory files are
+   * statted on a worker thread while this one reads the caches (storeOpening.ts).
+   */
+  static async openAsync(projectDir: string, options: OpenOptions = {}): Promise<MemoryStore> {
+    const store = new MemoryStore(projectDir, options);
+    try {
+      await store.opening.openInSteps();
+    } catch (error) {
+      store.dispose();
+      throw error;
+    }
+    return store;
+  }
+
   /** A store that reads nothing until first use or openInSteps(): a server listens before the memories are read. */
   static prepare(projectDir: string, options: OpenOptions = {}): MemoryStore {
     return new MemoryStore(projectDir, options);
@@ -93,6 +108,11 @@ export class MemoryStore {
   async openInSteps(): Promise<void> {
     await this.opening.openInSteps();
     this.warmSearchIndex();
+  }
+
+  /** Settles when an openInSteps under way has (at once when none is): a request waits for it rather than reading the files a second time. */
+  untilOpened(): Promise<void> {
+    return this.opening.untilOpened();
   }
 
   /** True once `.claude/ltm/` exists. */

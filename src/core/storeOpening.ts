@@ -9,13 +9,23 @@
 import * as fs from 'node:fs';
 import type { FileRecord } from './loadedFile';
 import type { MemoryRecordCache } from './memoryRecords';
+import { sweepSignatures, type SweptSignatures } from './signatureSweep';
 import type { StoreParts } from './storeParts';
+
+/**
+ * The record cache's size from which openInSteps has a worker thread stat the
+ * memory files (~3,500 memories): below, the worker's start (~25 ms) is
+ * longer than the stat calls it would take over.
+ */
+export const SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES = 1 << 20;
 
 export class StoreOpening {
   /** Set by the first refresh(), which loads the record cache before it reads the files. */
   private opened = false;
   /** The record cache is read once, before the first look at the files; openInSteps reads it a step ahead. */
   private recordsLoaded = false;
+  /** The openInSteps under way. */
+  private inProgress: Promise<void> | null = null;
 
   constructor(
     private readonly records: MemoryRecordCache,
@@ -33,23 +43,60 @@ export class StoreOpening {
   }
 
   /** Brings the mirror up to date with the disk; the first time, the record cache is loaded before. */
-  refresh(options: { full?: boolean } = {}): void {
+  refresh(options: { full?: boolean; swept?: SweptSignatures | null } = {}): void {
     this.loadRecords();
     this.parts.mirror.refresh(options);
     this.opened = true;
   }
 
-  /** The record cache, then the files, each step followed by a turn of the event loop; what is done already is skipped. */
-  async openInSteps(): Promise<void> {
+  /**
+   * The record cache, then the files, each step followed by a turn of the
+   * event loop; what is done already is skipped. In a large store the memory
+   * files are statted on a worker thread meanwhile (signatureSweep.ts), while
+   * this one reads the record cache, the JSON files and the saved search index.
+   */
+  openInSteps(): Promise<void> {
+    this.inProgress ??= this.openSteps().finally(() => (this.inProgress = null));
+    return this.inProgress;
+  }
+
+  /** Settles when the openInSteps under way has (at once when none is), whether or not it succeeded. */
+  untilOpened(): Promise<void> {
+    return this.inProgress?.catch(() => undefined) ?? Promise.resolve();
+  }
+
+  private async openSteps(): Promise<void> {
     const step = () => new Promise<void>((resolve) => setImmediate(resolve));
+    const sweep = this.opened ? null : this.sweepAside();
     if (!this.recordsLoaded) {
       this.loadRecords();
       await step();
     }
     if (!this.opened) {
-      this.refresh();
+      let swept: SweptSignatures | null = null;
+      if (sweep) {
+        this.parts.mirror.refreshSideFiles();
+        this.parts.queries.readSavedSearchIndex();
+        await step();
+        swept = await sweep;
+      }
+      if (!this.opened) this.refresh({ swept });
       await step();
     }
+  }
+
+  /** The memory files' signatures from a worker thread, for a store large enough to gain from it. */
+  private sweepAside(): Promise<SweptSignatures | null> | null {
+    let recordCacheBytes: number;
+    try {
+      recordCacheBytes = fs.statSync(this.parts.paths.parseCache).size;
+    } catch {
+      return null;
+    }
+    if (recordCacheBytes < SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES) return null;
+    // Watching first: a file changed after the worker's look at it is reported, and looked at again.
+    this.parts.mirror.watchIfAsked();
+    return sweepSignatures(this.parts.paths.memories);
   }
 
   /** Saves the record cache and the search index as they are now, for the next process; nothing for a store never opened. */

@@ -19,7 +19,7 @@ import { queryWords } from './analyzer';
 import { passesGate, type RelevanceGate } from './promptContext';
 import { developerVocabulary } from './relatedTerms';
 import { MemorySearchIndex, RELEVANCE_WEIGHT, blendedScore } from './search';
-import { discardSearchIndex, loadSearchIndex, saveSearchIndex } from './searchIndexCache';
+import { discardSearchIndex, loadSearchIndex, readSearchIndex, saveSearchIndex, type SavedSearchIndex } from './searchIndexCache';
 import { findSimilar, type SimilarHit } from './similarity';
 import type { ListFilter, ListResult, MemoryView, SearchResultItem, SearchScope } from './storeTypes';
 import { NO_USAGE, isDemotionCandidate, usageOf } from './usage';
@@ -33,6 +33,8 @@ export class StoreQueries {
   private searchIndexUnsaved = false;
   /** Whether the index holds most of its postings as built (see saveSearchIndex). */
   private searchIndexBuiltHere = false;
+  /** The saved index read ahead by readSavedSearchIndex (null: none to use), until the index is first needed. */
+  private savedSearchIndex: SavedSearchIndex | null | undefined = undefined;
   private archiveSearchIndex: MemorySearchIndex | null = null;
   /** Ranking inputs of active memories (see RankingTable); kept in step lazily. */
   private readonly ranking = new RankingTable();
@@ -363,12 +365,21 @@ export class StoreQueries {
   /** Deletes the saved search index: it may hold the words of a memory that was just purged. */
   discardSavedSearchIndex(): void {
     discardSearchIndex(this.mirror.paths.searchIndex);
+    this.savedSearchIndex = undefined;
     this.searchIndexUnsaved = true;
+  }
+
+  /** Reads the saved search index now, to be brought up to date with the files when first needed (while they are swept elsewhere). */
+  readSavedSearchIndex(): void {
+    if (!this.searchIndex && this.savedSearchIndex === undefined) this.savedSearchIndex = readSearchIndex(this.mirror.paths.searchIndex);
   }
 
   private activeSearchIndex(): MemorySearchIndex {
     if (!this.searchIndex) {
-      const { index, changed, indexedHere } = loadSearchIndex(this.mirror.paths.searchIndex, this.mirror.files);
+      const saved = this.savedSearchIndex;
+      this.savedSearchIndex = undefined;
+      // Not read ahead (undefined): loadSearchIndex reads the file now.
+      const { index, changed, indexedHere } = loadSearchIndex(this.mirror.paths.searchIndex, this.mirror.files, saved);
       this.searchIndex = index;
       this.searchIndexUnsaved = changed;
       // Built, or mostly indexed again (a copied project: every document stale).

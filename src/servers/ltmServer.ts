@@ -35,6 +35,8 @@ import {
   type ServerInfo,
 } from './serverInfo';
 
+export { loadWebRequestClasses } from './mcpSessions';
+
 export interface LtmServerOptions {
   store: MemoryStore;
   version: string;
@@ -300,6 +302,8 @@ export class LtmServer {
     try {
       this.guard.check(req);
       const pathname = requestPath(req.url);
+      // A store opening in steps is waited for, not read a second time by this request.
+      if (pathname === '/mcp' || pathname.startsWith('/hook/')) await this.options.store.untilOpened();
       if (pathname === '/mcp') return await this.handleMcp(req, res);
       const hook = /^\/hook\/([a-z_]+)$/.exec(pathname);
       if (hook) {

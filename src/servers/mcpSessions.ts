@@ -260,6 +260,16 @@ function isInitialize(body: unknown): boolean {
   return messages.some((message) => (message as { method?: unknown } | null)?.method === 'initialize' && isInitializeRequest(message));
 }
 
+/**
+ * Makes Node load its web Request, Response and Headers classes (undici),
+ * which it does on their first use: ~25 ms that a starting server spends
+ * while a worker thread stats the memory files (storeOpening.ts), rather
+ * than in its first MCP request.
+ */
+export function loadWebRequestClasses(): boolean {
+  return typeof Request === 'function' && typeof Response === 'function' && typeof Headers === 'function';
+}
+
 /** The Node request as the web Request the SDK transport reads (the body is passed parsed, beside it). */
 function webRequest(req: IncomingMessage, url: string): Request {
   const headers = new Headers();

@@ -9,7 +9,9 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MemoryStore } from '../../src/core/store';
+import { SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES } from '../../src/core/storeOpening';
 import { LtmServer } from '../../src/servers/ltmServer';
+import { statPathsDuring } from '../support/fsCalls';
 import { ltmRoot, makeTempProject, removeDir } from '../support/storeKit';
 import { mcpClient, postHook, rawRequest, serverJsonPath, sessionStartPayload, type Json } from '../support/serverKit';
 
@@ -87,6 +89,23 @@ describe('a server that listens before its store is read', function () {
     const context = ((answer.json().hookSpecificOutput as Json).additionalContext as string) ?? '';
     const injected = ids.filter((id) => context.includes(id));
     assert.ok(injected.length >= 10, `only ${injected.length} memories injected:\n${context}`);
+  });
+
+  it('a session_start sent while a large store opens in steps waits for it, rather than statting every memory file a second time', async () => {
+    // Large by the size of its record cache (trailing spaces keep the JSON as it was): a worker thread stats the files.
+    fs.appendFileSync(store.paths.parseCache, ' '.repeat(SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES));
+    server = await LtmServer.start({ store, version: 'test' });
+    const started = server;
+    let context = '';
+    const statted = await statPathsDuring(async () => {
+      const opening = store.openInSteps();
+      const answer = await postHook(started.port, started.token, 'session_start', sessionStartPayload('s-while-opening'));
+      assert.equal(answer.status, 200, answer.text);
+      context = ((answer.json().hookSpecificOutput as Json).additionalContext as string) ?? '';
+      await opening;
+    });
+    assert.deepEqual(statted.filter((file) => file.endsWith('.md')), [], 'memory files statted on the server’s thread');
+    assert.ok(ids.filter((id) => context.includes(id)).length >= 10, context);
   });
 
   it('openInSteps opens the store and loads its search index; a request between the steps is answered', async () => {

@@ -6,6 +6,7 @@ import { USAGE, commandHelp, runCli, type CliOutput } from '../../src/cli';
 import { COMMANDS, COMMON_OPTIONS } from '../../src/cliCommands';
 import { DEVELOPER_TERM_GROUPS } from '../../src/core/developerTerms';
 import { MemoryStore } from '../../src/core/store';
+import { SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES } from '../../src/core/storeOpening';
 import CLI_FILES from '../../src/shared/cliFiles.json';
 import { DEMOTION_MIN_INJECTED_SESSIONS } from '../../src/core/usage';
 import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, readJson, removeDir, snapshotDiff, snapshotFiles, statsOnDisk, writeConfig } from '../support/storeKit';
@@ -582,6 +583,30 @@ describe('cli', function () {
       const recalled = bin('recall', 'hogging RAM', '--json');
       assert.equal(recalled.status, 0, recalled.stderr);
       assert.deepEqual((JSON.parse(recalled.stdout) as { memories: { id: string }[] }).memories.map((m) => m.id), [id], '"RAM" reaches memory, heap, OOM');
+    });
+
+    it('a store large by its record cache (its memory files statted on a worker thread) answers as before, a hand edit in place included', () => {
+      const ids: string[] = [];
+      for (const topic of ['Flaky payment webhook test', 'Webhook retries need idempotency keys', 'Lint runs before the build']) {
+        const stored = bin('store', '--topic', topic, '--content', `${topic}.`, '--json');
+        assert.equal(stored.status, 0, stored.stderr);
+        ids.push((JSON.parse(stored.stdout) as { id: string }).id);
+      }
+      const answers = () => ['list', 'recall webhook', 'status'].map((command) => bin(...command.split(' '), '--json').stdout);
+      const before = answers();
+      const parseCache = path.join(root, 'parse-cache.json');
+      assert.ok(fs.existsSync(parseCache), 'the CLI saved its record cache');
+      // Trailing spaces keep the JSON as it was and make the file as large as a store of thousands.
+      fs.appendFileSync(parseCache, ' '.repeat(SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES));
+      assert.deepEqual(answers(), before);
+      const file = path.join(root, 'memories', `${ids[2]}.md`);
+      const ino = fs.statSync(file).ino;
+      fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('Lint runs before the build', 'Lint runs before the webhook build'));
+      assert.equal(fs.statSync(file).ino, ino, 'edited in place');
+      fs.appendFileSync(parseCache, ' '.repeat(SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES));
+      const recalled = JSON.parse(bin('recall', 'webhook', '--json').stdout) as { memories: { id: string; topic: string }[] };
+      assert.deepEqual(recalled.memories.map((m) => m.id).sort(), [...ids].sort());
+      assert.equal(recalled.memories.find((m) => m.id === ids[2])!.topic, 'Lint runs before the webhook build');
     });
 
     it('`check` exits 1 on a store with problems and 0 on a healthy one, text and --json alike', () => {

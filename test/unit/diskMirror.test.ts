@@ -3,6 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ChangedOnDiskError } from '../../src/core/errors';
 import { statSignature, toJsonText } from '../../src/core/files';
+import { sweepSignatures } from '../../src/core/signatureSweep';
+import { statCallsDuring } from '../support/fsCalls';
 import { afterRenameOnto } from '../support/renameFaults';
 import { memoryText, makeMirror, drain, makeTempProject, removeDir, testId, writeArchive, writeMemory, type MirrorHarness } from '../support/storeKit';
 
@@ -152,6 +154,45 @@ describe('DiskMirror', () => {
       writeMemory(h.paths.root, C);
       h.mirror.refresh();
       assert.deepEqual([...h.mirror.files.keys()], [C]);
+    });
+  });
+
+  describe('refresh({ swept }): signatures taken on another thread (signatureSweep.ts)', () => {
+    beforeEach(() => {
+      writeMemory(h.paths.root, A, { topic: 'Alpha' });
+      writeMemory(h.paths.root, B, { topic: 'Beta' });
+    });
+
+    it('are used instead of statting each file here, when no file appeared or went away since', async () => {
+      const swept = (await sweepSignatures(h.paths.memories))!;
+      const stats = statCallsDuring(() => h.mirror.refresh({ swept }));
+      assert.deepEqual([...h.mirror.files.keys()].sort(), [A, B]);
+      assert.deepEqual(h.mirror.files.get(A)!.signature, statSignature(memFile(A)));
+      // memories/ itself and the JSON files, not the memory files.
+      const fresh = makeMirror(project, { init: false });
+      try {
+        const statsWithout = statCallsDuring(() => fresh.mirror.refresh());
+        assert.equal(statsWithout - stats, 2, `${statsWithout} stat calls without the sweep, ${stats} with it`);
+      } finally {
+        fresh.mirror.dispose();
+      }
+    });
+
+    it('are not used when a file appeared or went away after the sweep: memories/ is listed and statted again', async () => {
+      const swept = (await sweepSignatures(h.paths.memories))!;
+      fs.rmSync(memFile(B));
+      const text = writeMemory(h.paths.root, C, { topic: 'Gamma' });
+      h.mirror.refresh({ swept });
+      assert.deepEqual([...h.mirror.files.keys()].sort(), [A, C]);
+      assert.equal(h.mirror.files.get(C)!.raw, text);
+    });
+
+    it('a file the sweep could not stat is statted here', async () => {
+      const swept = (await sweepSignatures(h.paths.memories))!;
+      swept.files.set(`${A}.md`, undefined);
+      h.mirror.refresh({ swept });
+      assert.deepEqual(h.mirror.files.get(A)!.signature, statSignature(memFile(A)));
+      assert.equal(h.mirror.files.get(A)!.memory.topic, 'Alpha');
     });
   });
 

@@ -222,6 +222,18 @@ describe('search index', () => {
     assert.deepEqual([0, 1, 2].map((i) => singleBytes.readUInt32LE(numbersStart + 20 + 4 * i)), [1, 0, 1]);
     singleBytes.writeUInt32LE(7, numbersStart + 24);
     assert.equal(MemorySearchIndex.deserialize(singleBytes), null, 'a slot that holds no document');
+    // Nor a posting naming the free slot of a removed document.
+    const withFreeSlot = new MemorySearchIndex();
+    withFreeSlot.upsert({ id: 'm1', topic: 'deadlock', tags: [], summary: '', content: '' });
+    withFreeSlot.upsert({ id: 'm2', topic: 'render', tags: [], summary: '', content: '' });
+    withFreeSlot.remove('m1');
+    const freeBytes = Buffer.from(withFreeSlot.serialize(() => 'k'));
+    // Numbers: 2 × 5 field lengths, then "render": count 1, slot 1, frequency 1, then four empty fields.
+    const freeStart = freeBytes.length - 4 * (10 + 3 + 4);
+    assert.deepEqual([0, 1, 2].map((i) => freeBytes.readUInt32LE(freeStart + 40 + 4 * i)), [1, 1, 1]);
+    assert.ok(MemorySearchIndex.deserialize(freeBytes), 'as saved');
+    freeBytes.writeUInt32LE(0, freeStart + 44);
+    assert.equal(MemorySearchIndex.deserialize(freeBytes), null, 'a free slot');
     // A term no document holds (never written: a query word reaching it would count as matched).
     const whole = single.serialize(() => 'k');
     const jsonLength = whole.readUInt32LE(0);

@@ -6,10 +6,13 @@
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
+import * as path from 'node:path';
 import { MemoryRecordCache, type SavedRecords } from '../../src/core/memoryRecords';
 import { initStoreFiles, storePaths } from '../../src/core/storeFiles';
-import { StoreOpening } from '../../src/core/storeOpening';
+import { sweepSignatures } from '../../src/core/signatureSweep';
+import { SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES, StoreOpening } from '../../src/core/storeOpening';
 import { createStoreParts, type StoreParts } from '../../src/core/storeParts';
+import { statPathsDuring } from '../support/fsCalls';
 import { makeTempProject, removeDir, testId, writeMemory } from '../support/storeKit';
 
 const [A, B] = [testId(0xa), testId(0xb)];
@@ -100,6 +103,60 @@ describe('storeOpening: how a store opens, and the caches it saves', () => {
     opening.saveRecords();
     opening.flushCaches();
     assert.equal(fs.existsSync(parts.paths.root), false);
+  });
+
+  it('in a large store, openInSteps has a worker thread stat the memory files, and opens to what a plain refresh reads', async () => {
+    prepare().opening.refresh();
+    opened[0]!.opening.flushCaches();
+    const paths = storePaths(project);
+    // The size that decides is the record cache's; trailing spaces keep its JSON as it was.
+    fs.appendFileSync(paths.parseCache, ' '.repeat(SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES));
+    const { parts, opening } = prepare();
+    const statted = await statPathsDuring(() => opening.openInSteps());
+    assert.deepEqual(statted.filter((file) => file.endsWith('.md')), [], 'a memory file was statted on this thread');
+    const plain = prepare();
+    plain.opening.refresh();
+    assert.deepEqual([...parts.mirror.files.keys()].sort(), [A, B]);
+    for (const id of [A, B]) {
+      assert.deepEqual(parts.mirror.files.get(id)!.signature, plain.parts.mirror.files.get(id)!.signature);
+      assert.deepEqual(parts.mirror.files.get(id)!.memory, plain.parts.mirror.files.get(id)!.memory);
+    }
+    assert.equal(parts.mirror.files.get(A)!.knownText, null, 'opened from the records');
+
+    // A small store's files are statted here: a worker's start would cost more.
+    fs.writeFileSync(paths.parseCache, fs.readFileSync(paths.parseCache, 'utf8').trimEnd());
+    const small = prepare();
+    const stattedSmall = await statPathsDuring(() => small.opening.openInSteps());
+    assert.equal(stattedSmall.filter((file) => file.endsWith('.md')).length, 2);
+  });
+
+  it('a memory file edited in place after the worker statted it, which the watcher reports, is read as it is now, not from its record', async () => {
+    prepare().opening.refresh();
+    opened[0]!.opening.flushCaches();
+    const paths = storePaths(project);
+    const records = new MemoryRecordCache(paths.parseCache);
+    const parts = createStoreParts(paths, { watch: true }, records);
+    const opening = new StoreOpening(records, parts);
+    opened.push({ parts, opening });
+    // As openInSteps does: watching first, then the sweep.
+    parts.mirror.watchIfAsked();
+    const swept = await sweepSignatures(paths.memories);
+    const file = path.join(paths.memories, `${A}.md`);
+    const reported = new Promise<void>((resolve) => {
+      const watcher = fs.watch(paths.memories, () => {
+        watcher.close();
+        resolve();
+      });
+    });
+    const ino = fs.statSync(file).ino;
+    fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('Alpha topic', 'Alpha topic, edited after the sweep'));
+    assert.equal(fs.statSync(file).ino, ino, 'edited in place');
+    await reported;
+    // The store's own watcher has had its turn of the event loop too.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    opening.refresh({ swept });
+    assert.equal(parts.mirror.files.get(A)!.memory.topic, 'Alpha topic, edited after the sweep');
+    assert.equal(parts.mirror.files.get(B)!.knownText, null, 'the others opened from their records');
   });
 
   it('openInSteps gives way to the event loop between the record cache and the files', async () => {
