@@ -104,9 +104,15 @@ export class MemoryStore {
     return this.opening.isOpen;
   }
 
-  /** Opens a prepared store, then loads its search index, giving way to the event loop between steps (storeOpening.ts). */
-  async openInSteps(): Promise<void> {
+  /**
+   * Opens a prepared store, then loads its search index, giving way to the
+   * event loop between steps (storeOpening.ts). `beforeSearchIndex`: what to
+   * wait for in between (a server's requests that waited for the opening: one
+   * that searches loads the index itself, one that does not need not wait for it).
+   */
+  async openInSteps(options: { beforeSearchIndex?: () => Promise<void> } = {}): Promise<void> {
     await this.opening.openInSteps();
+    await options.beforeSearchIndex?.();
     this.warmSearchIndex();
   }
 

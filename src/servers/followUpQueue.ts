@@ -54,6 +54,8 @@ export class FollowUpQueue {
   private lastRequest = 0;
   /** Requests begun and not yet answered (beginRequest). */
   private inFlight = 0;
+  /** Waiting for no request to be in flight (requestsAnswered). */
+  private answeredWaiters: (() => void)[] = [];
 
   constructor(private readonly options: FollowUpQueueOptions = {}) {}
 
@@ -102,7 +104,18 @@ export class FollowUpQueue {
       answered = true;
       this.inFlight--;
       this.noteRequest();
+      if (this.inFlight === 0) {
+        const waiters = this.answeredWaiters;
+        this.answeredWaiters = [];
+        for (const resolve of waiters) resolve();
+      }
     };
+  }
+
+  /** Resolves once no request is being answered (at once when none is). */
+  requestsAnswered(): Promise<void> {
+    if (this.inFlight === 0) return Promise.resolve();
+    return new Promise((resolve) => this.answeredWaiters.push(resolve));
   }
 
   /** Starts all queued work now, whatever its kind and however recent the last request. */

@@ -288,6 +288,11 @@ export class LtmServer {
     this.followUps.queue(what, work, { maintenance: true });
   }
 
+  /** Resolves once no request is being answered (at once when none is). */
+  requestsAnswered(): Promise<void> {
+    return this.followUps.requestsAnswered();
+  }
+
   /** Resolves once the work done after answering, and the session counts, are written. */
   async idle(): Promise<void> {
     await this.followUps.drain();

@@ -84,6 +84,23 @@ describe('FollowUpQueue', function () {
     await until(() => ran.has('next'), 1_000, 'the next work ran in the next pause');
   });
 
+  it('requestsAnswered resolves at once when no request is in flight, else once the last one in flight is answered', async () => {
+    const queue = makeQueue({});
+    await queue.requestsAnswered();
+    const first = queue.beginRequest();
+    const second = queue.beginRequest();
+    let resolved = false;
+    const waiting = queue.requestsAnswered().then(() => (resolved = true));
+    first();
+    await sleep(5);
+    assert.equal(resolved, false, 'one request is still being answered');
+    second();
+    second(); // twice is once
+    await waiting;
+    assert.equal(resolved, true);
+    await queue.requestsAnswered();
+  });
+
   it('runs work at its deadline while a request is never answered', async () => {
     const queue = makeQueue({ quietMs: 20, maxDeferMs: 150 });
     queue.beginRequest();

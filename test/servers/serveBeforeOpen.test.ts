@@ -7,6 +7,7 @@
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import * as path from 'node:path';
 import { MemoryStore } from '../../src/core/store';
 import { SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES } from '../../src/core/storeOpening';
@@ -106,6 +107,39 @@ describe('a server that listens before its store is read', function () {
     });
     assert.deepEqual(statted.filter((file) => file.endsWith('.md')), [], 'memory files statted on the server’s thread');
     assert.ok(ids.filter((id) => context.includes(id)).length >= 10, context);
+  });
+
+  it('a session_start that waited for the opening is answered before the search index is loaded; a recall after it is answered as before', async () => {
+    server = await LtmServer.start({ store, version: 'test' });
+    const started = server;
+    const order: string[] = [];
+    const warm = store.warmSearchIndex.bind(store);
+    store.warmSearchIndex = () => {
+      order.push('search index loaded');
+      warm();
+    };
+    // What each answer's end is: the server's side of it, whatever the client does meanwhile.
+    const end = http.ServerResponse.prototype.end;
+    http.ServerResponse.prototype.end = function (this: http.ServerResponse, ...args: unknown[]) {
+      order.push(`answered ${this.req.url ?? ''}`);
+      return (end as (...a: unknown[]) => http.ServerResponse).apply(this, args);
+    } as typeof end;
+    try {
+      const opening = store.openInSteps({ beforeSearchIndex: () => started.requestsAnswered() });
+      const answer = await postHook(started.port, started.token, 'session_start', sessionStartPayload('s-before-index'));
+      assert.equal(answer.status, 200, answer.text);
+      await opening;
+    } finally {
+      http.ServerResponse.prototype.end = end;
+    }
+    assert.deepEqual(order, ['answered /hook/session_start', 'search index loaded']);
+    const client = await mcpClient(started.port, started.token);
+    try {
+      const recalled = recallText(await client.callTool({ name: 'recall', arguments: { query: 'build step number 42' } }));
+      assert.match(recalled, new RegExp(ids[42]!), recalled);
+    } finally {
+      await client.close();
+    }
   });
 
   it('openInSteps opens the store and loads its search index; a request between the steps is answered', async () => {
