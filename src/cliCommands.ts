@@ -588,7 +588,8 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
   // answers (a session's hooks, the MCP handshake) should not wait for.
   let stopping = false;
   const opening = store
-    .openInSteps({ beforeSearchIndex: () => server.requestsAnswered() })
+    // Not past a stop: a request whose client never finishes it would hold the stop until its timeout.
+    .openInSteps({ beforeSearchIndex: () => Promise.race([server.requestsAnswered(), stopRequested]) })
     .then(() => {
       if (!stopping) server.inPause('caches saved', async () => store.flushCaches());
     })

@@ -12,7 +12,7 @@ import { version as PACKAGE_VERSION } from '../../package.json';
 import { MemoryStore } from '../../src/core/store';
 import { storePaths } from '../../src/core/storeFiles';
 import { ServerRunningError } from '../../src/servers/serverInfo';
-import { ensureCliBuilt, ltmRoot, makeTempProject, removeDir } from '../support/storeKit';
+import { ensureCliBuilt, ltmRoot, makeTempProject, removeDir, testId, writeMemory } from '../support/storeKit';
 import {
   CLI,
   HOOK_SCRIPT,
@@ -132,6 +132,31 @@ describe('ltm serve (process)', function () {
       assert.match(proc.stdout(), /LTM server stopped\./);
     });
   }
+
+  it('stops at once on SIGTERM while a request that waited for its store to open is never finished by its client', async () => {
+    // Read without caches, so that the request below comes in while the store opens.
+    const writer = MemoryStore.open(project);
+    writer.init();
+    writer.dispose();
+    for (let i = 0; i < 2_000; i++) writeMemory(ltmRoot(project), testId(i + 1), { topic: `Opening step ${i}`, content: `Step ${i} of a slow opening.` });
+    const proc = serve();
+    const info = await waitForServerJson(project, proc);
+    // A hook whose body never comes in full: in flight until the server's request timeout (30 s).
+    const socket = net.connect(info.port, '127.0.0.1');
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    socket.write(
+      `POST /hook/session_start HTTP/1.1\r\nHost: 127.0.0.1:${info.port}\r\nAuthorization: Bearer ${info.token}\r\n` +
+        'Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{"session_id": "s-',
+    );
+    try {
+      // At once: the request is in when the store has opened (it reads 2,000 files first), and stopping waits for the opening.
+      proc.child.kill('SIGTERM');
+      const code = await exitWithin(proc, 5_000, 'ltm serve after SIGTERM with a request in flight');
+      assert.equal(code, 0, proc.output());
+    } finally {
+      socket.destroy();
+    }
+  });
 
   it('a signal the moment server.json appears (while it starts) still stops it cleanly, removing server.json', async () => {
     for (let round = 0; round < 5; round++) {
