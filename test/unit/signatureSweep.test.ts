@@ -38,6 +38,7 @@ describe('signatureSweep: signatures from a worker thread', () => {
   it('sweeps run at once give the same answer', async () => {
     fs.writeFileSync(path.join(dir, 'mem_0000000a.md'), 'a');
     const answers = await Promise.all([1, 2, 3].map(() => sweepSignatures(dir)));
+    assert.deepEqual([...answers[0]!.files.keys()], ['mem_0000000a.md']);
     for (const answer of answers) assert.deepEqual(answer, answers[0]);
   });
 });
