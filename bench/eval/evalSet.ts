@@ -19,13 +19,14 @@ export type QueryKind = (typeof QUERY_KINDS)[number];
  * tune: what tuning may look at. heldout: the seeded draw, reported, never tuned on. blind:
  * blind-queries.json, written after the semantic layer by someone who had not seen it or its
  * vocabulary (see README.md). blind2: blind-queries-2.json, written the same way after the second
- * round of vocabulary, before any further tuning: the fairest measure of how search generalises.
- * Nothing is tuned on heldout, blind or blind2.
+ * round of vocabulary. blind3: blind-queries-3.json, written the same way before the third round
+ * of tuning (word forms over prefixes): the fairest measure of how search generalises.
+ * Nothing is tuned on heldout, blind, blind2 or blind3.
  */
 export type Split = 'tune' | 'heldout' | BlindSplit;
 
 /** The blind query files, each its own split (see README.md). */
-export const BLIND_FILES = { blind: 'blind-queries.json', blind2: 'blind-queries-2.json' } as const;
+export const BLIND_FILES = { blind: 'blind-queries.json', blind2: 'blind-queries-2.json', blind3: 'blind-queries-3.json' } as const;
 export type BlindSplit = keyof typeof BLIND_FILES;
 export const BLIND_SPLITS = Object.keys(BLIND_FILES) as BlindSplit[];
 
@@ -63,7 +64,7 @@ export function loadEvalSet(dir: string = EVAL_DIR): { memories: EvalMemory[]; q
   return { memories, queries };
 }
 
-/** The queries of one blind file (blind-queries.json for `blind`, blind-queries-2.json for `blind2`), all of that split. */
+/** The queries of one blind file (BLIND_FILES: blind-queries.json for `blind`, …), all of that split. */
 export function loadBlindQueries(split: BlindSplit = 'blind', dir: string = EVAL_DIR): EvalQuery[] {
   const queries = JSON.parse(fs.readFileSync(path.join(dir, BLIND_FILES[split]), 'utf8')) as Omit<EvalQuery, 'split'>[];
   return queries.map((q) => ({ ...q, split }));

@@ -4,7 +4,7 @@
  * A positive is a `prompt` or `tool_error` query: it is served when one of its
  * relevant memories is among the memories offered (at most 3). A negative is
  * a prompt about nothing stored (unrelated-prompts.json): any offer is false.
- * Gates are compared on the tune split; the heldout, blind and blind2 splits
+ * Gates are compared on the tune split; the heldout and blind splits
  * are reported, never tuned on (the blind splits have prompts only, no
  * unrelated ones).
  */

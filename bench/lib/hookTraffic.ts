@@ -222,7 +222,8 @@ export const POST_SHAPES: readonly PostShape[] = [
 ];
 
 /** Prompts as a person types them, some about what the bench corpus holds, some about nothing in it. */
-const PROMPTS = [
+/** What the rounds' user_prompt_submit sends, in turn: about the corpus, about nothing in it, a short answer. */
+export const PROMPTS = [
   'The postgres migration keeps timing out on the staging deploy, can you check the retry logic?',
   'Why does the react component render twice when the cache is cold?',
   'Write a haiku about autumn leaves falling on a quiet pond',

@@ -9,9 +9,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { storePaths } from '../../src/core/storeFiles';
 import { setupPaths } from '../../src/servers/claudeSetup';
+import { DEVELOPER_TERM_GROUPS } from '../../src/core/developerTerms';
+import { vocabularyTables } from '../../src/core/relatedTerms';
 import type { HookRunnerJob, HookRunnerRun } from '../child/hookRunner';
+import type { VocabularyMemoryJob, VocabularyMemoryResult } from '../child/vocabularyMemory';
 import { runJobChild, runNode, startPortChild } from '../lib/child';
-import { ENDPOINTS, POST_SHAPES, session, sessionStartContext, sessionStartPayload, shapeKey, type RoundsJob, type RoundsResult } from '../lib/hookTraffic';
+import { ENDPOINTS, POST_SHAPES, PROMPTS, session, sessionStartContext, sessionStartPayload, shapeKey, type RoundsJob, type RoundsResult } from '../lib/hookTraffic';
 import type { BenchContext, BenchSection } from '../lib/context';
 import { startServer, stopServer } from '../lib/serveProcess';
 import { ms, target, timingTable, type SectionResult, type Table, type Target, type TimingRow } from '../lib/report';
@@ -22,6 +25,8 @@ import { EngineBench } from './engine';
 const HOOK_P99_LIMIT_MS = 5;
 /** The issue's target for the hook script: process spawn to output, median, with 10,000 memories. */
 const HOOK_SCRIPT_MEDIAN_LIMIT_MS = 30;
+/** Issue 10's target for the memory the semantic layer adds to a process. */
+const SEMANTIC_LAYER_LIMIT_MB = 30;
 /** Timed session rounds per LTM_BENCH_REPS (1,000 by default; a round is 11 requests). */
 const ROUNDS_PER_REP = 5;
 
@@ -417,6 +422,31 @@ function summaryTable(results: readonly SizeResult[]): Table {
   };
 }
 
+/** What the semantic layer costs a process, whatever the store's size: it works at query time and adds nothing to the index. */
+interface VocabularyMemory extends VocabularyMemoryResult {
+  tablesJsonBytes: number;
+}
+
+/** The developer vocabulary's memory, in a fresh process (bench/child/vocabularyMemory.ts): its tables as the build embeds them, then built and used. */
+function measureVocabularyMemory(ctx: BenchContext): VocabularyMemory {
+  const tablesJson = JSON.stringify(vocabularyTables(DEVELOPER_TERM_GROUPS));
+  const job: VocabularyMemoryJob = { tablesJson, prompts: PROMPTS };
+  const result = runJobChild<VocabularyMemoryResult>(ctx, 'bench/child/vocabularyMemory.ts', job);
+  if (result.expandedWords === 0) throw new Error('the vocabulary expanded none of the prompts\' words');
+  return { ...result, tablesJsonBytes: tablesJson.length };
+}
+
+function vocabularyTarget(v: VocabularyMemory): Target {
+  const mb = (bytes: number) => bytes / 1_048_576;
+  return target(
+    'Memory added by the semantic layer',
+    `RSS growth after gc once a fresh process built the developer vocabulary from its tables and expanded the rounds' prompts (${mb(v.rssBytes).toFixed(1)} MB; heap ${mb(v.heapBytes).toFixed(1)} MB), plus the tables' JSON the bundle embeds (${mb(v.tablesJsonBytes).toFixed(2)} MB); the same at any number of memories`,
+    mb(v.rssBytes + v.tablesJsonBytes),
+    SEMANTIC_LAYER_LIMIT_MB,
+    'MB',
+  );
+}
+
 function targetsFor(r: SizeResult): Target[] {
   const endpoints = ENDPOINTS.map((key) => {
     const s = r.rows[key]!.summary;
@@ -447,6 +477,8 @@ export const hooksSection: BenchSection = {
       results.push(await bench.measureSize(size));
     }
     const targetRun = results.find((r) => r.size === 10_000) ?? results[results.length - 1]!;
+    ctx.log('hooks: the semantic layer\'s memory');
+    const vocabulary = measureVocabularyMemory(ctx);
     const cores = os.cpus().length;
     // The bench and the server keep about one core busy between them (fsync waits count too).
     const highLoad = Math.max(1.5, 0.75 * cores);
@@ -482,9 +514,9 @@ export const hooksSection: BenchSection = {
         `Each size runs ${ctx.options.warmup} untimed then ${ROUNDS_PER_REP * ctx.options.reps} timed session rounds (${ROUNDS_PER_REP} × LTM_BENCH_REPS) and ` +
         `${5 * ctx.options.processReps} timed runs of each hook-script case (5 × LTM_BENCH_PROCESS_REPS).`,
       tables: [summaryTable(results), ...results.flatMap(sizeTables)],
-      targets: targetsFor(targetRun),
+      targets: [...targetsFor(targetRun), vocabularyTarget(vocabulary)],
       notes,
-      raw: results,
+      raw: { sizes: results, vocabulary },
     };
   },
 };

@@ -621,18 +621,20 @@ export class MemorySearchIndex {
         visit(exact, repeats, wordIndex);
         matched = true;
       }
+      const forms = this.wordForms ? this.formsOf.get(stemOf(word)) : undefined;
       const asPrefix = (reach.prefixes ?? true) && matchesAsPrefix(word);
       if (asPrefix) {
         for (const [term, posting] of this.terms.atPrefix(word)) {
           if (term.length === word.length) continue;
-          const weight = (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * (term.length - word.length));
+          // A longer word that is another form of this one ("jobs" for "job") is that, not a mere prefix match.
+          const weight = forms?.has(term) ? WORD_FORM_WEIGHT : (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * (term.length - word.length));
           visit(posting, weight * repeats, wordIndex);
           matched = true;
         }
       }
       // Other forms of the word (same stem) that the prefix lookup did not already count.
-      if (this.wordForms) {
-        for (const form of this.formsOf.get(stemOf(word)) ?? []) {
+      if (forms) {
+        for (const form of forms) {
           if (form === word || (asPrefix && form.startsWith(word))) continue;
           visit(this.postingOf.get(form)!, WORD_FORM_WEIGHT * repeats, wordIndex);
           matched = true;

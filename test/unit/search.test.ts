@@ -280,6 +280,19 @@ describe('search index', () => {
     assert.deepEqual([...index.search('dead', undefined, undefined, words)].map((h) => h.id), [], 'without, it does not');
   });
 
+  it('a longer word that is another form of the query word counts as that form, not as a mere prefix', () => {
+    const index = new MemorySearchIndex();
+    const memory = (id: string, topic: string): SearchableMemory => ({ id, topic, summary: '', content: 'background work', tags: [] });
+    index.upsert(memory('plural', 'nightly jobs'));
+    index.upsert(memory('longer', 'nightly jobsite'));
+    const score = (query: string, id: string) => [...index.search(query)].find((h) => h.id === id)!.score;
+    // "jobs" is "job" in another form (same stem): the word-form weight, 0.6 of the word as written.
+    assert.ok(Math.abs(score('job', 'plural') / score('jobs', 'plural') - 0.6) < 1e-9, `jobs for job: ${score('job', 'plural') / score('jobs', 'plural')}`);
+    // "jobsite" only begins with it: the prefix weight, well below.
+    assert.ok(score('job', 'longer') / score('jobsite', 'longer') < 0.4);
+    assert.deepEqual([...index.search('job')].map((h) => h.id), ['plural', 'longer']);
+  });
+
   it('applies the filter before normalising relevance', () => {
     const index = new MemorySearchIndex();
     for (const m of memories) index.upsert(m);
