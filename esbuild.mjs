@@ -1,4 +1,4 @@
-// Bundles what ships: the CLI (dist/cli.js, its launcher, and dist/cli-main.js with its code cache),
+// Bundles what ships: the CLI (dist/cli.js, its launcher, dist/cli-main.js with its code cache, and its search index worker),
 // dist/extension.js and dist/webview.js.
 // `node esbuild.mjs [--production] [--watch]`
 import * as esbuild from 'esbuild';
@@ -60,6 +60,14 @@ const builds = [
     target: 'node20',
     banner: { js: CLI_BUILD_ID },
     define: engineDefine,
+  },
+  {
+    // The worker that builds a store's search index while it opens without a saved one (src/core/searchIndexAside.ts).
+    entryPoints: ['src/searchIndexWorker.ts'],
+    outfile: CLI_FILES.indexWorker,
+    platform: 'node',
+    format: 'cjs',
+    target: 'node20',
   },
   {
     entryPoints: ['src/extension.ts'],

@@ -19,7 +19,7 @@ const OUT = path.join(ROOT, 'out');
 const STAGE = path.join(OUT, 'cli-package');
 
 /** What the package holds besides its manifest: the bundle, the hook scripts `ltm init` installs, and the docs. */
-const FILES = [CLI_FILES.launcher, CLI_FILES.bundle, CLI_FILES.codeCache, 'hooks/ltm-hook.sh', 'hooks/ltm-hook.ps1', 'README.md', 'LICENSE'];
+const FILES = [CLI_FILES.launcher, CLI_FILES.bundle, CLI_FILES.codeCache, CLI_FILES.indexWorker, 'hooks/ltm-hook.sh', 'hooks/ltm-hook.ps1', 'README.md', 'LICENSE'];
 
 export const CLI_PACKAGE_NAME = 'ltm-cli';
 

@@ -12,7 +12,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LtmError, errorMessage } from './core/errors';
 import { MemoryStore } from './core/store';
-import { COMMANDS, COMMON_OPTIONS, UsageError, type Command, type Options, type Output } from './cliCommands';
+import { COMMANDS, COMMON_OPTIONS, UsageError, searchIndexWorkerOptions, type Command, type Options, type Output } from './cliCommands';
 // Only `version` is bundled: esbuild drops the rest of the manifest from a named JSON import.
 import { version } from '../package.json';
 
@@ -112,7 +112,7 @@ export async function runCli(argv: readonly string[], cwd = process.cwd(), io: C
   try {
     // Opened inside answer(): a store file that cannot be read is the engine's error, told in one line.
     return await answer(async () => {
-      store = await MemoryStore.openAsync(input.projectDir, { renames: gitRenameLookup(input.projectDir) });
+      store = await MemoryStore.openAsync(input.projectDir, { renames: gitRenameLookup(input.projectDir), ...(command.searches ? searchIndexWorkerOptions() : {}) });
       const out = await command.run(store, input);
       store.flushCaches();
       return out;

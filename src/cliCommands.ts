@@ -28,6 +28,16 @@ import { DEFAULT_LIST_LIMIT, DEFAULT_SEARCH_LIMIT } from './core/model';
 import { IMPORTANCE_LEVELS, isImportance } from './core/priority';
 import { storePaths } from './core/storeFiles';
 import { LIST_SORTS, isListSort } from './core/usage';
+import CLI_FILES from './shared/cliFiles.json';
+
+/**
+ * The options that give a store the search index worker shipped next to the CLI bundle
+ * (dist/search-index-worker.js); none when it is not there (the sources run as they are).
+ */
+export function searchIndexWorkerOptions(): { searchIndexWorker?: string } {
+  const script = path.join(__dirname, path.basename(CLI_FILES.indexWorker));
+  return fs.existsSync(script) ? { searchIndexWorker: script } : {};
+}
 
 /** Bad arguments: one line on stderr, exit 2. */
 export class UsageError extends Error {}
@@ -68,6 +78,8 @@ interface CommandHead {
   positionals: readonly string[];
   /** The words after the command are one argument (a query needs no quotes). */
   joinPositionals?: boolean;
+  /** It searches the memories: a store without a saved search index has it built on a worker thread while it opens. */
+  searches?: boolean;
   /**
    * Text options that may also come from a file (`--<name>-file F`, declared
    * in `options` too) or from standard input (`--<name> -`); src/cli.ts reads
@@ -144,6 +156,7 @@ export const COMMANDS: readonly Command[] = [
     positionals: ['query'],
     joinPositionals: true,
     store: true,
+    searches: true,
     run: (store, { values, positionals: [query] }) => {
       if (values.archives && values.all) throw new UsageError('use either --archives or --all, not both');
       const scope: SearchScope = values.archives ? 'archives' : values.all ? 'all' : 'active';
@@ -159,6 +172,7 @@ export const COMMANDS: readonly Command[] = [
     options: { prompt: text, error: text, file: text, budget: text, 'prompt-budget': text },
     positionals: [],
     store: true,
+    searches: true,
     run: async (store, { values }) => {
       const budget = integer('budget', str(values, 'budget'), MIN_INJECTION_BUDGET_TOKENS) ?? DEFAULT_INJECTION_BUDGET_TOKENS;
       const promptBudget = integer('prompt-budget', str(values, 'prompt-budget'), MIN_PROMPT_BUDGET_TOKENS);
@@ -196,6 +210,7 @@ export const COMMANDS: readonly Command[] = [
     positionals: [],
     textInputs: ['content', 'summary'],
     store: true,
+    searches: true,
     run: async (store, { values }) => {
       const topic = str(values, 'topic');
       const content = str(values, 'content');
@@ -559,7 +574,7 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
   process.once('SIGTERM', onSignal);
   // Prepared, not opened: the server claims the project and listens first, then the memories are
   // read (openInSteps below). A request that needs them before that opens the store itself.
-  const store = MemoryStore.prepare(projectDir, { watch: true, renames: gitRenameLookup(projectDir) });
+  const store = MemoryStore.prepare(projectDir, { watch: true, renames: gitRenameLookup(projectDir), ...searchIndexWorkerOptions() });
   const log = (message: string) => process.stderr.write(`ltm: ${message}\n`);
   let server: LtmServer;
   let loadWebRequestClasses: () => boolean;

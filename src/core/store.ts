@@ -68,7 +68,7 @@ export class MemoryStore {
     this.lock = new StoreLock(this.paths.root, this.paths.lock);
     const records = new MemoryRecordCache(this.paths.parseCache);
     this.parts = createStoreParts(this.paths, options, records);
-    this.opening = new StoreOpening(records, this.parts);
+    this.opening = new StoreOpening(records, this.parts, options.searchIndexWorker);
     this.anchorParts = { ...this.parts, mutate: (work) => this.mutate(work) };
   }
 
@@ -87,6 +87,7 @@ export class MemoryStore {
     const store = new MemoryStore(projectDir, options);
     try {
       await store.opening.openInSteps();
+      await store.parts.queries.searchIndexReady();
     } catch (error) {
       store.dispose();
       throw error;
@@ -113,6 +114,7 @@ export class MemoryStore {
   async openInSteps(options: { beforeSearchIndex?: () => Promise<void> } = {}): Promise<void> {
     await this.opening.openInSteps();
     await options.beforeSearchIndex?.();
+    await this.parts.queries.searchIndexReady();
     this.warmSearchIndex();
   }
 
@@ -121,12 +123,23 @@ export class MemoryStore {
     return this.opening.untilOpened();
   }
 
+  /**
+   * untilOpened(), then until the search index a worker builds while the store
+   * opens is ready (OpenOptions.searchIndexWorker): a request that searches
+   * waits for it rather than building the index a second time.
+   */
+  async untilSearchIndexReady(): Promise<void> {
+    await this.untilOpened();
+    await this.parts.queries.searchIndexReady();
+  }
+
   /** True once `.claude/ltm/` exists. */
   exists(): boolean {
     return fs.existsSync(this.paths.root);
   }
 
   dispose(): void {
+    this.parts.queries.stopSearchIndexAside();
     this.parts.mirror.dispose();
   }
 

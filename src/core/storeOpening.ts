@@ -30,6 +30,8 @@ export class StoreOpening {
   constructor(
     private readonly records: MemoryRecordCache,
     private readonly parts: Pick<StoreParts, 'paths' | 'mirror' | 'queries'>,
+    /** The search index worker's script (OpenOptions.searchIndexWorker): with it, a store without a saved index has it built aside. */
+    private readonly searchIndexWorker?: string,
   ) {}
 
   /** Whether the store has read its files. */
@@ -54,6 +56,8 @@ export class StoreOpening {
    * event loop; what is done already is skipped. In a large store the memory
    * files are statted on a worker thread meanwhile (signatureSweep.ts), while
    * this one reads the record cache, the JSON files and the saved search index.
+   * A store without a saved search index hands each memory it reads to a
+   * worker that indexes it (searchIndexAside.ts), when given its script.
    */
   openInSteps(): Promise<void> {
     this.inProgress ??= this.openSteps().finally(() => (this.inProgress = null));
@@ -68,6 +72,9 @@ export class StoreOpening {
   private async openSteps(): Promise<void> {
     const step = () => new Promise<void>((resolve) => setImmediate(resolve));
     const sweep = this.opened ? null : this.sweepAside();
+    if (!this.opened && this.searchIndexWorker !== undefined && !fs.existsSync(this.parts.paths.searchIndex)) {
+      this.parts.queries.buildSearchIndexAside(this.searchIndexWorker);
+    }
     if (!this.recordsLoaded) {
       this.loadRecords();
       await step();
@@ -81,6 +88,7 @@ export class StoreOpening {
         swept = await sweep;
       }
       if (!this.opened) this.refresh({ swept });
+      this.parts.queries.finishSearchIndexAside();
       await step();
     }
   }

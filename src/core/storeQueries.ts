@@ -19,6 +19,7 @@ import { queryWords } from './analyzer';
 import { passesGate, type RelevanceGate } from './promptContext';
 import { developerVocabulary } from './relatedTerms';
 import { MemorySearchIndex, RELEVANCE_WEIGHT, blendedScore } from './search';
+import { INDEX_ASIDE_MIN_MEMORIES, SearchIndexFeed } from './searchIndexAside';
 import { discardSearchIndex, loadSearchIndex, readSearchIndex, saveSearchIndex, type SavedSearchIndex } from './searchIndexCache';
 import { findSimilar, type SimilarHit } from './similarity';
 import type { ListFilter, ListResult, MemoryView, SearchResultItem, SearchScope } from './storeTypes';
@@ -35,6 +36,12 @@ export class StoreQueries {
   private searchIndexBuiltHere = false;
   /** The saved index read ahead by readSavedSearchIndex (null: none to use), until the index is first needed. */
   private savedSearchIndex: SavedSearchIndex | null | undefined = undefined;
+  /** Whether savedSearchIndex is search-index.bin's (false: the worker's, which the next save writes). */
+  private savedSearchIndexOnDisk = true;
+  /** The worker the memories are handed to while the store opens without a saved index (searchIndexAside.ts), until it answered. */
+  private indexFeed: SearchIndexFeed | null = null;
+  /** The worker's index, asked for once the files were read. */
+  private indexAside: Promise<SavedSearchIndex | null> | null = null;
   private archiveSearchIndex: MemorySearchIndex | null = null;
   /** Ranking inputs of active memories (see RankingTable); kept in step lazily. */
   private readonly ranking = new RankingTable();
@@ -48,7 +55,11 @@ export class StoreQueries {
   /** A memory file changed, appeared or went away. */
   memoryChanged(id: string, next: LoadedFile | undefined): void {
     this.rankingDirty.add(id);
-    if (!this.searchIndex) return;
+    if (!this.searchIndex) {
+      // Handed over as read; one changed or gone since is set right when the worker's index is loaded.
+      if (next && !this.indexAside) this.indexFeed?.add(next.memory, next.signature);
+      return;
+    }
     if (next) this.searchIndex.upsert(next.memory);
     else this.searchIndex.remove(id);
     this.searchIndexUnsaved = true;
@@ -366,7 +377,48 @@ export class StoreQueries {
   discardSavedSearchIndex(): void {
     discardSearchIndex(this.mirror.paths.searchIndex);
     this.savedSearchIndex = undefined;
+    this.savedSearchIndexOnDisk = true;
+    // A worker's index may hold those words too.
+    this.stopSearchIndexAside();
     this.searchIndexUnsaved = true;
+  }
+
+  /**
+   * While the store opens without a saved search index, hands each memory read to a
+   * worker running `workerScript`, which indexes it (searchIndexAside.ts); the index
+   * is asked for by finishSearchIndexAside once the files are read.
+   */
+  buildSearchIndexAside(workerScript: string): void {
+    if (this.searchIndex || this.indexFeed || this.indexAside) return;
+    this.indexFeed = SearchIndexFeed.start(workerScript);
+  }
+
+  /** The files are read: asks the worker for its index, unless the store is too small to gain from it. */
+  finishSearchIndexAside(): void {
+    const feed = this.indexFeed;
+    if (!feed || this.indexAside) return;
+    if (this.searchIndex || feed.size < INDEX_ASIDE_MIN_MEMORIES) this.stopSearchIndexAside();
+    else this.indexAside = feed.finish();
+  }
+
+  /** Settles once the worker's index, if one is being built, is ready to be loaded (at once otherwise). */
+  async searchIndexReady(): Promise<void> {
+    const aside = this.indexAside;
+    if (!aside) return;
+    const index = await aside;
+    if (this.indexAside !== aside) return;
+    this.indexAside = null;
+    this.indexFeed = null;
+    if (this.searchIndex || !index) return;
+    this.savedSearchIndex = index;
+    this.savedSearchIndexOnDisk = false;
+  }
+
+  /** Stops a worker still building an index; its answer, if any comes, is not used. */
+  stopSearchIndexAside(): void {
+    this.indexFeed?.cancel();
+    this.indexFeed = null;
+    this.indexAside = null;
   }
 
   /** Reads the saved search index now, to be brought up to date with the files when first needed (while they are swept elsewhere). */
@@ -377,11 +429,15 @@ export class StoreQueries {
   private activeSearchIndex(): MemorySearchIndex {
     if (!this.searchIndex) {
       const saved = this.savedSearchIndex;
+      const onDisk = this.savedSearchIndexOnDisk;
       this.savedSearchIndex = undefined;
+      this.savedSearchIndexOnDisk = true;
+      // Needed before the worker answered: built here, and the worker's answer is not used.
+      this.stopSearchIndexAside();
       // Not read ahead (undefined): loadSearchIndex reads the file now.
       const { index, changed, indexedHere } = loadSearchIndex(this.mirror.paths.searchIndex, this.mirror.files, saved);
       this.searchIndex = index;
-      this.searchIndexUnsaved = changed;
+      this.searchIndexUnsaved = changed || !onDisk;
       // Built, or mostly indexed again (a copied project: every document stale).
       this.searchIndexBuiltHere = indexedHere > this.mirror.files.size / 2;
     }

@@ -198,4 +198,11 @@ export interface OpenOptions {
   onExternalChange?: () => void;
   /** Where a renamed file went (servers and the CLI pass git's answer, gitRenames.ts); without it a renamed anchor is stale. */
   renames?: RenameLookup;
+  /**
+   * The script of the search index worker (dist/search-index-worker.js): a store
+   * opened in steps without a saved search index has its index built on that
+   * thread while it reads the files (searchIndexAside.ts). Searches wait for it
+   * through searchIndexReady(). Without it, the index is built at the first search.
+   */
+  searchIndexWorker?: string;
 }

@@ -331,6 +331,8 @@ export class HookRoutes {
 
   private async sessionStart(sessionId: string, source: string | undefined, toolPrefix = this.options.toolPrefix): Promise<HookAnswer> {
     const [started, situation] = await Promise.all([this.sessions.start(sessionId, source), this.situation()]);
+    // Ranking by the situation searches: the index a worker may be building is waited for, not built twice.
+    if (situation) await this.store.untilSearchIndexReady();
     // Ranked as of the new session, whose count reaches state.json after the answer.
     const injection = sessionStartContext(this.store, {
       session: started.number,

@@ -307,8 +307,11 @@ export class LtmServer {
     try {
       this.guard.check(req);
       const pathname = requestPath(req.url);
-      // A store opening in steps is waited for, not read a second time by this request.
-      if (pathname === '/mcp' || pathname.startsWith('/hook/')) await this.options.store.untilOpened();
+      // A store opening in steps is waited for, not read a second time by this request; so is the
+      // search index a worker builds meanwhile, but by a session start (which searches only with a
+      // git situation: see HookRoutes.sessionStart).
+      if (pathname === '/hook/session_start') await this.options.store.untilOpened();
+      else if (pathname === '/mcp' || pathname.startsWith('/hook/')) await this.options.store.untilSearchIndexReady();
       if (pathname === '/mcp') return await this.handleMcp(req, res);
       const hook = /^\/hook\/([a-z_]+)$/.exec(pathname);
       if (hook) {

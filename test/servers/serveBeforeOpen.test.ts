@@ -10,10 +10,14 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { MemoryStore } from '../../src/core/store';
+import { INDEX_ASIDE_MIN_MEMORIES } from '../../src/core/searchIndexAside';
+import { storePaths } from '../../src/core/storeFiles';
 import { SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES } from '../../src/core/storeOpening';
+import CLI_FILES from '../../src/shared/cliFiles.json';
 import { LtmServer } from '../../src/servers/ltmServer';
 import { statPathsDuring } from '../support/fsCalls';
-import { ltmRoot, makeTempProject, removeDir } from '../support/storeKit';
+import { upsertsDuring } from '../support/searchIndexCalls';
+import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, removeDir, testId, writeMemory } from '../support/storeKit';
 import { mcpClient, postHook, rawRequest, serverJsonPath, sessionStartPayload, type Json } from '../support/serverKit';
 
 const MEMORIES = 60;
@@ -187,5 +191,58 @@ describe('MemoryStore.prepare', () => {
     store.dispose();
     assert.equal(store.isOpen, false);
     assert.deepEqual(fs.readdirSync(ltmRoot(project)).sort(), before);
+  });
+});
+
+describe('a server whose store opens without search-index.bin (a fresh clone)', function () {
+  this.timeout(60_000);
+  let project: string;
+  let store: MemoryStore;
+  let server: LtmServer | undefined;
+  before(() => ensureCliBuilt());
+  beforeEach(() => {
+    project = makeTempProject('ltm-no-index-');
+    const writer = MemoryStore.open(project);
+    writer.init();
+    writer.dispose();
+    for (let n = 1; n <= INDEX_ASIDE_MIN_MEMORIES + 100; n++) {
+      const topic = n === 500 ? 'Rotate the zeppelin credentials' : `Build step ${n}`;
+      writeMemory(ltmRoot(project), testId(n), { topic, content: `Run the build step number ${n} with the cache warmed.` });
+    }
+    store = MemoryStore.prepare(project, { searchIndexWorker: path.join(REPO_ROOT, CLI_FILES.indexWorker) });
+  });
+  afterEach(async () => {
+    await server?.stop();
+    server = undefined;
+    store.dispose();
+    removeDir(project);
+  });
+
+  it('a recall sent while the store opens waits for the index the worker builds, rather than indexing every memory on the server’s thread', async () => {
+    assert.ok(!fs.existsSync(storePaths(project).searchIndex));
+    server = await LtmServer.start({ store, version: 'test' });
+    const started = server;
+    let recalled = '';
+    let context = '';
+    // Connected first (the handshake needs no memories): the recall is on its way while the store opens.
+    const client = await mcpClient(started.port, started.token);
+    const indexedHere = await upsertsDuring(async () => {
+      const opening = store.openInSteps({ beforeSearchIndex: () => started.requestsAnswered() });
+      try {
+        const [recall, answer] = await Promise.all([
+          client.callTool({ name: 'recall', arguments: { query: 'zeppelin credentials' } }),
+          postHook(started.port, started.token, 'session_start', sessionStartPayload('s-no-index')),
+        ]);
+        recalled = recallText(recall);
+        assert.equal(answer.status, 200, answer.text);
+        context = ((answer.json().hookSpecificOutput as Json).additionalContext as string) ?? '';
+      } finally {
+        await client.close();
+      }
+      await opening;
+    });
+    assert.equal(indexedHere, 0, `${indexedHere} memories were indexed on the server's thread`);
+    assert.match(recalled, new RegExp(testId(500)), recalled);
+    assert.match(context, /Build step|zeppelin/, context);
   });
 });
