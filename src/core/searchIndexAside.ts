@@ -21,7 +21,7 @@
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { FileSignature } from './files';
 import { MemorySearchIndex, type SearchableMemory } from './search';
-import { signatureKey, type SavedSearchIndex } from './searchIndexCache';
+import { signatureKey } from './searchIndexCache';
 
 /** A memory as handed to the worker: its searched text and the signature key of the file it was read from. */
 interface HandedMemory {
@@ -47,20 +47,18 @@ export const INDEX_ASIDE_MIN_MEMORIES = 1_000;
 export class SearchIndexFeed {
   private batch: HandedMemory[] = [];
   private handed = 0;
-  private readonly answer: Promise<SavedSearchIndex | null>;
+  private readonly answer: Promise<Buffer | null>;
 
   private constructor(private readonly worker: Worker) {
     this.answer = new Promise((resolve) => {
       let answered = false;
-      const settle = (value: SavedSearchIndex | null) => {
+      const settle = (value: Buffer | null) => {
         if (answered) return;
         answered = true;
         resolve(value);
         void worker.terminate();
       };
-      worker.once('message', (message: unknown) =>
-        settle(message instanceof Uint8Array ? MemorySearchIndex.deserialize(Buffer.from(message.buffer, message.byteOffset, message.byteLength)) : null),
-      );
+      worker.once('message', (message: unknown) => settle(message instanceof Uint8Array ? Buffer.from(message.buffer, message.byteOffset, message.byteLength) : null));
       worker.once('error', () => settle(null));
       worker.once('exit', () => settle(null));
     });
@@ -101,8 +99,12 @@ export class SearchIndexFeed {
     if (this.batch.length >= BATCH) this.send();
   }
 
-  /** The index of what was handed over; null when the worker failed. */
-  finish(): Promise<SavedSearchIndex | null> {
+  /**
+   * The index of what was handed over, serialized (MemorySearchIndex.deserialize
+   * reads it: when it is needed, not when it arrives, which may be while the
+   * thread answers a request that does not search); null when the worker failed.
+   */
+  finish(): Promise<Buffer | null> {
     this.send();
     this.worker.postMessage(null);
     // Asked for: the process waits for the answer (an unreferenced worker would let it exit meanwhile).

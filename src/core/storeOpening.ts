@@ -72,12 +72,13 @@ export class StoreOpening {
   private async openSteps(): Promise<void> {
     const step = () => new Promise<void>((resolve) => setImmediate(resolve));
     const sweep = this.opened ? null : this.sweepAside();
-    if (!this.opened && this.searchIndexWorker !== undefined && !fs.existsSync(this.parts.paths.searchIndex)) {
-      this.parts.queries.buildSearchIndexAside(this.searchIndexWorker);
-    }
     if (!this.recordsLoaded) {
       this.loadRecords();
       await step();
+    }
+    // After the record cache is loaded: it tells whether the files were copied since.
+    if (!this.opened && this.searchIndexWorker !== undefined && this.savedSearchIndexUnusable()) {
+      this.parts.queries.buildSearchIndexAside(this.searchIndexWorker);
     }
     if (!this.opened) {
       let swept: SweptSignatures | null = null;
@@ -91,6 +92,15 @@ export class StoreOpening {
       this.parts.queries.finishSearchIndexAside();
       await step();
     }
+  }
+
+  /**
+   * Whether the saved search index would be of no use: there is none, or the
+   * files were copied since the caches were saved (every document would be
+   * indexed again from its text, on this thread).
+   */
+  private savedSearchIndexUnusable(): boolean {
+    return !fs.existsSync(this.parts.paths.searchIndex) || this.records.looksCopied(this.parts.paths.memories);
   }
 
   /** The memory files' signatures from a worker thread, for a store large enough to gain from it. */

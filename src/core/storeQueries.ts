@@ -40,8 +40,8 @@ export class StoreQueries {
   private savedSearchIndexOnDisk = true;
   /** The worker the memories are handed to while the store opens without a saved index (searchIndexAside.ts), until it answered. */
   private indexFeed: SearchIndexFeed | null = null;
-  /** The worker's index, asked for once the files were read. */
-  private indexAside: Promise<SavedSearchIndex | null> | null = null;
+  /** The worker's index (serialized), asked for once the files were read. */
+  private indexAside: Promise<Buffer | null> | null = null;
   private archiveSearchIndex: MemorySearchIndex | null = null;
   /** Ranking inputs of active memories (see RankingTable); kept in step lazily. */
   private readonly ranking = new RankingTable();
@@ -390,6 +390,8 @@ export class StoreQueries {
    */
   buildSearchIndexAside(workerScript: string): void {
     if (this.searchIndex || this.indexFeed || this.indexAside) return;
+    // search-index.bin is missing or of copied files: it is not read, whether or not the worker answers.
+    this.savedSearchIndex = null;
     this.indexFeed = SearchIndexFeed.start(workerScript);
   }
 
@@ -405,11 +407,12 @@ export class StoreQueries {
   async searchIndexReady(): Promise<void> {
     const aside = this.indexAside;
     if (!aside) return;
-    const index = await aside;
+    const bytes = await aside;
     if (this.indexAside !== aside) return;
     this.indexAside = null;
     this.indexFeed = null;
-    if (this.searchIndex || !index) return;
+    const index = bytes && !this.searchIndex ? MemorySearchIndex.deserialize(bytes) : null;
+    if (!index) return;
     this.savedSearchIndex = index;
     this.savedSearchIndexOnDisk = false;
   }

@@ -48,8 +48,10 @@ describe('searchIndexAside: the search index built on a worker while the store o
     assert.ok(feed, 'the worker did not start');
     memories.forEach((m, n) => feed.add(m, { ino: 1000 + n, size: 300 + n, mtimeMs: 1.5e12 + n }));
     assert.equal(feed.size, 600);
-    const saved = await feed.finish();
-    assert.ok(saved, 'the worker answered no index');
+    const bytes = await feed.finish();
+    assert.ok(bytes, 'the worker answered no index');
+    const saved = MemorySearchIndex.deserialize(bytes);
+    assert.ok(saved, 'the worker answered what is not an index');
     assert.equal(saved.index.size, 600);
     memories.forEach((m, n) => assert.equal(saved.keys.get(m.id), signatureKey({ ino: 1000 + n, size: 300 + n, mtimeMs: 1.5e12 + n })));
     const here = MemorySearchIndex.build(memories);
@@ -118,6 +120,26 @@ describe('searchIndexAside: the search index built on a worker while the store o
       const next = track(await MemoryStore.openAsync(project));
       assert.equal(await upsertsDuring(() => void answers(next)), 0, 'the saved index was not used');
       assert.deepEqual(answers(next), expected);
+    });
+
+    it('a copied project (caches there, every file with a new inode) has its index built by the worker, not from the stale saved one', async () => {
+      write(INDEX_ASIDE_MIN_MEMORIES + 10);
+      const original = track(MemoryStore.open(project));
+      const expected = answers(original);
+      original.flushCaches();
+      assert.ok(fs.existsSync(storePaths(project).searchIndex));
+      const copy = makeTempProject('ltm-aside-copy-');
+      try {
+        fs.cpSync(project, copy, { recursive: true });
+        let store!: MemoryStore;
+        const indexedHere = await upsertsDuring(async () => {
+          store = track(await MemoryStore.openAsync(copy, { searchIndexWorker: WORKER }));
+          assert.deepEqual(answers(store), expected);
+        });
+        assert.equal(indexedHere, 0, `${indexedHere} memories were indexed again on the opening thread`);
+      } finally {
+        removeDir(copy);
+      }
     });
 
     it('a memory edited after it was handed over is found by its new words', async () => {
