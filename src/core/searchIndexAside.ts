@@ -22,6 +22,7 @@ import { Worker, type MessagePort } from 'node:worker_threads';
 import type { FileSignature } from './files';
 import { MemorySearchIndex, type SearchableMemory } from './search';
 import { signatureKey } from './searchIndexCache';
+import { firstAnswer } from './workerAnswer';
 
 /** A memory as handed to the worker: its searched text and the signature key of the file it was read from. */
 interface HandedMemory {
@@ -50,18 +51,7 @@ export class SearchIndexFeed {
   private readonly answer: Promise<Buffer | null>;
 
   private constructor(private readonly worker: Worker) {
-    this.answer = new Promise((resolve) => {
-      let answered = false;
-      const settle = (value: Buffer | null) => {
-        if (answered) return;
-        answered = true;
-        resolve(value);
-        void worker.terminate();
-      };
-      worker.once('message', (message: unknown) => settle(message instanceof Uint8Array ? Buffer.from(message.buffer, message.byteOffset, message.byteLength) : null));
-      worker.once('error', () => settle(null));
-      worker.once('exit', () => settle(null));
-    });
+    this.answer = firstAnswer(worker, (message) => (message instanceof Uint8Array ? Buffer.from(message.buffer, message.byteOffset, message.byteLength) : null));
     // A process that is done must not wait for a worker nobody asked to finish (finish() holds it).
     worker.unref();
   }

@@ -10,6 +10,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { signatureOf, type FileSignature } from './files';
+import { firstAnswer } from './workerAnswer';
 
 /** What the worker saw: the directory's signature before listing it, and each `.md` file's. */
 export interface SweptSignatures {
@@ -61,25 +62,13 @@ interface WorkerAnswer {
  * caller then stats the files itself, as it would without a worker.
  */
 export function sweepSignatures(dir: string): Promise<SweptSignatures | null> {
-  return new Promise((resolve) => {
-    let worker: Worker;
-    try {
-      worker = new Worker(WORKER_SOURCE, { eval: true, workerData: dir });
-    } catch {
-      resolve(null);
-      return;
-    }
-    let answered = false;
-    const answer = (value: SweptSignatures | null) => {
-      if (answered) return;
-      answered = true;
-      resolve(value);
-      void worker.terminate();
-    };
-    worker.once('message', (message: WorkerAnswer | null) => answer(message ? signaturesOf(message) : null));
-    worker.once('error', () => answer(null));
-    worker.once('exit', () => answer(null));
-  });
+  let worker: Worker;
+  try {
+    worker = new Worker(WORKER_SOURCE, { eval: true, workerData: dir });
+  } catch {
+    return Promise.resolve(null);
+  }
+  return firstAnswer(worker, (message) => (message ? signaturesOf(message as WorkerAnswer) : null));
 }
 
 function signaturesOf({ names, numbers }: WorkerAnswer): SweptSignatures | null {

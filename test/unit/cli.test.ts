@@ -6,10 +6,11 @@ import { USAGE, commandHelp, runCli, type CliOutput } from '../../src/cli';
 import { COMMANDS, COMMON_OPTIONS } from '../../src/cliCommands';
 import { DEVELOPER_TERM_GROUPS } from '../../src/core/developerTerms';
 import { MemoryStore } from '../../src/core/store';
+import { INDEX_ASIDE_MIN_MEMORIES } from '../../src/core/searchIndexAside';
 import { SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES } from '../../src/core/storeOpening';
 import CLI_FILES from '../../src/shared/cliFiles.json';
 import { DEMOTION_MIN_INJECTED_SESSIONS } from '../../src/core/usage';
-import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, readJson, removeDir, snapshotDiff, snapshotFiles, statsOnDisk, writeConfig } from '../support/storeKit';
+import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, readJson, removeDir, snapshotDiff, snapshotFiles, statsOnDisk, testId, writeConfig, writeMemory } from '../support/storeKit';
 
 const CLI = path.join(REPO_ROOT, 'dist', 'cli.js');
 const ID_RE = /^mem_[0-9a-f]{8}$/;
@@ -607,6 +608,30 @@ describe('cli', function () {
       const recalled = JSON.parse(bin('recall', 'webhook', '--json').stdout) as { memories: { id: string; topic: string }[] };
       assert.deepEqual(recalled.memories.map((m) => m.id).sort(), [...ids].sort());
       assert.equal(recalled.memories.find((m) => m.id === ids[2])!.topic, 'Lint runs before the webhook build');
+    });
+
+    it('a large store without search-index.bin (a fresh clone) is searched with the index its worker built, which is then saved', function () {
+      this.timeout(60_000);
+      const count = INDEX_ASIDE_MIN_MEMORIES + 50;
+      const init = MemoryStore.open(project);
+      init.init();
+      init.dispose();
+      for (let n = 1; n <= count; n++) {
+        const topic = n === 700 ? 'Rotate the zeppelin credentials' : `Build step ${n}`;
+        writeMemory(root, testId(n), { topic, content: `Run the build step number ${n} with the cache warmed.` });
+      }
+      const searchIndex = path.join(root, 'search-index.bin');
+      assert.ok(!fs.existsSync(searchIndex));
+      const recall = () => bin('recall', 'zeppelin credentials', '--json');
+      const first = recall();
+      assert.equal(first.status, 0, first.stderr);
+      assert.deepEqual((JSON.parse(first.stdout) as { memories: { id: string }[] }).memories.map((m) => m.id), [testId(700)]);
+      assert.ok(fs.existsSync(searchIndex), 'the index was not saved');
+      // Loaded from the saved index now: the same answer.
+      assert.equal(recall().stdout, first.stdout);
+      const context = bin('context', '--prompt', 'how do we rotate the zeppelin credentials again?', '--json');
+      assert.equal(context.status, 0, context.stderr);
+      assert.match(context.stdout, new RegExp(testId(700)));
     });
 
     it('`check` exits 1 on a store with problems and 0 on a healthy one, text and --json alike', () => {
