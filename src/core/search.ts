@@ -18,7 +18,7 @@
  * for matching more of the query's words also weighs how informative they are.
  */
 import SearchableMap from 'minisearch/SearchableMap';
-import { indexTerm, matchesAsPrefix, queryWords, stemOf, tokenize, typosAllowed } from './analyzer';
+import { forEachToken, indexTerm, matchesAsPrefix, queryWords, stemOf, typosAllowed } from './analyzer';
 import { addEntry, dropEntries, entryCount, removeEntry, type FieldPostings } from './postingLists';
 import { HitColumnPool, RankHeap, SlotList } from './rankHeap';
 import type { Expansions } from './relatedTerms';
@@ -134,7 +134,7 @@ interface SnapshotHeader {
  */
 function fieldTerms(text: string): { length: number; termCounts: Map<string, number> } {
   const counts = new Map<string, number>();
-  for (const token of tokenize(text)) counts.set(token, (counts.get(token) ?? 0) + 1);
+  forEachToken(text, (token) => counts.set(token, (counts.get(token) ?? 0) + 1));
   const length = counts.size;
   // The token counts become the term counts in place: most tokens are their own term (lower case, no
   // stop word), and a second map cost a third of building an index. A term added here is visited
