@@ -12,7 +12,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LtmError, errorMessage } from './core/errors';
 import { MemoryStore } from './core/store';
-import { COMMANDS, COMMON_OPTIONS, UsageError, searchIndexWorkerOptions, type Command, type Options, type Output } from './cliCommands';
+import { COMMANDS, COMMON_OPTIONS, UsageError, type Command, type Options, type Output } from './cliCommands';
+import { searchIndexWorkerOptions } from './servers/searchIndexWorkerScript';
 // Only `version` is bundled: esbuild drops the rest of the manifest from a named JSON import.
 import { version } from '../package.json';
 

@@ -28,16 +28,7 @@ import { DEFAULT_LIST_LIMIT, DEFAULT_SEARCH_LIMIT } from './core/model';
 import { IMPORTANCE_LEVELS, isImportance } from './core/priority';
 import { storePaths } from './core/storeFiles';
 import { LIST_SORTS, isListSort } from './core/usage';
-import CLI_FILES from './shared/cliFiles.json';
-
-/**
- * The options that give a store the search index worker shipped next to the CLI bundle
- * (dist/search-index-worker.js); none when it is not there (the sources run as they are).
- */
-export function searchIndexWorkerOptions(): { searchIndexWorker?: string } {
-  const script = path.join(__dirname, path.basename(CLI_FILES.indexWorker));
-  return fs.existsSync(script) ? { searchIndexWorker: script } : {};
-}
+import { searchIndexWorkerOptions } from './servers/searchIndexWorkerScript';
 
 /** Bad arguments: one line on stderr, exit 2. */
 export class UsageError extends Error {}

@@ -15,6 +15,7 @@ import { errorMessage } from '../core/errors';
 import { MemoryStore, initStoreFiles } from '../core/store';
 import { storePaths, type StorePaths } from '../core/storeFiles';
 import { LtmServer } from '../servers/ltmServer';
+import { searchIndexWorkerOptions } from '../servers/searchIndexWorkerScript';
 import { ServerRunningError, readServerInfo, sameServer, serverHolderState, type ServerInfo } from '../servers/serverInfo';
 import { DisposableOwner } from './lifecycle';
 import type { LtmSettings } from './settings';
@@ -127,7 +128,13 @@ export class FolderMemory extends DisposableOwner {
   private async doStart(): Promise<void> {
     if (this.storeInstance || !this.hasStore || this.isDisposed) return;
     const started = Date.now();
-    const store = MemoryStore.open(this.folder.uri.fsPath, { renames: gitRenameLookup(this.folder.uri.fsPath) });
+    // In steps, giving way to the extension host between them; a large store's files are statted on a worker
+    // thread, and one without its search index (a fresh clone) has it built on another (storeOpening.ts).
+    const store = await MemoryStore.openAsync(this.folder.uri.fsPath, { renames: gitRenameLookup(this.folder.uri.fsPath), ...searchIndexWorkerOptions() });
+    if (this.isDisposed) {
+      store.dispose();
+      return;
+    }
     this.storeInstance = store;
     this.own({ dispose: () => store.dispose() });
     await this.applyExplicitSettings();
