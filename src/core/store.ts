@@ -81,7 +81,9 @@ export class MemoryStore {
 
   /**
    * open(), for a caller that can wait: in a large store the memory files are
-   * statted on a worker thread while this one reads the caches (storeOpening.ts).
+   * statted on a worker thread while this one reads the caches, and the search
+   * index is built on another when there is none to load and `searchIndexWorker`
+   * is given (storeOpening.ts); it resolves once that index is ready.
    */
   static async openAsync(projectDir: string, options: OpenOptions = {}): Promise<MemoryStore> {
     const store = new MemoryStore(projectDir, options);

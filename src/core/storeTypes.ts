@@ -200,9 +200,11 @@ export interface OpenOptions {
   renames?: RenameLookup;
   /**
    * The script of the search index worker (dist/search-index-worker.js): a store
-   * opened in steps without a saved search index has its index built on that
-   * thread while it reads the files (searchIndexAside.ts). Searches wait for it
-   * through searchIndexReady(). Without it, the index is built at the first search.
+   * opened in steps without a usable saved search index (none, or the files were
+   * copied since it was saved) has its index built on that thread while it reads
+   * the files (searchIndexAside.ts); openAsync and openInSteps wait for it, and
+   * requests through untilSearchIndexReady(). Without it, the index is built at
+   * the first search.
    */
   searchIndexWorker?: string;
 }
