@@ -83,13 +83,15 @@ export class MemoryStore {
    * open(), for a caller that can wait: in a large store the memory files are
    * statted on a worker thread while this one reads the caches, and the search
    * index is built on another when there is none to load and `searchIndexWorker`
-   * is given (storeOpening.ts); it resolves once that index is ready.
+   * is given (storeOpening.ts). It resolves once that index is ready, or, with
+   * `untilSearchIndex: false` (a host that serves meanwhile), once the files are
+   * read: searches then wait through untilSearchIndexReady().
    */
-  static async openAsync(projectDir: string, options: OpenOptions = {}): Promise<MemoryStore> {
+  static async openAsync(projectDir: string, options: OpenOptions = {}, { untilSearchIndex = true } = {}): Promise<MemoryStore> {
     const store = new MemoryStore(projectDir, options);
     try {
       await store.opening.openInSteps();
-      await store.parts.queries.searchIndexReady();
+      if (untilSearchIndex) await store.parts.queries.searchIndexReady();
     } catch (error) {
       store.dispose();
       throw error;

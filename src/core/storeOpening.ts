@@ -89,9 +89,10 @@ export class StoreOpening {
         swept = await sweep;
       }
       if (!this.opened) this.refresh({ swept });
-      this.parts.queries.finishSearchIndexAside();
-      await step();
     }
+    // Every file read was handed over, whichever refresh read it (a request may have opened the store in between).
+    this.parts.queries.finishSearchIndexAside();
+    await step();
   }
 
   /**

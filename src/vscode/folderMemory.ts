@@ -129,8 +129,13 @@ export class FolderMemory extends DisposableOwner {
     if (this.storeInstance || !this.hasStore || this.isDisposed) return;
     const started = Date.now();
     // In steps, giving way to the extension host between them; a large store's files are statted on a worker
-    // thread, and one without its search index (a fresh clone) has it built on another (storeOpening.ts).
-    const store = await MemoryStore.openAsync(this.folder.uri.fsPath, { renames: gitRenameLookup(this.folder.uri.fsPath), ...searchIndexWorkerOptions() });
+    // thread, and one without its search index (a fresh clone) has it built on another (storeOpening.ts),
+    // which the server's searching requests wait for: serving need not.
+    const store = await MemoryStore.openAsync(
+      this.folder.uri.fsPath,
+      { renames: gitRenameLookup(this.folder.uri.fsPath), ...searchIndexWorkerOptions() },
+      { untilSearchIndex: false },
+    );
     if (this.isDisposed) {
       store.dispose();
       return;
@@ -140,11 +145,17 @@ export class FolderMemory extends DisposableOwner {
     await this.applyExplicitSettings();
     await this.startServer();
     store.flushCaches();
-    // The first recall should not wait for the search index: load it (or build and save it) once serving.
+    // The first recall should not wait for the search index: load it (or build and save it) once serving,
+    // and once the worker building it, if any, answered.
     const warm = setTimeout(() => {
-      if (this.isDisposed) return;
-      store.warmSearchIndex();
-      store.flushCaches();
+      void store
+        .untilSearchIndexReady()
+        .then(() => {
+          if (this.isDisposed) return;
+          store.warmSearchIndex();
+          store.flushCaches();
+        })
+        .catch((error: unknown) => this.deps.log.error(`${this.name}: the search index was not loaded: ${errorMessage(error)}`));
     }, 0);
     this.own({ dispose: () => clearTimeout(warm) });
     this.deps.log.info(`${this.name}: opened ${store.memoryCount()} memories in ${Date.now() - started} ms`);

@@ -142,6 +142,26 @@ describe('searchIndexAside: the search index built on a worker while the store o
       }
     });
 
+    it('opened without waiting for the index (a host that serves meanwhile), searches wait for the worker through untilSearchIndexReady', async () => {
+      write(INDEX_ASIDE_MIN_MEMORIES + 10);
+      const expected = answers(track(MemoryStore.open(project)));
+      const deserialize = MemorySearchIndex.deserialize.bind(MemorySearchIndex);
+      let loaded = 0;
+      MemorySearchIndex.deserialize = (...args: Parameters<typeof MemorySearchIndex.deserialize>) => (loaded++, deserialize(...args));
+      try {
+        const store = track(await MemoryStore.openAsync(project, { searchIndexWorker: WORKER }, { untilSearchIndex: false }));
+        assert.equal(loaded, 0, 'the worker\'s index was waited for and loaded before the store was given back');
+        const indexedHere = await upsertsDuring(async () => {
+          await store.untilSearchIndexReady();
+          assert.equal(loaded, 1);
+          assert.deepEqual(answers(store), expected);
+        });
+        assert.equal(indexedHere, 0);
+      } finally {
+        MemorySearchIndex.deserialize = deserialize;
+      }
+    });
+
     it('a memory edited after it was handed over is found by its new words', async () => {
       write(INDEX_ASIDE_MIN_MEMORIES + 10);
       const store = track(MemoryStore.prepare(project, { searchIndexWorker: WORKER }));
