@@ -20,13 +20,14 @@ export type QueryKind = (typeof QUERY_KINDS)[number];
  * blind-queries.json, written after the semantic layer by someone who had not seen it or its
  * vocabulary (see README.md). blind2: blind-queries-2.json, written the same way after the second
  * round of vocabulary. blind3: blind-queries-3.json, written the same way before the third round
- * of tuning (word forms over prefixes): the fairest measure of how search generalises.
- * Nothing is tuned on heldout, blind, blind2 or blind3.
+ * of tuning (word forms over prefixes). blind4: blind-queries-4.json, written the same way over the
+ * memories no earlier blind query was about, before any further tuning: the fairest measure of how
+ * search generalises. Nothing is tuned on heldout or any blind split.
  */
 export type Split = 'tune' | 'heldout' | BlindSplit;
 
 /** The blind query files, each its own split (see README.md). */
-export const BLIND_FILES = { blind: 'blind-queries.json', blind2: 'blind-queries-2.json', blind3: 'blind-queries-3.json' } as const;
+export const BLIND_FILES = { blind: 'blind-queries.json', blind2: 'blind-queries-2.json', blind3: 'blind-queries-3.json', blind4: 'blind-queries-4.json' } as const;
 export type BlindSplit = keyof typeof BLIND_FILES;
 export const BLIND_SPLITS = Object.keys(BLIND_FILES) as BlindSplit[];
 

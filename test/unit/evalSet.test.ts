@@ -52,7 +52,7 @@ describe('recall evaluation set: the data', () => {
     }
   });
 
-  const blindMinimum: Record<BlindSplit, number> = { blind: 30, blind2: 50, blind3: 50 };
+  const blindMinimum: Record<BlindSplit, number> = { blind: 30, blind2: 50, blind3: 50, blind4: 50 };
   for (const split of BLIND_SPLITS) {
     it(`has ${split} queries of known kinds, with ids of their own and existing relevant keys`, () => {
       const blind = loadBlindQueries(split);
@@ -196,9 +196,9 @@ describe('the offers table for one split (eval:recall --split)', () => {
     const scores = QUERY_SPLITS.map((split, i) => ({ gate, split, served: i + 1, positives: 10, falseOffers: i, negatives: 5 }));
     const table = (only?: 'tune' | 'blind2') => renderOffers(scores, only).split('\n');
     const row = (only?: 'tune' | 'blind2') => table(only).find((line) => line.startsWith('| 3 | 8'))!;
-    assert.equal(table()[0], '| min words | min strength | served (tune) | false offers (tune) | served (heldout) | false offers (heldout) | served (blind) | served (blind2) | served (blind3) |');
-    assert.equal(row(), '| 3 | 8 **(default)** | 1/10 (10 %) | 0/5 (0 %) | 2/10 (20 %) | 1/5 (20 %) | 3/10 (30 %) | 4/10 (40 %) | 5/10 (50 %) |');
-    assert.equal(row('tune'), '| 3 | 8 **(default)** | 1/10 (10 %) | 0/5 (0 %) | – | – | – | – | – |');
-    assert.equal(row('blind2'), '| 3 | 8 **(default)** | – | – | – | – | – | 4/10 (40 %) | – |');
+    assert.equal(table()[0], '| min words | min strength | served (tune) | false offers (tune) | served (heldout) | false offers (heldout) | served (blind) | served (blind2) | served (blind3) | served (blind4) |');
+    assert.equal(row(), '| 3 | 8 **(default)** | 1/10 (10 %) | 0/5 (0 %) | 2/10 (20 %) | 1/5 (20 %) | 3/10 (30 %) | 4/10 (40 %) | 5/10 (50 %) | 6/10 (60 %) |');
+    assert.equal(row('tune'), '| 3 | 8 **(default)** | 1/10 (10 %) | 0/5 (0 %) | – | – | – | – | – | – |');
+    assert.equal(row('blind2'), '| 3 | 8 **(default)** | – | – | – | – | – | 4/10 (40 %) | – | – |');
   });
 });
