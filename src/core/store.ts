@@ -85,12 +85,14 @@ export class MemoryStore {
    * index is built on another when there is none to load and `searchIndexWorker`
    * is given (storeOpening.ts). It resolves once that index is ready, or, with
    * `untilSearchIndex: false` (a host that serves meanwhile), once the files are
-   * read: searches then wait through untilSearchIndexReady().
+   * read: searches then wait through untilSearchIndexReady(). `inSlices`: the
+   * thread is shared (an editor's extension host), and is given back every few
+   * milliseconds while the memory files are read (StoreOpening.openInSteps).
    */
-  static async openAsync(projectDir: string, options: OpenOptions = {}, { untilSearchIndex = true } = {}): Promise<MemoryStore> {
+  static async openAsync(projectDir: string, options: OpenOptions = {}, { untilSearchIndex = true, inSlices = false } = {}): Promise<MemoryStore> {
     const store = new MemoryStore(projectDir, options);
     try {
-      await store.opening.openInSteps();
+      await store.opening.openInSteps({ inSlices });
       if (untilSearchIndex) await store.parts.queries.searchIndexReady();
     } catch (error) {
       store.dispose();

@@ -128,13 +128,14 @@ export class FolderMemory extends DisposableOwner {
   private async doStart(): Promise<void> {
     if (this.storeInstance || !this.hasStore || this.isDisposed) return;
     const started = Date.now();
-    // In steps, giving way to the extension host between them; a large store's files are statted on a worker
-    // thread, and one without its search index (a fresh clone) has it built on another (storeOpening.ts),
-    // which the server's searching requests wait for: serving need not.
+    // In steps, giving way to the extension host between them and while the memory files are read (10,000 of
+    // them without caches would hold it ~0.8 s in one go); a large store's files are statted on a worker thread,
+    // and one without its search index (a fresh clone) has it built on another (storeOpening.ts), which the
+    // server's searching requests wait for: serving need not.
     const store = await MemoryStore.openAsync(
       this.folder.uri.fsPath,
       { renames: gitRenameLookup(this.folder.uri.fsPath), ...searchIndexWorkerOptions() },
-      { untilSearchIndex: false },
+      { untilSearchIndex: false, inSlices: true },
     );
     if (this.isDisposed) {
       store.dispose();

@@ -159,6 +159,66 @@ describe('storeOpening: how a store opens, and the caches it saves', () => {
     assert.equal(parts.mirror.files.get(B)!.knownText, null, 'the others opened from their records');
   });
 
+  describe('on a shared thread without the record cache (a fresh clone), the memory files are read a slice at a time', () => {
+    /** Enough files that reading them takes several slices (OPENING_SLICE_MS) on any machine: ~0.1 ms each. */
+    const COUNT = 1500;
+    beforeEach(() => {
+      for (let i = 0; i < COUNT; i++) writeMemory(storePaths(project).root, testId(0x1000 + i), { topic: `Topic ${i}`, content: `Content ${i}.` });
+    });
+
+    it('other callbacks run while the files are partly read, and the store opens to what a plain refresh reads', async () => {
+      const { parts, opening } = prepare();
+      const loadedAtTurns: number[] = [];
+      let underWay = true;
+      const tick = () => {
+        loadedAtTurns.push(parts.mirror.files.size);
+        if (underWay) setImmediate(tick);
+      };
+      setImmediate(tick);
+      await opening.openInSteps({ inSlices: true });
+      underWay = false;
+      const partly = loadedAtTurns.filter((n) => n > 0 && n < COUNT + 2);
+      assert.ok(partly.length >= 1, `the event loop turned while ${partly.join(', ')} of ${COUNT + 2} files were read`);
+      // By default (a process of its own) they are read in one go.
+      const own = prepare();
+      const ownTurns: number[] = [];
+      underWay = true;
+      const ownTick = () => {
+        ownTurns.push(own.parts.mirror.files.size);
+        if (underWay) setImmediate(ownTick);
+      };
+      setImmediate(ownTick);
+      await own.opening.openInSteps();
+      underWay = false;
+      assert.deepEqual(ownTurns.filter((n) => n > 0 && n < COUNT + 2), []);
+      const plain = prepare();
+      plain.opening.refresh();
+      assert.equal(parts.mirror.files.size, COUNT + 2);
+      for (const [id, file] of plain.parts.mirror.files) {
+        assert.deepEqual(parts.mirror.files.get(id)?.signature, file.signature, id);
+        assert.deepEqual(parts.mirror.files.get(id)?.memory, file.memory, id);
+      }
+    });
+
+    it('a request between two slices reads the rest at once; the opening ends with the files as they are', async () => {
+      const { parts, opening } = prepare();
+      let refreshedAt = -1;
+      const request = () => {
+        if (parts.mirror.files.size === 0) return void setImmediate(request);
+        refreshedAt = parts.mirror.files.size;
+        opening.ensureOpen();
+      };
+      setImmediate(request);
+      // A memory added meanwhile is seen by the request's refresh.
+      const late = testId(0x9999);
+      setImmediate(() => writeMemory(parts.paths.root, late, { topic: 'Late topic' }));
+      await opening.openInSteps({ inSlices: true });
+      assert.ok(refreshedAt > 0 && refreshedAt < COUNT + 2, `the request came between slices (${refreshedAt} files read)`);
+      assert.equal(parts.mirror.files.size, COUNT + 3);
+      assert.equal(parts.mirror.files.get(late)?.memory.topic, 'Late topic');
+    });
+  });
+
   it('openInSteps gives way to the event loop between the record cache and the files', async () => {
     prepare().opening.refresh();
     opened[0]!.opening.flushCaches();
