@@ -10,7 +10,9 @@ import { toJsonText } from '../../src/core/files';
 import { deriveSummary, normaliseTags, renderNewMemoryFile } from '../../src/core/memoryFile';
 import { DEFAULT_CONFIG } from '../../src/core/model';
 import { defaultState, stateJson, storePaths } from '../../src/core/storeFiles';
-import { runJsonChild, runNode } from '../lib/child';
+import { runJobChild, runJsonChild, runNode } from '../lib/child';
+import type { OpenHoldJob, OpenHoldResult } from '../child/openHold';
+import CLI_FILES from '../../src/shared/cliFiles.json';
 import type { BenchContext, BenchSection } from '../lib/context';
 import { Corpus, TAG_POOL } from '../lib/corpus';
 import { Random } from '../lib/random';
@@ -46,6 +48,8 @@ const DESCRIBE = {
   coldOpenNoCache: 'Same, parse-cache.json deleted first: every memory file is read and its frontmatter parsed as YAML',
   coldFlushNoCache: 'In that process, the flushCaches() that follows (as the CLI does): writes parse-cache.json anew',
   coldProcess: 'Fresh process, whole: node startup + loading the bundle + open + list, timed by the parent (cache present)',
+  openHold: 'Fresh process opening the store as the extension does in its host (openAsync in slices, search index worker, serving meanwhile) until its first search: the longest time the thread was held in one go, which every other extension in the host waits at worst (caches present)',
+  openHoldNoCache: 'Same, parse-cache.json and search-index.bin deleted first (a fresh clone): every memory file is read, a slice at a time, and indexed on the worker',
   cliStatus: '`node dist/cli.js status --project <dir>` as a whole process, timed by the parent',
   cliList: '`node dist/cli.js list --project <dir> --limit 1` as a whole process, timed by the parent',
   cliRecall: '`node dist/cli.js recall <query> --project <dir>` as a whole process: open, load the search index (search-index.bin, saved by the untimed first run), search',
@@ -267,6 +271,13 @@ export class EngineBench {
     return { runs, wall };
   }
 
+  /** The longest hold of the thread in each of OPEN_HOLD_RUNS fresh processes opening the store as the extension does. */
+  private openHolds(projectDir: string, caches: OpenHoldJob['caches']): number[] {
+    const workerScript = path.join(path.dirname(this.ctx.cliPath), path.basename(CLI_FILES.indexWorker));
+    const job: OpenHoldJob = { projectDir, workerScript, caches };
+    return Array.from({ length: OPEN_HOLD_RUNS }, () => runJobChild<OpenHoldResult>(this.ctx, 'bench/child/openHold.ts', job).longestHoldMs);
+  }
+
   private cliWall(projectDir: string, args: string[]): number[] {
     const { ctx } = this;
     const wall: number[] = [];
@@ -297,6 +308,9 @@ export class EngineBench {
     add('coldOpenNoCache', withoutCache.runs.map((r) => r.openListMs));
     add('coldFlushNoCache', withoutCache.runs.map((r) => r.flushMs));
     add('coldProcess', withCache.wall);
+    ctx.log('  the extension host held while the store opens (with and without the caches)');
+    add('openHold', this.openHolds(projectDir, 'kept'));
+    add('openHoldNoCache', this.openHolds(projectDir, 'deleted'));
     if (!fs.existsSync(paths.parseCache)) throw new Error('parse-cache.json was not written again by flushCaches() after the no-cache runs');
     const files = {
       memoriesDirBytes: dirBytes(paths.memories),
@@ -466,6 +480,8 @@ const ROW_ORDER: [key: string, label: string, description: string][] = [
   ['coldOpenNoCache', 'cold open + list, no record cache', DESCRIBE.coldOpenNoCache],
   ['coldFlushNoCache', '  then flushCaches()', DESCRIBE.coldFlushNoCache],
   ['coldProcess', 'cold process (open + list)', DESCRIBE.coldProcess],
+  ['openHold', 'longest hold while the extension opens', DESCRIBE.openHold],
+  ['openHoldNoCache', 'longest hold while the extension opens, no caches', DESCRIBE.openHoldNoCache],
   ['cliStatus', 'CLI status', DESCRIBE.cliStatus],
   ['cliList', 'CLI list --limit 1', DESCRIBE.cliList],
   ['cliRecall', 'CLI recall', DESCRIBE.cliRecall],
@@ -572,13 +588,36 @@ function targetsFor(r: SizeResult): Target[] {
     1000,
     'ms',
   );
+  const holds = (['openHold', 'openHoldNoCache'] as const).flatMap((key) => {
+    const hold = r.rows[key]?.summary;
+    if (!hold) return [];
+    const what = key === 'openHold' ? 'caches present' : 'no caches (a fresh clone)';
+    return [
+      {
+        ...target(
+          `Longest hold of the extension host while the store opens at ${label}, ${what} (reference)`,
+          `max of ${hold.n} fresh processes (median ${ms(hold.median)} ms): no target in the issue; ${OPEN_HOLD_REFERENCE_MS} ms is where a pause starts to be felt`,
+          hold.max,
+          OPEN_HOLD_REFERENCE_MS,
+          'ms',
+        ),
+        informational: true,
+      },
+    ];
+  });
   return [
     target(`Recall p99 at ${label}`, `p99 of ${r.rows.recall!.summary.n} warm MemoryStore.search() calls, limit 10`, r.rows.recall!.summary.p99, 10, 'ms'),
     target(`Store p99 at ${label}`, `p99 of ${r.rows.store!.summary.n} MemoryStore.store() calls`, r.rows.store!.summary.p99, 20, 'ms'),
     coldTarget,
     { ...noCache, informational: true },
+    ...holds,
   ];
 }
+
+/** Fresh processes per kind of open-hold measurement (each opens the whole store). */
+const OPEN_HOLD_RUNS = 3;
+/** The reference line of the open-hold rows: about where a pause starts to be felt. */
+const OPEN_HOLD_REFERENCE_MS = 100;
 
 /** Issue 13's targets at 10,000 and at 50,000 memories: [10,000, 50,000]. */
 const SCALE_LIMITS = { cliRecall: [300, 1000], evictionCycle: [50, 100] } as const;
