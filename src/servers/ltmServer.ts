@@ -309,9 +309,9 @@ export class LtmServer {
       const pathname = requestPath(req.url);
       // A store opening in steps is waited for, not read a second time by this request; so is the
       // search index a worker builds meanwhile, but by a session start (which searches only with a
-      // git situation: see HookRoutes.sessionStart).
+      // git situation: see HookRoutes.sessionStart) and by MCP messages that need no memory (handleMcp).
       if (pathname === '/hook/session_start') await this.options.store.untilOpened();
-      else if (pathname === '/mcp' || pathname.startsWith('/hook/')) await this.options.store.untilSearchIndexReady();
+      else if (pathname.startsWith('/hook/')) await this.options.store.untilSearchIndexReady();
       if (pathname === '/mcp') return await this.handleMcp(req, res);
       const hook = /^\/hook\/([a-z_]+)$/.exec(pathname);
       if (hook) {
@@ -355,6 +355,8 @@ export class LtmServer {
     if (Array.isArray(body) && body.length === 0) {
       return sendJson(res, 400, { jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid Request: empty batch' } });
     }
+    // A client's handshake is answered while the store opens, so that only its first tool call waits.
+    if (!needsNoMemory(body)) await this.options.store.untilSearchIndexReady();
     await this.mcp.post(req, res, body);
   }
 
@@ -390,6 +392,18 @@ export class LtmServer {
     this.options.log?.(`request failed: ${(error as Error).stack ?? String(error)}`);
     sendError(res, new HttpError(500, 'internal error'));
   }
+}
+
+/** MCP methods answered without the store: the handshake, pings, the list of tools. */
+const METHODS_WITHOUT_MEMORY = new Set(['initialize', 'ping', 'tools/list']);
+
+/** Whether every JSON-RPC message of an MCP POST body is one answered without the store (a notification is). */
+function needsNoMemory(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.every((message: unknown) => {
+    const method = message !== null && typeof message === 'object' ? (message as { method?: unknown }).method : undefined;
+    return typeof method === 'string' && (METHODS_WITHOUT_MEMORY.has(method) || method.startsWith('notifications/'));
+  });
 }
 
 /** The servers this process runs: a server.json naming this process is live only if one of them wrote it. */

@@ -146,6 +146,40 @@ describe('a server that listens before its store is read', function () {
     }
   });
 
+  it('an MCP client connects and lists the tools while the search index is not ready; its first tool call waits for it', async () => {
+    // The index held back, as a worker still building it would: released by the test.
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const ready = store.untilSearchIndexReady.bind(store);
+    store.untilSearchIndexReady = async () => {
+      await held;
+      await ready();
+    };
+    server = await LtmServer.start({ store, version: 'test' });
+    const stillHeld = (ms: number) => new Promise<'held'>((resolve) => setTimeout(() => resolve('held'), ms));
+    const client = await Promise.race([mcpClient(server.port, server.token), stillHeld(5_000)]);
+    if (client === 'held') {
+      release();
+      assert.fail('the MCP handshake waited for the search index');
+    }
+    try {
+      const tools = await client.listTools();
+      assert.ok(tools.tools.some((t) => t.name === 'recall'));
+      let answered = false;
+      const recall = client.callTool({ name: 'recall', arguments: { query: 'build step number 42' } }).then((result) => {
+        answered = true;
+        return result;
+      });
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.equal(answered, false, 'the recall was answered before the search index was ready');
+      release();
+      assert.match(recallText(await recall), new RegExp(ids[42]!));
+    } finally {
+      release();
+      await client.close();
+    }
+  });
+
   it('openInSteps opens the store and loads its search index; a request between the steps is answered', async () => {
     server = await LtmServer.start({ store, version: 'test' });
     const opening = store.openInSteps();
