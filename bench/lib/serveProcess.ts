@@ -5,6 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
 import { storePaths } from '../../src/core/storeFiles';
 
 export interface ServerHandle {
@@ -52,6 +53,28 @@ export async function startServer(cliPath: string, projectDir: string): Promise<
   const info = JSON.parse(fs.readFileSync(storePaths(projectDir).server, 'utf8')) as { port: number; token: string; pid: number };
   if (info.pid !== child.pid) throw new Error(`server.json names pid ${info.pid}, not the server just started (${child.pid})`);
   return { child, port: info.port, token: info.token, spawnedAt: t0, startMs, stdout: () => out, stderr: () => err };
+}
+
+/**
+ * Waits until the server's /health says `ready`: its store open and its
+ * search index loaded (`ltm serve` reads them after it starts serving). For
+ * what is measured on an opened server, such as its first call.
+ */
+export async function untilReady(server: ServerHandle, timeoutMs = 120_000): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const ready = await new Promise<boolean>((resolve, reject) => {
+      const req = http.get({ host: '127.0.0.1', port: server.port, path: '/health', headers: { Authorization: `Bearer ${server.token}` } }, (res) => {
+        let body = '';
+        res.setEncoding('utf8').on('data', (s: string) => (body += s));
+        res.on('end', () => resolve(res.statusCode === 200 && (JSON.parse(body) as { ready?: unknown }).ready === true));
+      });
+      req.on('error', reject);
+    });
+    if (ready) return;
+    if (performance.now() > deadline) throw new Error(`ltm serve was not ready within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
 }
 
 /** SIGTERM, as an editor or a terminal stops it; checks it exits 0 and removes server.json. */

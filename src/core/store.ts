@@ -111,6 +111,11 @@ export class MemoryStore {
     return this.opening.isOpen;
   }
 
+  /** Whether the store is open and its search index loaded: a request now waits for neither. */
+  get isReady(): boolean {
+    return this.opening.isOpen && this.parts.queries.searchIndexLoaded;
+  }
+
   /**
    * Opens a prepared store, then loads its search index, giving way to the
    * event loop between steps (storeOpening.ts). `beforeSearchIndex`: what to

@@ -403,6 +403,11 @@ export class StoreQueries {
     else this.indexAside = feed.finish();
   }
 
+  /** Whether the active search index is loaded (or built): a search now pays neither. */
+  get searchIndexLoaded(): boolean {
+    return this.searchIndex !== null;
+  }
+
   /** Settles once the worker's index, if one is being built, is ready to be loaded (at once otherwise). */
   async searchIndexReady(): Promise<void> {
     const aside = this.indexAside;

@@ -333,7 +333,8 @@ export class LtmServer {
       }
       if (pathname === '/health') {
         if (req.method !== 'GET') throw new MethodNotAllowed('GET');
-        return sendJson(res, 200, { ok: true, version: this.options.version, project: this.options.store.paths.project });
+        // `ready`: the store is open and its search index loaded (false while `ltm serve` opens it in steps).
+        return sendJson(res, 200, { ok: true, version: this.options.version, project: this.options.store.paths.project, ready: this.options.store.isReady });
       }
       throw new HttpError(404, `no route for ${pathname}`);
     } catch (error) {

@@ -180,14 +180,20 @@ describe('a server that listens before its store is read', function () {
     }
   });
 
-  it('openInSteps opens the store and loads its search index; a request between the steps is answered', async () => {
+  it('openInSteps opens the store and loads its search index; a request between the steps is answered; health says when it is ready', async () => {
     server = await LtmServer.start({ store, version: 'test' });
+    const health = async () => {
+      const answer = await rawRequest(server!.port, { path: '/health', headers: { Authorization: `Bearer ${server!.token}` } });
+      assert.equal(answer.status, 200);
+      return answer.json().ready;
+    };
+    assert.equal(await health(), false, 'ready before the store was read');
     const opening = store.openInSteps();
-    const health = await rawRequest(server.port, { path: '/health', headers: { Authorization: `Bearer ${server.token}` } });
-    assert.equal(health.status, 200);
+    assert.equal((await rawRequest(server.port, { path: '/health', headers: { Authorization: `Bearer ${server.token}` } })).status, 200);
     await opening;
     assert.ok(store.isOpen);
     assert.equal(store.memoryCount(), MEMORIES);
+    assert.equal(await health(), true, 'not ready once opened with its search index');
   });
 });
 
