@@ -129,7 +129,12 @@ export class MemoryStore {
     this.warmSearchIndex();
   }
 
-  /** Settles when an openInSteps under way has (at once when none is): a request waits for it rather than reading the files a second time. */
+  /**
+   * Settles when an openInSteps under way has (at once when none is): a request
+   * waits for it rather than reading the files a second time. For a request
+   * that will not search (see StoreOpening.untilOpened); one that searches
+   * waits through untilSearchIndexReady.
+   */
   untilOpened(): Promise<void> {
     return this.opening.untilOpened();
   }
@@ -140,7 +145,7 @@ export class MemoryStore {
    * waits for it rather than building the index a second time.
    */
   async untilSearchIndexReady(): Promise<void> {
-    await this.untilOpened();
+    await this.opening.untilOpened({ thenSearches: true });
     await this.parts.queries.searchIndexReady();
   }
 

@@ -26,6 +26,8 @@ export class StoreOpening {
   private recordsLoaded = false;
   /** The openInSteps under way. */
   private inProgress: Promise<void> | null = null;
+  /** Callers of untilOpened that will not search once it settles. */
+  private waitingWithoutSearch = 0;
 
   constructor(
     private readonly records: MemoryRecordCache,
@@ -69,9 +71,18 @@ export class StoreOpening {
     return this.inProgress;
   }
 
-  /** Settles when the openInSteps under way has (at once when none is), whether or not it succeeded. */
-  untilOpened(): Promise<void> {
-    return this.inProgress?.catch(() => undefined) ?? Promise.resolve();
+  /**
+   * Settles when the openInSteps under way has (at once when none is), whether
+   * or not it succeeded. `thenSearches`: the caller searches next, and waits
+   * for the search index too; a caller that does not (a session start outside
+   * git) makes the opening leave the saved index to be read afterwards.
+   */
+  untilOpened({ thenSearches = false }: { thenSearches?: boolean } = {}): Promise<void> {
+    const opening = this.inProgress;
+    if (!opening) return Promise.resolve();
+    if (thenSearches) return opening.catch(() => undefined);
+    this.waitingWithoutSearch++;
+    return opening.catch(() => undefined).finally(() => this.waitingWithoutSearch--);
   }
 
   private async openSteps(inSlices: boolean): Promise<void> {
@@ -90,8 +101,12 @@ export class StoreOpening {
       if (sweep) {
         this.parts.mirror.refreshSideFiles();
         await step();
-        this.parts.queries.readSavedSearchIndex();
-        await step();
+        // Read ahead while the worker sweeps, unless a request that will not search waits for the
+        // opening (~75 ms at 10,000 memories that a first session start would wait for in vain).
+        if (this.waitingWithoutSearch === 0) {
+          this.parts.queries.readSavedSearchIndex();
+          await step();
+        }
         swept = await sweep;
       }
       if (inSlices && !this.opened) {

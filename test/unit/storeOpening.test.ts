@@ -130,6 +130,46 @@ describe('storeOpening: how a store opens, and the caches it saves', () => {
     assert.equal(stattedSmall.filter((file) => file.endsWith('.md')).length, 2);
   });
 
+  describe('the saved search index, read ahead while the worker sweeps', () => {
+    /** A large store's parts (the worker sweeps), with the read-ahead of search-index.bin recorded. */
+    const large = () => {
+      prepare().opening.refresh();
+      opened[0]!.opening.flushCaches();
+      fs.appendFileSync(storePaths(project).parseCache, ' '.repeat(SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES));
+      const built = prepare();
+      const readAhead: boolean[] = [];
+      const read = built.parts.queries.readSavedSearchIndex.bind(built.parts.queries);
+      built.parts.queries.readSavedSearchIndex = () => {
+        readAhead.push(built.opening.isOpen);
+        read();
+      };
+      return { ...built, readAhead };
+    };
+
+    it('is read before the files when nothing waits, or only requests that will search', async () => {
+      const alone = large();
+      await alone.opening.openInSteps();
+      assert.deepEqual(alone.readAhead, [false], 'read ahead, before the files');
+      const searching = large();
+      const opening = searching.opening.openInSteps();
+      const waited = searching.opening.untilOpened({ thenSearches: true });
+      await opening;
+      await waited;
+      assert.deepEqual(searching.readAhead, [false]);
+    });
+
+    it('is left for later when a request that will not search waits for the opening (a first session start)', async () => {
+      const { parts, opening, readAhead } = large();
+      const done = opening.openInSteps();
+      const waited = opening.untilOpened();
+      await done;
+      await waited;
+      assert.deepEqual(readAhead, [], 'the session start waited for the saved index, which it does not use');
+      // The index is read when first needed, as without a read-ahead.
+      assert.deepEqual(parts.queries.search('Alpha', 5, 'active', undefined).map((hit) => hit.id), [A]);
+    });
+  });
+
   it('a memory file edited in place after the worker statted it, which the watcher reports, is read as it is now, not from its record', async () => {
     prepare().opening.refresh();
     opened[0]!.opening.flushCaches();
