@@ -206,8 +206,8 @@ describe('storeOpening: how a store opens, and the caches it saves', () => {
       for (let i = 0; i < COUNT; i++) writeMemory(storePaths(project).root, testId(0x1000 + i), { topic: `Topic ${i}`, content: `Content ${i}.` });
     });
 
-    it('other callbacks run while the files are partly read, and the store opens to what a plain refresh reads', async () => {
-      const { parts, opening } = prepare();
+    /** How many files were read at each turn of the event loop that came while they were partly read. */
+    const partlyReadTurns = async ({ parts, opening }: { parts: StoreParts; opening: StoreOpening }, inSlices: boolean): Promise<number[]> => {
       const loadedAtTurns: number[] = [];
       let underWay = true;
       const tick = () => {
@@ -215,22 +215,17 @@ describe('storeOpening: how a store opens, and the caches it saves', () => {
         if (underWay) setImmediate(tick);
       };
       setImmediate(tick);
-      await opening.openInSteps({ inSlices: true });
+      await opening.openInSteps({ inSlices });
       underWay = false;
-      const partly = loadedAtTurns.filter((n) => n > 0 && n < COUNT + 2);
+      return loadedAtTurns.filter((n) => n > 0 && n < COUNT + 2);
+    };
+
+    it('other callbacks run while the files are partly read, and the store opens to what a plain refresh reads', async () => {
+      const { parts, opening } = prepare();
+      const partly = await partlyReadTurns({ parts, opening }, true);
       assert.ok(partly.length >= 1, `the event loop turned while ${partly.join(', ')} of ${COUNT + 2} files were read`);
       // By default (a process of its own) they are read in one go.
-      const own = prepare();
-      const ownTurns: number[] = [];
-      underWay = true;
-      const ownTick = () => {
-        ownTurns.push(own.parts.mirror.files.size);
-        if (underWay) setImmediate(ownTick);
-      };
-      setImmediate(ownTick);
-      await own.opening.openInSteps();
-      underWay = false;
-      assert.deepEqual(ownTurns.filter((n) => n > 0 && n < COUNT + 2), []);
+      assert.deepEqual(await partlyReadTurns(prepare(), false), []);
       const plain = prepare();
       plain.opening.refresh();
       assert.equal(parts.mirror.files.size, COUNT + 2);
