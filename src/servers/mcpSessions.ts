@@ -27,6 +27,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import { heldStreams, releaseAnsweredStreams } from './answeredStreams';
 
 export interface McpSessionLimits {
   /** The most live sessions; opening one more drops the least recently used. */
@@ -48,6 +49,12 @@ export interface McpSessionStats {
   serversBuilt: number;
   /** Sessions resumed under an ID this server did not hold. */
   resumed: number;
+  /**
+   * Requests the live sessions' transports still hold: those being answered.
+   * An answered request held here would stay until its session closes (see
+   * answeredStreams.ts); -1 when the SDK's transport cannot be looked into.
+   */
+  held: number;
 }
 
 interface McpSession {
@@ -88,7 +95,13 @@ export class McpSessions {
   }
 
   get stats(): McpSessionStats {
-    return { live: this.sessions.size, serversBuilt: this.serversBuilt, resumed: this.resumed };
+    let held = 0;
+    for (const session of this.sessions.values()) {
+      const count = heldStreams(session.transport);
+      if (count < 0) return { live: this.sessions.size, serversBuilt: this.serversBuilt, resumed: this.resumed, held: -1 };
+      held += count;
+    }
+    return { live: this.sessions.size, serversBuilt: this.serversBuilt, resumed: this.resumed, held };
   }
 
   /** Answers a POST whose body (already read and size-checked) is `body`. */
@@ -176,6 +189,7 @@ export class McpSessions {
   /** A server and a stateful transport for session `id`, registered as live (dropping the oldest if full). */
   private async build(id: string): Promise<McpSession> {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, enableJsonResponse: true });
+    releaseAnsweredStreams(transport);
     const server = this.options.createServer();
     this.serversBuilt += 1;
     const session: McpSession = { id, server, transport, lastUsed: Date.now(), inFlight: 0, dropped: false };

@@ -65,7 +65,7 @@ describe('MCP sessions (MCP SDK client)', function () {
     for (const project of projects.splice(0)) removeDir(project);
   });
 
-  it('serves every call of one client with one server: one session, its ID on every answer', async () => {
+  it('serves every call of one client with one server: one session, its ID on every answer, no answer held after it is sent', async () => {
     t = await startTestServer();
     const client = await connect();
     const sessionId = sessionIdOf(client);
@@ -73,7 +73,7 @@ describe('MCP sessions (MCP SDK client)', function () {
     await client.listTools();
     for (let i = 0; i < 25; i += 1) assert.equal(await recallTotal(client, `query ${i}`), 0);
     await Promise.all(Array.from({ length: 10 }, (_, i) => recallTotal(client, `concurrent ${i}`)));
-    assert.deepEqual(t.server.mcpStats, { live: 1, serversBuilt: 1, resumed: 0 });
+    assert.deepEqual(t.server.mcpStats, { live: 1, serversBuilt: 1, resumed: 0, held: 0 });
     assert.equal(sessionIdOf(client), sessionId);
   });
 
@@ -84,7 +84,7 @@ describe('MCP sessions (MCP SDK client)', function () {
     assert.notEqual(sessionIdOf(a), sessionIdOf(b));
     await recallTotal(a);
     await recallTotal(b);
-    assert.deepEqual(t.server.mcpStats, { live: 2, serversBuilt: 2, resumed: 0 });
+    assert.deepEqual(t.server.mcpStats, { live: 2, serversBuilt: 2, resumed: 0, held: 0 });
   });
 
   it('holds at most maxSessions: the least recently used is dropped, and resumed when its client comes back', async () => {
@@ -97,12 +97,12 @@ describe('MCP sessions (MCP SDK client)', function () {
     // b was dropped, not a: a's call is served by its live session.
     await recallTotal(a);
     await recallTotal(c);
-    assert.deepEqual(t.server.mcpStats, { live: 2, serversBuilt: 3, resumed: 0 });
+    assert.deepEqual(t.server.mcpStats, { live: 2, serversBuilt: 3, resumed: 0, held: 0 });
     // b's next call resumes its session under the same ID (dropping the least recently used, a).
     const bSession = sessionIdOf(b);
     assert.equal(await recallTotal(b), 0);
     assert.equal(sessionIdOf(b), bSession);
-    assert.deepEqual(t.server.mcpStats, { live: 2, serversBuilt: 4, resumed: 1 });
+    assert.deepEqual(t.server.mcpStats, { live: 2, serversBuilt: 4, resumed: 1, held: 0 });
     // New sessions still open, and the bound still holds.
     const d = await connect('d');
     assert.equal(await recallTotal(d), 0);
@@ -117,7 +117,7 @@ describe('MCP sessions (MCP SDK client)', function () {
     await new Promise((r) => setTimeout(r, 400));
     assert.equal(t.server.mcpStats.live, 0, 'the idle session was closed');
     assert.equal(await recallTotal(client), 0);
-    assert.deepEqual(t.server.mcpStats, { live: 1, serversBuilt: 2, resumed: 1 });
+    assert.deepEqual(t.server.mcpStats, { live: 1, serversBuilt: 2, resumed: 1, held: 0 });
   });
 
   it("keeps serving a client across a server restart (the new server resumes the old server's session ID)", async () => {
@@ -134,7 +134,7 @@ describe('MCP sessions (MCP SDK client)', function () {
     t = await startTestServer({ project });
     assert.equal(t.port, port, 'the restarted server has the same port');
     assert.equal(await recallTotal(client, 'restart'), 1);
-    assert.deepEqual(t.server.mcpStats, { live: 1, serversBuilt: 1, resumed: 1 });
+    assert.deepEqual(t.server.mcpStats, { live: 1, serversBuilt: 1, resumed: 1, held: 0 });
   });
 
   it('ends a session on DELETE (the SDK client terminateSession)', async () => {
@@ -155,7 +155,7 @@ describe('MCP sessions (MCP SDK client)', function () {
     const reply = answer.json();
     assert.equal(reply.id, 7);
     assert.equal(((reply.result as Json).structuredContent as Json).total, 0);
-    assert.deepEqual(t.server.mcpStats, { live: 0, serversBuilt: 1, resumed: 0 });
+    assert.deepEqual(t.server.mcpStats, { live: 0, serversBuilt: 1, resumed: 0, held: 0 });
   });
 
   it('answers a raw initialize with a session ID, and a call with that ID from the same session', async () => {
@@ -167,7 +167,7 @@ describe('MCP sessions (MCP SDK client)', function () {
     const call = await postMcp(t, toolsCall(2, 'raw'), { 'Mcp-Session-Id': sessionId as string, 'Mcp-Protocol-Version': '2025-11-25' });
     assert.equal(call.status, 200, call.text);
     assert.equal(call.headers['mcp-session-id'], sessionId);
-    assert.deepEqual(t.server.mcpStats, { live: 1, serversBuilt: 1, resumed: 0 });
+    assert.deepEqual(t.server.mcpStats, { live: 1, serversBuilt: 1, resumed: 0, held: 0 });
   });
 
   it('refuses session IDs that are no visible ASCII or too long with 404 Session not found, and GET with 405', async () => {
