@@ -598,10 +598,13 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
     // Not past a stop: a request whose client never finishes it would hold the stop until its timeout.
     .openInSteps({ beforeSearchIndex: () => Promise.race([server.requestsAnswered(), stopRequested]) })
     .then(() => {
-      if (!stopping) server.inPause('caches saved', async () => store.flushCaches());
+      if (stopping) return;
+      // In a pause, not while the store opens: a session start waiting for the opening uses neither
+      // class, and need not wait for them too (an MCP request meanwhile loads them itself).
+      server.inPause('web request classes loaded', async () => loadWebRequestClasses());
+      server.inPause('caches saved', async () => store.flushCaches());
     })
     .catch((error: unknown) => log(`could not open the store in the background: ${(error as Error).message}`));
-  loadWebRequestClasses();
   await stopRequested;
   stopping = true;
   await opening;

@@ -276,9 +276,9 @@ function isInitialize(body: unknown): boolean {
 
 /**
  * Makes Node load its web Request, Response and Headers classes (undici),
- * which it does on their first use: ~25 ms that a starting server spends
- * while a worker thread stats the memory files (storeOpening.ts), rather
- * than in its first MCP request.
+ * which it does on their first use: ~25 ms that `ltm serve` spends in a pause
+ * once its store is open, rather than in a client's first MCP request or in
+ * the opening, which a first session start waits for.
  */
 export function loadWebRequestClasses(): boolean {
   return typeof Request === 'function' && typeof Response === 'function' && typeof Headers === 'function';

@@ -22,6 +22,7 @@ import {
   serverJsonPath,
   sessionStartPayload,
   spawnLtm,
+  spawnNode,
   startTestServer,
   stopProcess,
   waitForServerJson,
@@ -118,6 +119,58 @@ describe('ltm serve (process)', function () {
     } finally {
       reader.dispose();
     }
+  });
+
+  it("answers a first session start without loading Node's web Request classes, and loads them in a pause afterwards for MCP", async () => {
+    // Read without caches, so that the session start below comes in while the store opens, and waits for it.
+    const writer = MemoryStore.open(project);
+    writer.init();
+    writer.dispose();
+    for (let i = 0; i < 2_000; i++) writeMemory(ltmRoot(project), testId(i + 1), { topic: `Start step ${i}`, content: `What session start ${i} brings.` });
+    // Loaded before the CLI: notes, for each answer the server sends, whether Node had loaded undici (its
+    // web Request, Response and Headers) by then, and the moment it has.
+    const notes = path.join(project, 'undici-notes.jsonl');
+    const preload = path.join(project, 'undici-probe.cjs');
+    fs.writeFileSync(
+      preload,
+      `const fs = require('node:fs');
+const http = require('node:http');
+const notes = ${JSON.stringify(notes)};
+const loaded = () => process.moduleLoadList.includes('NativeModule internal/deps/undici/undici');
+const end = http.ServerResponse.prototype.end;
+http.ServerResponse.prototype.end = function (...args) {
+  fs.appendFileSync(notes, JSON.stringify({ answered: this.req && this.req.url, undici: loaded() }) + '\\n');
+  return end.apply(this, args);
+};
+const poll = setInterval(() => {
+  if (!loaded()) return;
+  fs.appendFileSync(notes, JSON.stringify({ undici: true }) + '\\n');
+  clearInterval(poll);
+}, 5);
+poll.unref();
+`,
+    );
+    const proc = spawnNode(['--require', preload, CLI, 'serve', '--project', project]);
+    running.push(proc);
+    const info = await waitForServerJson(project, proc);
+    const body = JSON.stringify(sessionStartPayload('first-start'));
+    const answer = await rawRequest(info.port, {
+      method: 'POST',
+      path: '/hook/session_start',
+      headers: { Authorization: `Bearer ${info.token}`, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+      body,
+    });
+    assert.equal(answer.status, 200, answer.text);
+    assert.match(answer.text, /Start step/, 'the session start brought the memories');
+    const read = () => (fs.existsSync(notes) ? fs.readFileSync(notes, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { answered?: string; undici: boolean }) : []);
+    const started = read().find((note) => note.answered === '/hook/session_start');
+    assert.deepEqual(started, { answered: '/hook/session_start', undici: false }, `the notes: ${JSON.stringify(read())}`);
+    const deadline = Date.now() + 10_000;
+    while (!read().some((note) => note.answered === undefined && note.undici) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 25));
+    assert.ok(
+      read().some((note) => note.answered === undefined && note.undici),
+      `the classes were not loaded in a pause: ${JSON.stringify(read())}\n${proc.output()}`,
+    );
   });
 
   for (const signal of ['SIGINT', 'SIGTERM'] as const) {
