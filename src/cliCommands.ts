@@ -568,11 +568,8 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
   const store = MemoryStore.prepare(projectDir, { watch: true, renames: gitRenameLookup(projectDir), ...searchIndexWorkerOptions() });
   const log = (message: string) => process.stderr.write(`ltm: ${message}\n`);
   let server: LtmServer;
-  let loadWebRequestClasses: () => boolean;
   try {
-    const servers = await import('./servers/ltmServer');
-    const { LtmServer } = servers;
-    loadWebRequestClasses = servers.loadWebRequestClasses;
+    const { LtmServer } = await import('./servers/ltmServer');
     // Claims the project atomically: when another server runs, this throws a 'busy' error naming it.
     server = await LtmServer.start({ store, version, preferredPort: port, injectionBudgetTokens: () => budget ?? DEFAULT_INJECTION_BUDGET_TOKENS, log });
   } catch (error) {
@@ -599,9 +596,10 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
     .openInSteps({ beforeSearchIndex: () => Promise.race([server.requestsAnswered(), stopRequested]) })
     .then(() => {
       if (stopping) return;
-      // In a pause, not while the store opens: a session start waiting for the opening uses neither
-      // class, and need not wait for them too (an MCP request meanwhile loads them itself).
-      server.inPause('web request classes loaded', async () => loadWebRequestClasses());
+      // In a pause, not while the store opens: a session start waiting for the opening needs neither
+      // the MCP modules nor Node's web Request classes, and need not wait for them too (an MCP request
+      // meanwhile loads them itself).
+      server.inPause('MCP prepared', () => server.prepareMcp());
       server.inPause('caches saved', async () => store.flushCaches());
     })
     .catch((error: unknown) => log(`could not open the store in the background: ${(error as Error).message}`));

@@ -18,8 +18,8 @@ import { FollowUpQueue } from './followUpQueue';
 import { IndexFlushSchedule } from './indexFlush';
 import { TOOL_PREFIX_HEADER, knownToolPrefix } from '../shared/toolNames';
 import { cachedGitSituation } from './gitSituation';
-import { McpSessions, type McpSessionLimits, type McpSessionStats } from './mcpSessions';
-import { createMcpServer } from './mcpTools';
+// Types only: the MCP modules (and the MCP SDK in them) are loaded when MCP is first needed (see mcpSessions()).
+import type { McpSessions, McpSessionLimits, McpSessionStats } from './mcpSessions';
 import { UsageBatch } from './usageBatch';
 import { EmptyBearerError, HttpError, RequestGuard, httpStatusOf, readJsonBody, sendError, sendJson } from './requestGuard';
 import {
@@ -34,8 +34,6 @@ import {
   writeServerInfo,
   type ServerInfo,
 } from './serverInfo';
-
-export { loadWebRequestClasses } from './mcpSessions';
 
 export interface LtmServerOptions {
   store: MemoryStore;
@@ -82,7 +80,11 @@ export class LtmServer {
   private readonly followUps: FollowUpQueue;
   /** index.json is written in pauses between requests, not on every store. */
   private readonly indexFlush: IndexFlushSchedule;
-  private readonly mcp: McpSessions;
+  /** The MCP sessions, once mcpSessions() loaded their modules. */
+  private mcp: McpSessions | null = null;
+  private mcpLoading: Promise<McpSessions> | null = null;
+  /** Set by stop(): MCP sessions loaded after it are closed at once (their requests are answered 503). */
+  private mcpStopped = false;
   private portNumber = 0;
   private info: ServerInfo | null = null;
 
@@ -109,19 +111,6 @@ export class LtmServer {
       promptBudgetTokens: options.promptBudgetTokens,
       // Session start ranks by the project's git situation too (branch, changed files).
       readSituation: cachedGitSituation(options.store.paths.project),
-    });
-    this.mcp = new McpSessions({
-      createServer: () =>
-        createMcpServer({
-          store: options.store,
-          sessions: this.sessions,
-          version: options.version,
-          sessionForToolUse: (id) => this.hooks.sessionForToolUse(id),
-          countRecalled: (session, ids) => this.recalled.add(session, 'recalled', ids),
-        }),
-      url: () => this.mcpUrl,
-      limits: options.mcpSessions,
-      log: options.log,
     });
     this.guard = new RequestGuard({ port: () => this.portNumber, token, allowedOrigins: options.allowedOrigins ?? [] });
     this.http = http.createServer((req, res) => void this.handle(req, res));
@@ -170,7 +159,7 @@ export class LtmServer {
           await listen(server.http, 0);
         }
       } catch (error) {
-        await server.mcp.close();
+        await server.closeMcp();
         throw error;
       }
       server.portNumber = (server.http.address() as AddressInfo).port;
@@ -190,7 +179,7 @@ export class LtmServer {
         writeServerInfo(store.paths, server.info);
       } catch (error) {
         server.http.close();
-        await server.mcp.close();
+        await server.closeMcp();
         throw error;
       }
       servingHere.add(server);
@@ -238,9 +227,54 @@ export class LtmServer {
     return this.info !== null && this.info.pid === info.pid && this.info.port === info.port && this.info.token === info.token;
   }
 
-  /** The MCP sessions' counts (for tests and the benchmark). */
+  /** The MCP sessions' counts (for tests and the benchmark); all 0 before the first MCP request. */
   get mcpStats(): McpSessionStats {
-    return this.mcp.stats;
+    return this.mcp?.stats ?? { live: 0, serversBuilt: 0, resumed: 0, held: 0 };
+  }
+
+  /**
+   * Loads what MCP requests need ahead of the first: the MCP modules and Node's
+   * web Request classes (~40 ms in all). `ltm serve` calls it in a pause once
+   * its store is open; a hook never waits for it.
+   */
+  async prepareMcp(): Promise<void> {
+    const { loadWebRequestClasses } = await import('./mcpSessions');
+    await this.mcpSessions();
+    loadWebRequestClasses();
+  }
+
+  /** Closes the MCP sessions, loaded or loading: a request that loads them later is answered 503. */
+  private async closeMcp(): Promise<void> {
+    this.mcpStopped = true;
+    if (this.mcpLoading) await (await this.mcpLoading).close();
+  }
+
+  /**
+   * The MCP sessions, built at the first MCP request (or prepareMcp). Their
+   * modules are imported then, not with this one: initialising the MCP SDK
+   * (its schemas, its validator) takes ~15–20 ms of a server's start, which a
+   * first session start, waiting for the store to open, would otherwise wait
+   * for too. Concurrent first requests share one import.
+   */
+  private mcpSessions(): Promise<McpSessions> {
+    this.mcpLoading ??= Promise.all([import('./mcpSessions'), import('./mcpTools')]).then(([{ McpSessions }, { createMcpServer }]) => {
+      this.mcp = new McpSessions({
+        createServer: () =>
+          createMcpServer({
+            store: this.options.store,
+            sessions: this.sessions,
+            version: this.options.version,
+            sessionForToolUse: (id) => this.hooks.sessionForToolUse(id),
+            countRecalled: (session, ids) => this.recalled.add(session, 'recalled', ids),
+          }),
+        url: () => this.mcpUrl,
+        limits: this.options.mcpSessions,
+        log: this.options.log,
+      });
+      if (this.mcpStopped) void this.mcp.close();
+      return this.mcp;
+    });
+    return this.mcpLoading;
   }
 
   get url(): string {
@@ -268,7 +302,7 @@ export class LtmServer {
     servingHere.delete(this);
     if (this.info) removeServerInfo(this.options.store.paths, this.info.pid, this.info.port);
     this.info = null;
-    await this.mcp.close();
+    await this.closeMcp();
     await closed;
     await this.followUps.drain();
     await this.sessions.flush();
@@ -349,7 +383,8 @@ export class LtmServer {
    * nothing unasked, and Claude Code carries on without the stream.
    */
   private async handleMcp(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
-    if (req.method === 'DELETE' && (await this.mcp.delete(req, res))) return;
+    const mcp = await this.mcpSessions();
+    if (req.method === 'DELETE' && (await mcp.delete(req, res))) return;
     if (req.method !== 'POST') throw new MethodNotAllowed('POST');
     const body = await readJsonBody(req);
     // JSON-RPC 2.0: an empty batch is an invalid request (the SDK would answer 202, as to notifications).
@@ -358,7 +393,7 @@ export class LtmServer {
     }
     // A client's handshake is answered while the store opens, so that only its first tool call waits.
     if (!needsNoMemory(body)) await this.options.store.untilSearchIndexReady();
-    await this.mcp.post(req, res, body);
+    await mcp.post(req, res, body);
   }
 
   /**

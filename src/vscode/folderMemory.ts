@@ -210,6 +210,8 @@ export class FolderMemory extends DisposableOwner {
       }
       this.serverInstance = server;
       this.serverError = null;
+      // The MCP modules and Node's web Request classes, loaded in a pause rather than in Claude Code's first MCP call.
+      server.inPause('MCP prepared', () => server.prepareMcp());
       this.stopWatchingForeign();
       this.setTerminalEnvironment(server.port, server.token, server.mcpUrl);
       this.deps.log.info(`${this.name}: serving ${store.paths.project} at ${server.url}`);

@@ -77,6 +77,15 @@ describe('MCP sessions (MCP SDK client)', function () {
     assert.equal(sessionIdOf(client), sessionId);
   });
 
+  it('loads MCP at the first MCP request: two clients connecting at once to a fresh server are each served by a session of their own', async () => {
+    t = await startTestServer();
+    assert.deepEqual(t.server.mcpStats, { live: 0, serversBuilt: 0, resumed: 0, held: 0 }, 'nothing before the first MCP request');
+    const [first, second] = await Promise.all([connect('first'), connect('second')]);
+    assert.notEqual(sessionIdOf(first), sessionIdOf(second));
+    assert.deepEqual(await Promise.all([recallTotal(first), recallTotal(second)]), [0, 0]);
+    assert.deepEqual(t.server.mcpStats, { live: 2, serversBuilt: 2, resumed: 0, held: 0 });
+  });
+
   it('gives each client its own session', async () => {
     t = await startTestServer();
     const a = await connect('a');
