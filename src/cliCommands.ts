@@ -565,7 +565,8 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
   process.once('SIGTERM', onSignal);
   // Prepared, not opened: the server claims the project and listens first, then the memories are
   // read (openInSteps below). A request that needs them before that opens the store itself.
-  const store = MemoryStore.prepare(projectDir, { watch: true, renames: gitRenameLookup(projectDir), ...searchIndexWorkerOptions() });
+  // The memory files are statted on a worker thread from now on, while the server starts.
+  const store = MemoryStore.prepare(projectDir, { watch: true, renames: gitRenameLookup(projectDir), ...searchIndexWorkerOptions() }, { sweepAhead: true });
   const log = (message: string) => process.stderr.write(`ltm: ${message}\n`);
   let server: LtmServer;
   try {

@@ -101,9 +101,16 @@ export class MemoryStore {
     return store;
   }
 
-  /** A store that reads nothing until first use or openInSteps(): a server listens before the memories are read. */
-  static prepare(projectDir: string, options: OpenOptions = {}): MemoryStore {
-    return new MemoryStore(projectDir, options);
+  /**
+   * A store that reads nothing until first use or openInSteps(): a server
+   * listens before the memories are read. `sweepAhead`: a worker thread starts
+   * statting the memory files now, while the caller gets ready to serve
+   * (StoreOpening.sweepAhead).
+   */
+  static prepare(projectDir: string, options: OpenOptions = {}, { sweepAhead = false }: { sweepAhead?: boolean } = {}): MemoryStore {
+    const store = new MemoryStore(projectDir, options);
+    if (sweepAhead) store.opening.sweepAhead();
+    return store;
   }
 
   /** Whether the store has read its files (see prepare). */

@@ -170,6 +170,59 @@ describe('storeOpening: how a store opens, and the caches it saves', () => {
     });
   });
 
+  describe('a sweep started ahead (sweepAhead: a server starts it before it listens)', () => {
+    /** A large store's parts (the worker sweeps), its sweeps counted. */
+    const large = () => {
+      prepare().opening.refresh();
+      opened[0]!.opening.flushCaches();
+      fs.appendFileSync(storePaths(project).parseCache, ' '.repeat(SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES));
+      const paths = storePaths(project);
+      const records = new MemoryRecordCache(paths.parseCache);
+      const parts = createStoreParts(paths, {}, records);
+      const sweeps: string[] = [];
+      const opening = new StoreOpening(records, parts, undefined, (dir) => {
+        sweeps.push(dir);
+        return sweepSignatures(dir);
+      });
+      opened.push({ parts, opening });
+      return { parts, opening, sweeps };
+    };
+
+    it('is the one the opening uses: one worker, and the store reads as one opened without it', async () => {
+      const { parts, opening, sweeps } = large();
+      opening.sweepAhead();
+      opening.sweepAhead();
+      assert.equal(sweeps.length, 1, 'started once');
+      await opening.openInSteps();
+      assert.equal(sweeps.length, 1, 'the opening started none of its own');
+      const plain = prepare();
+      plain.opening.refresh();
+      assert.deepEqual([...parts.mirror.files.keys()].sort(), [...plain.parts.mirror.files.keys()].sort());
+      assert.equal(parts.mirror.files.get(A)!.memory.topic, 'Alpha topic');
+    });
+
+    it('misses nothing written between its start and the opening', async () => {
+      const { parts, opening } = large();
+      opening.sweepAhead();
+      const C = testId(0xc);
+      writeMemory(parts.paths.root, C, { topic: 'Gamma topic', content: 'Written while the sweep ran.' });
+      await opening.openInSteps();
+      assert.equal(parts.mirror.files.get(C)?.memory.topic, 'Gamma topic');
+    });
+
+    it('is not started for a store open already, and a store opened after it started opens again with none', async () => {
+      const open = large();
+      open.opening.refresh();
+      open.opening.sweepAhead();
+      assert.equal(open.sweeps.length, 0);
+      const { opening, sweeps } = large();
+      opening.sweepAhead();
+      opening.refresh();
+      await opening.openInSteps();
+      assert.equal(sweeps.length, 1, 'the opening after a refresh statted nothing more');
+    });
+  });
+
   it('a memory file edited in place after the worker statted it, which the watcher reports, is read as it is now, not from its record', async () => {
     prepare().opening.refresh();
     opened[0]!.opening.flushCaches();
