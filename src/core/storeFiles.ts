@@ -41,9 +41,12 @@ export interface StorePaths {
   server: string;
 }
 
+/** Where a project keeps its store, relative to the project, with `/` between folders (as git names paths). */
+export const STORE_FOLDER = '.claude/ltm';
+
 export function storePaths(projectDir: string): StorePaths {
   const project = path.resolve(projectDir);
-  const root = path.join(project, '.claude', 'ltm');
+  const root = path.join(project, ...STORE_FOLDER.split('/'));
   return {
     project,
     root,

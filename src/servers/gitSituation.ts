@@ -13,6 +13,7 @@
  */
 import { execFile } from 'node:child_process';
 import type { SessionSituation } from '../core/situation';
+import { STORE_FOLDER } from '../core/storeFiles';
 
 /** Each git process is killed after this long; a repository this slow gets no situation. */
 export const GIT_TIMEOUT_MS = 800;
@@ -87,6 +88,16 @@ export function parseStatus(output: string): { branch: string | null; paths: str
 }
 
 /** Paths relative to the top level, as paths relative to the project (`prefix`: the project's place in the repository). */
+/**
+ * Whether a project-relative path is in LTM's own store (memory files,
+ * index.json): a session that stored memories, or a commit that shares them,
+ * changes those files, and they say nothing of what the work is about. Each
+ * would also be a search at session start (a memory ID for a query).
+ */
+function inStore(projectPath: string): boolean {
+  return projectPath.startsWith(`${STORE_FOLDER}/`);
+}
+
 function underProject(paths: readonly string[], prefix: string): string[] {
   return paths.filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length));
 }
@@ -109,9 +120,9 @@ export async function readGitSituation(dir: string, options: GitSituationOptions
   const { branch, paths } = parseStatus(status);
   if (branch === null) return null;
   // An untracked directory is listed as `dir/`: it names no file.
-  const changedFiles = [...new Set(underProject(paths, prefix.trim()).filter((p) => !p.endsWith('/')))].slice(0, MAX_SITUATION_FILES);
+  const changedFiles = [...new Set(underProject(paths, prefix.trim()).filter((p) => !p.endsWith('/') && !inStore(p)))].slice(0, MAX_SITUATION_FILES);
   const changed = new Set(changedFiles);
-  const recentFiles = [...new Set(fields(log ?? '').map((f) => f.trim()))].filter((f) => f && !changed.has(f)).slice(0, MAX_SITUATION_FILES);
+  const recentFiles = [...new Set(fields(log ?? '').map((f) => f.trim()))].filter((f) => f && !changed.has(f) && !inStore(f)).slice(0, MAX_SITUATION_FILES);
   return { branch, changedFiles, recentFiles };
 }
 

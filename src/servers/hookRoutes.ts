@@ -320,6 +320,16 @@ export class HookRoutes {
     };
   }
 
+  /**
+   * Starts reading the situation for a session start that will come in soon
+   * (the server waits for its store first). The reader given keeps its answer
+   * a few seconds (cachedGitSituation), and the session start takes it. Never
+   * rejects: no situation is null.
+   */
+  readSituationAhead(): Promise<SessionSituation | null> {
+    return this.situation();
+  }
+
   /** The situation, or null: reading it never fails a session start. */
   private async situation(): Promise<SessionSituation | null> {
     try {

@@ -18,6 +18,7 @@ import { FollowUpQueue } from './followUpQueue';
 import { IndexFlushSchedule } from './indexFlush';
 import { TOOL_PREFIX_HEADER, knownToolPrefix } from '../shared/toolNames';
 import { cachedGitSituation } from './gitSituation';
+import type { SessionSituation } from '../core/situation';
 // Types only: the MCP modules (and the MCP SDK in them) are loaded when MCP is first needed (see mcpSessions()).
 import type { McpSessions, McpSessionLimits, McpSessionStats } from './mcpSessions';
 import { UsageBatch } from './usageBatch';
@@ -52,6 +53,8 @@ export interface LtmServerOptions {
   mcpSessions?: Partial<McpSessionLimits>;
   /** When index.json is written (defaults in indexFlush.ts; tests shorten them). */
   indexFlush?: { pauseMs?: number; maxDeferMs?: number };
+  /** How session start reads the project's situation (default: from git, cachedGitSituation; tests watch it). */
+  readSituation?: () => Promise<SessionSituation | null>;
 }
 
 function listen(server: http.Server, port: number): Promise<void> {
@@ -110,7 +113,7 @@ export class LtmServer {
       injectionBudgetTokens: options.injectionBudgetTokens,
       promptBudgetTokens: options.promptBudgetTokens,
       // Session start ranks by the project's git situation too (branch, changed files).
-      readSituation: cachedGitSituation(options.store.paths.project),
+      readSituation: options.readSituation ?? cachedGitSituation(options.store.paths.project),
     });
     this.guard = new RequestGuard({ port: () => this.portNumber, token, allowedOrigins: options.allowedOrigins ?? [] });
     this.http = http.createServer((req, res) => void this.handle(req, res));
@@ -344,7 +347,13 @@ export class LtmServer {
       // A store opening in steps is waited for, not read a second time by this request; so is the
       // search index a worker builds meanwhile, but by a session start (which searches only with a
       // git situation: see HookRoutes.sessionStart) and by MCP messages that need no memory (handleMcp).
-      if (pathname === '/hook/session_start') await this.options.store.untilOpened();
+      if (pathname === '/hook/session_start') {
+        // git is asked now, while the store opens, rather than once it is open (git status stats every
+        // tracked file: ~30 ms with 10,000 memory files here, far longer in a large working tree); the
+        // session start then takes that answer.
+        void this.hooks.readSituationAhead();
+        await this.options.store.untilOpened();
+      }
       else if (pathname.startsWith('/hook/')) await this.options.store.untilSearchIndexReady();
       if (pathname === '/mcp') return await this.handleMcp(req, res);
       const hook = /^\/hook\/([a-z_]+)$/.exec(pathname);

@@ -75,6 +75,24 @@ describe('gitSituation: the branch and the changed files, from git', function ()
     assert.deepEqual(await readGitSituation(repo), { branch: 'main', changedFiles: ['top.ts'], recentFiles: [] });
   });
 
+  it("leaves out LTM's own store (.claude/ltm/: memory files, index.json), changed or committed, in a project at the top or in a subfolder", async () => {
+    commit(repo, ['src/a.ts', '.claude/ltm/memories/mem_0000000a.md', '.claude/ltm/index.json', 'app/.claude/ltm/memories/mem_0000000b.md'], 'first');
+    write(repo, '.claude/ltm/memories/mem_0000000c.md');
+    write(repo, '.claude/ltm/index.json', '{}\n');
+    write(repo, 'src/b.ts');
+    write(repo, 'app/.claude/ltm/memories/mem_0000000d.md');
+    write(repo, 'app/src/c.ts');
+    // .claude/settings.json is the project's, not the store's: it stays.
+    write(repo, '.claude/settings.json', '{}\n');
+    const situation = await readGitSituation(repo);
+    assert.ok(situation);
+    // app/.claude/ltm/ is another project's store, seen from this one: its files stay (app/src/, a new folder, names no file).
+    assert.deepEqual([...situation.changedFiles].sort(), ['.claude/settings.json', 'app/.claude/ltm/memories/mem_0000000d.md', 'src/b.ts']);
+    assert.deepEqual([...situation.recentFiles].sort(), ['app/.claude/ltm/memories/mem_0000000b.md', 'src/a.ts']);
+    const inApp = await readGitSituation(path.join(repo, 'app'));
+    assert.deepEqual(inApp, { branch: 'main', changedFiles: [], recentFiles: [] });
+  });
+
   it('keeps at most MAX_SITUATION_FILES of each kind', async () => {
     commit(repo, ['seed.ts'], 'first');
     for (let i = 0; i < MAX_SITUATION_FILES + 20; i++) write(repo, `many/f${i}.ts`);

@@ -15,6 +15,7 @@ import { storePaths } from '../../src/core/storeFiles';
 import { SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES } from '../../src/core/storeOpening';
 import CLI_FILES from '../../src/shared/cliFiles.json';
 import { LtmServer } from '../../src/servers/ltmServer';
+import type { SessionSituation } from '../../src/core/situation';
 import { statPathsDuring } from '../support/fsCalls';
 import { upsertsDuring } from '../support/searchIndexCalls';
 import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, removeDir, testId, writeMemory } from '../support/storeKit';
@@ -111,6 +112,29 @@ describe('a server that listens before its store is read', function () {
     });
     assert.deepEqual(statted.filter((file) => file.endsWith('.md')), [], 'memory files statted on the server’s thread');
     assert.ok(ids.filter((id) => context.includes(id)).length >= 10, context);
+  });
+
+  it('a session_start sent while a large store opens has its situation (git) read meanwhile, not once the store is open', async () => {
+    fs.appendFileSync(store.paths.parseCache, ' '.repeat(SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES));
+    // Whether the store was open when the situation was asked for; kept, as cachedGitSituation keeps its read.
+    const asked: boolean[] = [];
+    let read: Promise<SessionSituation | null> | null = null;
+    const readSituation = () => {
+      if (!read) {
+        asked.push(store.isOpen);
+        read = Promise.resolve({ branch: 'fix/build-step', changedFiles: ['src/build.ts'], recentFiles: [] });
+      }
+      return read;
+    };
+    server = await LtmServer.start({ store, version: 'test', readSituation });
+    const started = server;
+    const opening = store.openInSteps();
+    const answer = await postHook(started.port, started.token, 'session_start', sessionStartPayload('s-situation-ahead'));
+    assert.equal(answer.status, 200, answer.text);
+    await opening;
+    assert.deepEqual(asked, [false], 'asked once, while the store opened');
+    const context = ((answer.json().hookSpecificOutput as Json).additionalContext as string) ?? '';
+    assert.match(context, /fix\/build-step/, 'the session start used that situation');
   });
 
   it('a session_start that waited for the opening is answered before the search index is loaded; a recall after it is answered as before', async () => {
