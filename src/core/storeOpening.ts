@@ -28,7 +28,7 @@ export class StoreOpening {
   private inProgress: Promise<void> | null = null;
   /** Callers of untilOpened that will not search once it settles. */
   private waitingWithoutSearch = 0;
-  /** The sweep sweepAhead() started, for the opening to use; undefined when none was started. */
+  /** Undefined until sweepAhead() runs; then the sweep it started for the opening (null: none, or the opening took it). */
   private sweepStarted: Promise<SweptSignatures | null> | null | undefined;
 
   constructor(

@@ -42,7 +42,7 @@ export function releaseAnsweredStreams(transport: WebStandardStreamableHTTPServe
       ...entry,
       resolveJson: (response) => {
         answer(response);
-        // Only this entry: a later POST may not reuse the ID (a fresh UUID each), but a successor set under it stays.
+        // Only while the entry is still this one: one registered since under the same ID stays.
         if (mapping.get(streamId) === wrapped) mapping.delete(streamId);
       },
     };

@@ -237,8 +237,8 @@ export class LtmServer {
 
   /**
    * Loads what MCP requests need ahead of the first: the MCP modules and Node's
-   * web Request classes (~40 ms in all). `ltm serve` calls it in a pause once
-   * its store is open; a hook never waits for it.
+   * web Request classes (~40 ms in all). `ltm serve` and the extension call it
+   * in a pause once the store is open; a hook never waits for it.
    */
   async prepareMcp(): Promise<void> {
     const { loadWebRequestClasses } = await import('./mcpSessions');
