@@ -16,6 +16,7 @@ import { ms, target, timingTable, type SectionResult, type Table, type Target, t
 import { summarise, type Summary } from '../lib/stats';
 import { startServer, stopServer, untilReady } from '../lib/serveProcess';
 import { bytesWritten, peakRssMb } from '../lib/procStats';
+import { gitCopyOf } from '../lib/gitProject';
 import { EngineBench } from './engine';
 
 /** The targets: [at 10,000 memories, at 50,000]; sizes over 10,000 get the second. */
@@ -63,6 +64,8 @@ interface SizeResult {
   startupWithoutCaches: { recall: Summary; sessionStart: Summary };
   /** Serve start → first recall in a fresh copy of the project: caches present, every entry stale. */
   startupCopied: Summary;
+  /** Serve start → first session_start in a git repository (a committed copy of the project), caches saved. */
+  startupInGit: Summary;
   ltm: { connectMs: number; firstCallMs: number; sessionId?: string };
   floors: Record<'perRequest' | 'reused', { connectMs: number; firstCallMs: number; sessionId?: string }>;
   memoriesAfter: number;
@@ -105,6 +108,8 @@ class McpBench {
       const noCaches = startups({ runs: NO_CACHE_RUNS, caches: 'deleted' });
       ctx.log(`  serve start → first recall in a copy of the project (every cache entry stale): ${NO_CACHE_RUNS} fresh servers`);
       const copied = startups({ runs: NO_CACHE_RUNS, caches: 'copied', kinds: ['recall'] });
+      ctx.log(`  serve start → first session_start in a git repository (a committed copy): ${processReps} fresh servers`);
+      const inGit = this.startupsInGit(projectDir, queries[0]!, processReps);
 
       ctx.log(`  MCP calls to ltm serve: first call, then ${warmup} + ${reps} recall and store_memory calls`);
       const server = await startServer(ctx.cliPath, projectDir);
@@ -180,6 +185,7 @@ class McpBench {
         startup: { recall: summarise(startup.recall), sessionStart: summarise(startup.sessionStart), serving: summarise(startup.serving) },
         startupWithoutCaches: { recall: summarise(noCaches.recall), sessionStart: summarise(noCaches.sessionStart) },
         startupCopied: summarise(copied.recall),
+        startupInGit: summarise(inGit.sessionStart),
         ltm: { connectMs: ltm.connectMs, firstCallMs: ltm.firstCallMs, sessionId: ltm.sessionId },
         floors,
         memoriesAfter,
@@ -189,6 +195,22 @@ class McpBench {
       };
     } finally {
       fs.rmSync(projectDir, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * Serve start → first session_start in a git copy of the project (gitCopyOf): the
+   * session start reads git and ranks by the situation. One untimed start first:
+   * a copy's caches name other inodes until a server has saved them again.
+   */
+  private startupsInGit(projectDir: string, query: string, runs: number): StartupResult {
+    const copy = gitCopyOf(projectDir);
+    try {
+      const job = (n: number): StartupJob => ({ cliPath: this.ctx.cliPath, projectDir: copy, query, runs: n, kinds: ['sessionStart'] });
+      runJobChild<StartupResult>(this.ctx, 'bench/child/serveStartup.ts', job(1));
+      return runJobChild<StartupResult>(this.ctx, 'bench/child/serveStartup.ts', job(runs));
+    } finally {
+      fs.rmSync(copy, { recursive: true, force: true });
     }
   }
 
@@ -246,6 +268,11 @@ function sizeTables(r: SizeResult): Table[] {
           'serve start → first recall, copied project',
           medianMax(r.startupCopied),
           `median (max) of ${NO_CACHE_RUNS} fresh servers, each in a fresh copy of the project (fs.cpSync, as \`cp -r\`): the caches are there, but every file has a new inode and time, so every entry is stale`,
+        ],
+        [
+          'serve start → first session_start, git repository',
+          medianMax(r.startupInGit),
+          `median (max) of ${r.startupRuns} fresh servers in a git copy of the project (the project and its memories committed, then 3 commits of code files, one changed in the tree, on a branch): the session start reads git and ranks by that situation`,
         ],
         ['serve start → serving', medianMax(r.startup.serving), 'spawn → "serving" on stdout (server.json written), over all those processes'],
         ['connect', `${ms(r.ltm.connectMs)} ms`, `initialize + notifications/initialized to the running server (session ${r.ltm.sessionId ? 'given' : 'none: stateless'})`],
@@ -311,6 +338,13 @@ function targetsFor(r: SizeResult): Target[] {
       `Serve start → first session_start at ${at}`,
       `median of ${r.startupRuns} fresh servers (max ${ms(r.startup.sessionStart.max)} ms)`,
       r.startup.sessionStart.median,
+      limit('startToFirstAnswer', r.size),
+      'ms',
+    ),
+    target(
+      `Serve start → first session_start in a git repository at ${at}`,
+      `median of ${r.startupRuns} fresh servers in a git copy of the project, which session start ranks by (max ${ms(r.startupInGit.max)} ms)`,
+      r.startupInGit.median,
       limit('startToFirstAnswer', r.size),
       'ms',
     ),
