@@ -323,11 +323,11 @@ export class HookRoutes {
   /**
    * Starts reading the situation for a session start that will come in soon
    * (the server waits for its store first). The reader given keeps its answer
-   * a few seconds (cachedGitSituation), and the session start takes it. Never
-   * rejects: no situation is null.
+   * a few seconds (cachedGitSituation), and the session start takes it.
    */
-  readSituationAhead(): Promise<SessionSituation | null> {
-    return this.situation();
+  readSituationAhead(): void {
+    // situation() never rejects: a failed read is no situation.
+    void this.situation();
   }
 
   /** The situation, or null: reading it never fails a session start. */

@@ -351,10 +351,9 @@ export class LtmServer {
         // git is asked now, while the store opens, rather than once it is open (git status stats every
         // tracked file: ~30 ms with 10,000 memory files here, far longer in a large working tree); the
         // session start then takes that answer.
-        void this.hooks.readSituationAhead();
+        this.hooks.readSituationAhead();
         await this.options.store.untilOpened();
-      }
-      else if (pathname.startsWith('/hook/')) await this.options.store.untilSearchIndexReady();
+      } else if (pathname.startsWith('/hook/')) await this.options.store.untilSearchIndexReady();
       if (pathname === '/mcp') return await this.handleMcp(req, res);
       const hook = /^\/hook\/([a-z_]+)$/.exec(pathname);
       if (hook) {
