@@ -2,9 +2,10 @@
  * Ranked full-text search over memories: BM25+ relevance per field with prefix
  * and typo tolerance, blended with priority by the store.
  *
- * The term dictionary is MiniSearch's radix tree (`minisearch/SearchableMap`),
- * which does the hard part: prefix and bounded-edit-distance lookups over the
- * vocabulary. The scoring is ours. MiniSearch's own `search()` builds a result
+ * The term dictionary (termDictionary.ts) answers prefix lookups from a sorted
+ * array and typo lookups with MiniSearch's radix tree, which does the hard
+ * part there: bounded-edit-distance lookups over the vocabulary. The scoring
+ * is ours. MiniSearch's own `search()` builds a result
  * object (with a per-term match record) for every matching document, so an OR
  * query with one common word costs ~10 ms at 10,000 memories even though the
  * store only wants the best ten. Here postings are plain arrays, scores add up
@@ -17,11 +18,11 @@
  * ranking differs from MiniSearch's in one way (see `coordination`): the bonus
  * for matching more of the query's words also weighs how informative they are.
  */
-import SearchableMap from 'minisearch/SearchableMap';
 import { forEachToken, indexTerm, matchesAsPrefix, queryWords, stemOf, typosAllowed } from './analyzer';
 import { addEntry, dropEntries, entryCount, removeEntry, type FieldPostings } from './postingLists';
 import { HitColumnPool, RankHeap, SlotList } from './rankHeap';
 import type { Expansions } from './relatedTerms';
+import { TermDictionary } from './termDictionary';
 
 export interface SearchableMemory {
   id: string;
@@ -159,9 +160,9 @@ export interface ScoringDocument {
 }
 
 export class MemorySearchIndex {
-  /** Terms for prefix and typo lookups (a radix tree). */
-  private readonly terms = new SearchableMap<Posting>();
-  /** The same postings by exact term: a hash lookup is several times cheaper than the tree's. */
+  /** The terms, for prefix and typo lookups (termDictionary.ts). */
+  private terms = new TermDictionary();
+  /** The postings by term: what every query word looks up first, and a search's only way from a term to its documents. */
   private readonly postingOf = new Map<string, Posting>();
   /** The indexed forms of each stem (see analyzer.ts), for queries to reach a word's other forms. */
   private readonly formsOf = new Map<string, Set<string>>();
@@ -252,7 +253,7 @@ export class MemorySearchIndex {
         if (!posting) {
           posting = { term, slots: FIELDS.map(() => []), frequencies: FIELDS.map(() => []), added: null };
           this.postingOf.set(term, posting);
-          this.terms.set(term, posting);
+          this.terms.add(term);
           this.addForm(term);
         }
         postings?.add(posting);
@@ -394,7 +395,8 @@ export class MemorySearchIndex {
       fields: FIELDS.map((f) => f.name),
       ids: this.idOf.map((id) => id ?? null),
       keys: this.idOf.map((id) => (id === undefined ? null : (keyOf(id) ?? null))),
-      terms: [...this.postingOf.keys()],
+      // In ascending order, which a loaded index's prefix lookups take as they are (termDictionary.ts).
+      terms: [...this.terms.ascending()],
     };
     const json = Buffer.from(JSON.stringify(header), 'utf8');
     const start = Buffer.alloc(Math.ceil((4 + json.length) / 4) * 4);
@@ -421,7 +423,8 @@ export class MemorySearchIndex {
       }
     };
     put(this.lengths.subarray(0, this.idOf.length * FIELD_COUNT));
-    for (const posting of this.postingOf.values()) {
+    for (const term of header.terms) {
+      const posting = this.postingOf.get(term)!;
       for (let f = 0; f < FIELD_COUNT; f++) {
         // A frozen list's added entries follow it: the order of a list's entries means nothing to a search.
         const added = posting.added?.[f];
@@ -496,14 +499,17 @@ export class MemorySearchIndex {
         index.lengths[i] = numbers[i]!;
         if (index.idOf[Math.floor(i / FIELD_COUNT)] !== undefined) index.totalLength[i % FIELD_COUNT]! += numbers[i]!;
       }
+      // Most terms occur in a field or two only: their other fields share one empty view (never written, as
+      // no frozen list is), a third of the views otherwise made.
+      const none = numbers.subarray(0, 0);
       for (const term of header.terms) {
         if (typeof term !== 'string' || index.postingOf.has(term)) return null;
         const posting: Posting = { term, slots: [], frequencies: [], added: null };
         for (let f = 0; f < FIELD_COUNT; f++) {
           const n = numbers[at++];
           if (n === undefined || at + 2 * n > numbers.length) return null;
-          const postingSlots = numbers.subarray(at, at + n);
-          const frequencies = numbers.subarray(at + n, at + 2 * n);
+          const postingSlots = n === 0 ? none : numbers.subarray(at, at + n);
+          const frequencies = n === 0 ? none : numbers.subarray(at + n, at + 2 * n);
           at += 2 * n;
           if (!slotsInUse(postingSlots, slots, freed)) return null;
           posting.slots.push(postingSlots);
@@ -512,10 +518,10 @@ export class MemorySearchIndex {
         // serialize() writes only terms some document holds; walkQuery counts on it.
         if (posting.slots.every((list) => list.length === 0)) return null;
         index.postingOf.set(term, posting);
-        index.terms.set(term, posting);
         index.addForm(term);
       }
       if (at !== numbers.length) return null;
+      index.terms = new TermDictionary(header.terms);
       index.postingsOf = null;
       return { index, keys };
     } catch {
@@ -624,8 +630,9 @@ export class MemorySearchIndex {
       const forms = this.wordForms ? this.formsOf.get(stemOf(word)) : undefined;
       const asPrefix = (reach.prefixes ?? true) && matchesAsPrefix(word);
       if (asPrefix) {
-        for (const [term, posting] of this.terms.atPrefix(word)) {
+        for (const term of this.terms.withPrefix(word)) {
           if (term.length === word.length) continue;
+          const posting = this.postingOf.get(term)!;
           // A longer word that is another form of this one ("jobs" for "job") is that, not a mere prefix match.
           const weight = forms?.has(term) ? WORD_FORM_WEIGHT : (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * (term.length - word.length));
           visit(posting, weight * repeats, wordIndex);
@@ -650,10 +657,10 @@ export class MemorySearchIndex {
       // found as typed (or as a prefix) has no typo to forgive.
       const typos = matched ? 0 : typosAllowed(word);
       if (typos > 0) {
-        for (const [term, [posting, distance]] of this.terms.fuzzyGet(word, typos)) {
+        for (const [term, distance] of this.terms.withinTypos(word, typos)) {
           if (distance === 0 || (asPrefix && term.startsWith(word))) continue;
           const weight = (FUZZY_WEIGHT * term.length) / (term.length + distance);
-          visit(posting, weight * repeats, wordIndex);
+          visit(this.postingOf.get(term)!, weight * repeats, wordIndex);
         }
       }
       wordIndex++;
