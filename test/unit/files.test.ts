@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { JsonMapChunks, TEMP_SUFFIX, sameSignature, signatureOf, statSignature, writeFileAtomic, writeFileAtomicAsync, writeFileAtomicFrom } from '../../src/core/files';
+import { JsonMapChunks, TEMP_SUFFIX, readTextIfExists, sameSignature, signatureOf, statSignature, writeFileAtomic, writeFileAtomicAsync, writeFileAtomicFrom } from '../../src/core/files';
 import { makeTempProject, removeDir } from '../support/storeKit';
 
 describe('writeFileAtomicAsync', () => {
@@ -75,6 +75,22 @@ describe('writeFileAtomicAsync', () => {
     await reader;
     assert.equal(fs.readFileSync(file, 'utf8'), newText);
     assert.ok(reads >= 1, 'the reader ran while the write was under way');
+  });
+});
+
+describe('readTextIfExists', () => {
+  let dir: string;
+  beforeEach(() => (dir = makeTempProject('ltm-read-')));
+  afterEach(() => removeDir(dir));
+
+  it('gives a file\'s text as readFileSync(file, \'utf8\') does, null for no file, and an unreadable file\'s error', () => {
+    const file = path.join(dir, 'cache.json');
+    // Multi-byte characters, one cut at the end, as a cut write may leave them: decoded as readFileSync(file, 'utf8') does.
+    const bytes = Buffer.concat([Buffer.from('{"topic":"café ✓ 🚀"}\n', 'utf8'), Buffer.from([0xe2, 0x9c])]);
+    fs.writeFileSync(file, bytes);
+    assert.equal(readTextIfExists(file), fs.readFileSync(file, 'utf8'));
+    assert.equal(readTextIfExists(path.join(dir, 'missing.json')), null);
+    assert.throws(() => readTextIfExists(dir), /EISDIR/);
   });
 });
 
