@@ -116,6 +116,9 @@ describe('search index', () => {
         const loaded = MemorySearchIndex.deserialize(bytes, EXACT);
         const loadedUnaligned = MemorySearchIndex.deserialize(unaligned, EXACT);
         assert.ok(loaded && loadedUnaligned, 'the bytes load');
+        // The terms in ascending order, which a loaded index's prefix lookups take as they are (termDictionary.ts).
+        const terms = (JSON.parse(bytes.toString('utf8', 4, 4 + bytes.readUInt32LE(0))) as { terms: string[] }).terms;
+        assert.deepEqual(terms, [...terms].sort());
         for (const query of queries) assert.deepEqual([...loadedUnaligned.index.search(query)], [...original.search(query)], `"${query}" loaded from unaligned bytes`);
         assert.deepEqual(new Map([...loaded.keys].sort()), new Map([...current.keys()].sort().map((id) => [id, `key of ${id}`])));
         for (const query of queries) assert.deepEqual([...loaded.index.search(query)], [...original.search(query)], `"${query}" right after loading`);
