@@ -500,7 +500,7 @@ export class MemorySearchIndex {
         if (index.idOf[Math.floor(i / FIELD_COUNT)] !== undefined) index.totalLength[i % FIELD_COUNT]! += numbers[i]!;
       }
       // Most terms occur in a field or two only: their other fields share one empty view (never written, as
-      // no frozen list is), a third of the views otherwise made.
+      // no frozen list is): two thirds of the views at 10,000 bench memories.
       const none = numbers.subarray(0, 0);
       for (const term of header.terms) {
         if (typeof term !== 'string' || index.postingOf.has(term)) return null;
