@@ -4,6 +4,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { insertionPoint } from './sortedStrings';
 
 /** Temporary files are named so that the store's .gitignore and readers skip them. */
 export const TEMP_SUFFIX = '.ltm-tmp';
@@ -394,18 +395,6 @@ export class JsonMapChunks<V> {
     chunk.bytes ??= Buffer.from(chunk.keys.map((key) => renderMember(key, this.render(this.value(key)))).join(',\n'), 'utf8');
     return chunk.bytes;
   }
-}
-
-/** Where `key` is, or would go, in a sorted array. */
-function insertionPoint(sorted: readonly string[], key: string): number {
-  let lo = 0;
-  let hi = sorted.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (sorted[mid]! < key) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
 }
 
 const MEMBER_SEPARATOR = Buffer.from(',\n');

@@ -19,21 +19,10 @@
  * sorting them and merging.
  */
 import SearchableMap from 'minisearch/SearchableMap';
+import { insertionPoint } from './sortedStrings';
 
 /** Up to this many pending changes are placed one by one (a search each and a splice); more are sorted and merged. */
 const ONE_BY_ONE = 64;
-
-/** The first index of `sorted` whose term is not below `term` (its length when none). */
-function lowerBound(sorted: readonly string[], term: string): number {
-  let low = 0;
-  let high = sorted.length;
-  while (low < high) {
-    const middle = (low + high) >>> 1;
-    if (sorted[middle]! < term) low = middle + 1;
-    else high = middle;
-  }
-  return low;
-}
 
 /** Whether `terms` are in ascending order, each once. */
 function strictlyAscending(terms: readonly string[]): boolean {
@@ -92,7 +81,7 @@ export class TermDictionary {
   /** The terms that begin with `prefix` (itself included), in ascending order. */
   *withPrefix(prefix: string): Generator<string, void, undefined> {
     const sorted = this.ascending();
-    for (let i = lowerBound(sorted, prefix); i < sorted.length && sorted[i]!.startsWith(prefix); i++) yield sorted[i]!;
+    for (let i = insertionPoint(sorted, prefix); i < sorted.length && sorted[i]!.startsWith(prefix); i++) yield sorted[i]!;
   }
 
   /** The terms at most `maxDistance` edits (Levenshtein) from `word`, with their distance. */
@@ -112,13 +101,13 @@ export class TermDictionary {
       const removed = this.removed;
       this.sorted = this.sorted.filter((term) => !removed.has(term));
     } else {
-      for (const term of this.removed) this.sorted.splice(lowerBound(this.sorted, term), 1);
+      for (const term of this.removed) this.sorted.splice(insertionPoint(this.sorted, term), 1);
     }
     this.removed.clear();
     if (this.added.size > ONE_BY_ONE) {
       this.sorted = merge(this.sorted, [...this.added].sort());
     } else {
-      for (const term of this.added) this.sorted.splice(lowerBound(this.sorted, term), 0, term);
+      for (const term of this.added) this.sorted.splice(insertionPoint(this.sorted, term), 0, term);
     }
     this.added.clear();
   }
