@@ -12,7 +12,7 @@ import type { EvictionResult, FixResult, ForgetResult, ListResult, MemoryView, M
 import { PROBLEM_LEVELS, PROBLEM_TITLES, problemCounts, type IntegrityReport, type ProblemKind } from './integrity';
 import { PHASE_NAMES, type Phase } from './model';
 import { describeRedactions } from './secrets';
-import { oneLine, truncate } from './memoryFile';
+import { oneLine, truncate, truncatedLine } from './memoryFile';
 import { demotionText, usageText, type MemoryUsage } from './usage';
 
 const fmt = (n: number) => n.toFixed(2);
@@ -140,7 +140,7 @@ export function recallText(query: string, items: readonly SearchResultItem[], st
   for (const i of items) {
     lines.push(`${style.strong(oneLine(i.topic))} (ID: ${style.code(i.id)})${i.archived ? ' — archived' : ''}`);
     lines.push(`Tags: ${i.tags.join(', ') || '(none)'} | Priority: ${fmt(i.priority)} | Phase: ${phaseName(i.phase)}`);
-    lines.push(`Summary: ${truncate(i.summary.replace(/\s+/g, ' '), 300)}`, '');
+    lines.push(`Summary: ${truncatedLine(i.summary, 300)}`, '');
   }
   return lines.join('\n').trimEnd();
 }

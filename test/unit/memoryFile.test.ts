@@ -14,6 +14,8 @@ import {
   replaceSummary,
   splitFrontmatter,
   summaryProblem,
+  truncate,
+  truncatedLine,
   updateFrontmatter,
   type NewMemoryFields,
 } from '../../src/core/memoryFile';
@@ -130,6 +132,19 @@ function bodyOffset(text: string): number {
 // ---------------------------------------------------------------------------
 
 describe('memoryFile', () => {
+  it('truncatedLine puts a text on one line and cuts it as truncate does, from its start only', () => {
+    // Texts of every length around the cut, with long runs of whitespace anywhere, surrogate pairs included.
+    const unit = fc.oneof(fc.constantFrom('a', 'bc ', '🚀', ' ', '\n\t  ', ' '.repeat(40)), fc.string({ maxLength: 3 }));
+    fc.assert(
+      fc.property(fc.array(unit, { maxLength: 400 }), fc.integer({ min: 4, max: 60 }), (parts, max) => {
+        const text = parts.join('');
+        assert.equal(truncatedLine(text, max), truncate(text.replace(/\s+/g, ' '), max));
+      }),
+      { numRuns: 1000 },
+    );
+    assert.equal(truncatedLine('a'.repeat(10) + ' '.repeat(100) + 'b', 12), 'a'.repeat(10) + ' b');
+  });
+
   describe('round trip renderNewMemoryFile → parseMemoryFile (property tests)', () => {
     it('returns any topic trimmed (the codec trims on read; an already trimmed topic comes back exactly)', () => {
       fc.assert(
