@@ -87,7 +87,6 @@ export function parseStatus(output: string): { branch: string | null; paths: str
   return { branch, paths };
 }
 
-/** Paths relative to the top level, as paths relative to the project (`prefix`: the project's place in the repository). */
 /**
  * Whether a project-relative path is in LTM's own store (memory files,
  * index.json): a session that stored memories, or a commit that shares them,
@@ -98,6 +97,7 @@ function inStore(projectPath: string): boolean {
   return projectPath.startsWith(`${STORE_FOLDER}/`);
 }
 
+/** Paths relative to the top level, as paths relative to the project (`prefix`: the project's place in the repository). */
 function underProject(paths: readonly string[], prefix: string): string[] {
   return paths.filter((p) => p.startsWith(prefix)).map((p) => p.slice(prefix.length));
 }
