@@ -226,9 +226,11 @@ describe('storeFiles', () => {
         last_used_at: field(fc.string()),
         extra: field(fc.nat()),
       });
+      // The schema gives its keys in its own order, whatever the file's: some entries are written in another.
+      const anyOrder = fc.tuple(entry, fc.boolean()).map(([fields, reversed]) => (reversed ? Object.fromEntries(Object.entries(fields).reverse()) : fields));
       const key = fc.oneof(fc.constantFrom(...PROTO_KEYS), fc.string());
       fc.assert(
-        fc.property(fc.dictionary(key, fc.oneof({ weight: 8, arbitrary: entry }, { weight: 1, arbitrary: anyValue })), (memories) => {
+        fc.property(fc.dictionary(key, fc.oneof({ weight: 8, arbitrary: anyOrder }, { weight: 1, arbitrary: anyValue })), (memories) => {
           const text = JSON.stringify({ memories });
           const fast = readStats(text);
           const schema = readStatsBySchema(text);
