@@ -114,10 +114,12 @@ export interface ReadResult<T> {
 
 function parseJsonText(text: string | null): { data?: unknown; status: JsonFileStatus } {
   if (text === null) return { status: { kind: 'missing' } };
-  if (hasConflictMarkers(text)) return { status: { kind: 'conflicted' } };
   try {
     return { data: JSON.parse(text), status: { kind: 'ok' } };
   } catch (error) {
+    // Looked for only here: no JSON text has a line that starts with < or > (a string cannot span lines),
+    // and scanning every file for them took ~4 ms of a fresh process's opening at 10,000 memories.
+    if (hasConflictMarkers(text)) return { status: { kind: 'conflicted' } };
     return { status: { kind: 'unreadable', reason: `not valid JSON (${(error as Error).message})` } };
   }
 }
