@@ -162,8 +162,12 @@ export interface ScoringDocument {
 export class MemorySearchIndex {
   /** The terms, for prefix and typo lookups (termDictionary.ts). */
   private terms = new TermDictionary();
-  /** The postings by term: what every query word looks up first, and a search's only way from a term to its documents. */
-  private readonly postingOf = new Map<string, Posting>();
+  /**
+   * The postings by term: what every query word looks up first, and a search's
+   * only way from a term to its documents. A term of a loaded snapshot whose
+   * postings were not read yet maps to where they start in it (see postingFor).
+   */
+  private readonly postingOf = new Map<string, Posting | number>();
   /** The indexed forms of each stem (see analyzer.ts), for queries to reach a word's other forms. */
   private readonly formsOf = new Map<string, Set<string>>();
 
@@ -201,6 +205,10 @@ export class MemorySearchIndex {
   private postingsOf: Posting[][] | null = [];
   /** The numbers of the snapshot this index was loaded from: its lists are views into them, never written (postingLists.ts). */
   private frozen: ArrayBufferLike | null = null;
+  /** Those numbers, where the postings of terms not read since loading are (see postingFor). */
+  private snapshot: Uint32Array | null = null;
+  /** One empty view of them, which every field a loaded term is not in shares (see readPosting). */
+  private noEntries: Uint32Array | null = null;
   private readonly freeSlots: number[] = [];
   /** Field lengths per slot, slot-major: lengths[slot * FIELD_COUNT + field]. */
   private lengths = new Float64Array(64 * FIELD_COUNT);
@@ -249,7 +257,7 @@ export class MemorySearchIndex {
       this.totalLength[f] = this.totalLength[f]! + length;
       for (const [term, count] of termCounts) {
         // The exact-term map answers the lookup of every token; the radix tree learns only new terms.
-        let posting = this.postingOf.get(term);
+        let posting = this.postingFor(term);
         if (!posting) {
           posting = { term, slots: FIELDS.map(() => []), frequencies: FIELDS.map(() => []), added: null };
           this.postingOf.set(term, posting);
@@ -324,7 +332,7 @@ export class MemorySearchIndex {
       return;
     }
     this.version++;
-    for (const posting of [...this.postingOf.values()]) {
+    for (const posting of this.allPostings()) {
       let empty = true;
       for (let f = 0; f < FIELD_COUNT; f++) {
         dropEntries(posting, f, removed);
@@ -350,7 +358,7 @@ export class MemorySearchIndex {
   private postingsBySlot(): Posting[][] {
     if (this.postingsOf) return this.postingsOf;
     const bySlot: Posting[][] = this.idOf.map(() => []);
-    for (const posting of this.postingOf.values()) {
+    for (const posting of this.allPostings()) {
       for (let f = 0; f < FIELD_COUNT; f++) {
         for (const slots of [posting.slots[f]!, posting.added?.[f]!.slots ?? []]) {
           for (const slot of slots) {
@@ -362,6 +370,49 @@ export class MemorySearchIndex {
     }
     this.postingsOf = bySlot;
     return bySlot;
+  }
+
+  /**
+   * The postings of `term`; those of a loaded snapshot are read from it at
+   * their first use. Loading made an object and ten list views for every
+   * term (~60,000 objects at 10,000 bench memories), which a fresh process
+   * paid for before its first answer, and mostly never used: a query reads
+   * a few dozen terms.
+   */
+  private postingFor(term: string): Posting | undefined {
+    const entry = this.postingOf.get(term);
+    if (typeof entry !== 'number') return entry;
+    const posting = this.readPosting(term, entry);
+    this.postingOf.set(term, posting);
+    return posting;
+  }
+
+  /** The postings of a term the index holds (see postingFor). */
+  private held(term: string): Posting {
+    return this.postingFor(term)!;
+  }
+
+  /** Every term's postings, all read from the snapshot. */
+  private allPostings(): Posting[] {
+    const all: Posting[] = [];
+    for (const [term, entry] of this.postingOf) all.push(typeof entry === 'number' ? this.held(term) : entry);
+    return all;
+  }
+
+  /** The postings of `term` in the snapshot, whose numbers start at `at` (see serialize; deserialize checked them). */
+  private readPosting(term: string, at: number): Posting {
+    const numbers = this.snapshot!;
+    // Most terms occur in a field or two only: their other fields share one empty view (never written, as
+    // no frozen list is): two thirds of the views at 10,000 bench memories.
+    const none = (this.noEntries ??= numbers.subarray(0, 0));
+    const posting: Posting = { term, slots: [], frequencies: [], added: null };
+    for (let f = 0; f < FIELD_COUNT; f++) {
+      const n = numbers[at++]!;
+      posting.slots.push(n === 0 ? none : numbers.subarray(at, at + n));
+      posting.frequencies.push(n === 0 ? none : numbers.subarray(at + n, at + 2 * n));
+      at += 2 * n;
+    }
+    return posting;
   }
 
   /** The IDs of the indexed documents. */
@@ -424,7 +475,13 @@ export class MemorySearchIndex {
     };
     put(this.lengths.subarray(0, this.idOf.length * FIELD_COUNT));
     for (const term of header.terms) {
-      const posting = this.postingOf.get(term)!;
+      const entry = this.postingOf.get(term)!;
+      if (typeof entry === 'number') {
+        // Not read since loading: its numbers as the snapshot holds them.
+        put(this.snapshot!.subarray(entry, savedPostingsEnd(this.snapshot!, entry)));
+        continue;
+      }
+      const posting = entry;
       for (let f = 0; f < FIELD_COUNT; f++) {
         // A frozen list's added entries follow it: the order of a list's entries means nothing to a search.
         const added = posting.added?.[f];
@@ -495,33 +552,31 @@ export class MemorySearchIndex {
       for (const slot of index.freeSlots) freed[slot] = 1;
       let at = slots * FIELD_COUNT;
       if (at > numbers.length) return null;
-      for (let i = 0; i < at; i++) {
-        index.lengths[i] = numbers[i]!;
-        if (index.idOf[Math.floor(i / FIELD_COUNT)] !== undefined) index.totalLength[i % FIELD_COUNT]! += numbers[i]!;
+      index.lengths.set(numbers.subarray(0, at));
+      for (let slot = 0; slot < slots; slot++) {
+        if (freed[slot] === 1) continue;
+        for (let f = 0; f < FIELD_COUNT; f++) index.totalLength[f]! += numbers[slot * FIELD_COUNT + f]!;
       }
-      // Most terms occur in a field or two only: their other fields share one empty view (never written, as
-      // no frozen list is): two thirds of the views at 10,000 bench memories.
-      const none = numbers.subarray(0, 0);
+      // Each term's postings are checked here and read at their first use (postingFor).
       for (const term of header.terms) {
         if (typeof term !== 'string' || index.postingOf.has(term)) return null;
-        const posting: Posting = { term, slots: [], frequencies: [], added: null };
+        const start = at;
+        let entries = 0;
         for (let f = 0; f < FIELD_COUNT; f++) {
           const n = numbers[at++];
           if (n === undefined || at + 2 * n > numbers.length) return null;
-          const postingSlots = n === 0 ? none : numbers.subarray(at, at + n);
-          const frequencies = n === 0 ? none : numbers.subarray(at + n, at + 2 * n);
+          if (!slotsInUse(numbers, at, at + n, slots, freed)) return null;
+          entries += n;
           at += 2 * n;
-          if (!slotsInUse(postingSlots, slots, freed)) return null;
-          posting.slots.push(postingSlots);
-          posting.frequencies.push(frequencies);
         }
         // serialize() writes only terms some document holds; walkQuery counts on it.
-        if (posting.slots.every((list) => list.length === 0)) return null;
-        index.postingOf.set(term, posting);
+        if (entries === 0) return null;
+        index.postingOf.set(term, start);
         index.addForm(term);
       }
       if (at !== numbers.length) return null;
       index.terms = new TermDictionary(header.terms);
+      index.snapshot = numbers;
       index.postingsOf = null;
       return { index, keys };
     } catch {
@@ -622,7 +677,7 @@ export class MemorySearchIndex {
     for (const [word, repeats] of words) {
       let matched = false;
       // A word counts as many times as the query repeats it, and once towards the bonus.
-      const exact = this.postingOf.get(word);
+      const exact = this.postingFor(word);
       if (exact) {
         visit(exact, repeats, wordIndex);
         matched = true;
@@ -632,7 +687,7 @@ export class MemorySearchIndex {
       if (asPrefix) {
         for (const term of this.terms.withPrefix(word)) {
           if (term.length === word.length) continue;
-          const posting = this.postingOf.get(term)!;
+          const posting = this.held(term);
           // A longer word that is another form of this one ("jobs" for "job") is that, not a mere prefix match.
           const weight = forms?.has(term) ? WORD_FORM_WEIGHT : (PREFIX_WEIGHT * term.length) / (term.length + 0.3 * (term.length - word.length));
           visit(posting, weight * repeats, wordIndex);
@@ -643,13 +698,13 @@ export class MemorySearchIndex {
       if (forms) {
         for (const form of forms) {
           if (form === word || (asPrefix && form.startsWith(word))) continue;
-          visit(this.postingOf.get(form)!, WORD_FORM_WEIGHT * repeats, wordIndex);
+          visit(this.held(form), WORD_FORM_WEIGHT * repeats, wordIndex);
           matched = true;
         }
       }
       for (const [stem, weight] of related?.get(word) ?? []) {
         for (const form of this.formsOf.get(stem) ?? []) {
-          visit(this.postingOf.get(form)!, RELATED_WEIGHT * weight * repeats, wordIndex);
+          visit(this.held(form), RELATED_WEIGHT * weight * repeats, wordIndex);
           matched = true;
         }
       }
@@ -660,7 +715,7 @@ export class MemorySearchIndex {
         for (const [term, distance] of this.terms.withinTypos(word, typos)) {
           if (distance === 0 || (asPrefix && term.startsWith(word))) continue;
           const weight = (FUZZY_WEIGHT * term.length) / (term.length + distance);
-          visit(this.postingOf.get(term)!, weight * repeats, wordIndex);
+          visit(this.held(term), weight * repeats, wordIndex);
         }
       }
       wordIndex++;
@@ -737,7 +792,7 @@ export class MemorySearchIndex {
     let entries = 0;
     const forms = this.wordForms ? (this.formsOf.get(stemOf(word)) ?? []) : [];
     for (const term of new Set([word, ...forms])) {
-      const posting = this.postingOf.get(term);
+      const posting = this.postingFor(term);
       if (posting) for (let f = 0; f < FIELD_COUNT; f++) entries += entryCount(posting, f);
     }
     return entries;
@@ -754,7 +809,7 @@ export class MemorySearchIndex {
     for (const word of queryWords(query)) repeats.set(word, (repeats.get(word) ?? 0) + 1);
     const documents = this.slotOf.size;
     const weightOf = (word: string, times: number) => {
-      const posting = this.postingOf.get(word);
+      const posting = this.postingFor(word);
       return posting ? times * idf(documents, Math.max(...posting.slots.map((_, f) => entryCount(posting, f)))) : 0;
     };
     return [...repeats]
@@ -823,13 +878,19 @@ export class MemorySearchIndex {
   }
 }
 
-/** Whether every slot of `list` is below `slots` and not freed. */
-function slotsInUse(list: Uint32Array, slots: number, freed: Uint8Array): boolean {
-  for (let i = 0; i < list.length; i++) {
-    const slot = list[i]!;
+/** Whether every slot in `numbers` from `start` to `end` is below `slots` and not freed. */
+function slotsInUse(numbers: Uint32Array, start: number, end: number, slots: number, freed: Uint8Array): boolean {
+  for (let i = start; i < end; i++) {
+    const slot = numbers[i]!;
     if (slot >= slots || freed[slot] === 1) return false;
   }
   return true;
+}
+
+/** Where the postings of a term that start at `at` in a snapshot's numbers end: a count, then as many slots and frequencies, per field. */
+function savedPostingsEnd(numbers: Uint32Array, at: number): number {
+  for (let f = 0; f < FIELD_COUNT; f++) at += 1 + 2 * numbers[at]!;
+  return at;
 }
 
 export const RELEVANCE_WEIGHT = 0.75;

@@ -122,6 +122,8 @@ describe('search index', () => {
         for (const query of queries) assert.deepEqual([...loadedUnaligned.index.search(query)], [...original.search(query)], `"${query}" loaded from unaligned bytes`);
         assert.deepEqual(new Map([...loaded.keys].sort()), new Map([...current.keys()].sort().map((id) => [id, `key of ${id}`])));
         for (const query of queries) assert.deepEqual([...loaded.index.search(query)], [...original.search(query)], `"${query}" right after loading`);
+        // Saved again with some terms read by the searches and the rest not (their numbers are copied as they are).
+        assert.ok(loaded.index.serialize((id) => `key of ${id}`).equals(bytes), 'saved again unchanged, the same bytes');
         // Changes after loading copy the loaded lists before touching them, and free slots are reused.
         applySteps(loaded.index, after, current);
         assert.ok(bytes.equals(saved), 'changes never write into the bytes the index was loaded from');
