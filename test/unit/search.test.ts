@@ -377,6 +377,10 @@ describe('search index', () => {
               const scores = index.scoresOf(query, documents, related);
               const searched = new Map([...index.search(query, undefined, related)].map((h) => [h.id, h.score]));
               for (const id of current.keys()) assert.equal(scores.get(id), searched.get(id) ?? 0, `score of ${id} for "${query}"`);
+              // Alone, a document's words are all the walk visits; whether a query word matched is still the whole index's say.
+              for (const document of documents) {
+                assert.equal(index.scoresOf(query, [document], related).get(document.id), searched.get(document.id) ?? 0, `score of ${document.id} alone for "${query}"`);
+              }
             }
           },
         ),
@@ -393,6 +397,10 @@ describe('search index', () => {
       assert.equal(index.scoringDocument({ ...memory, content: 'Another text altogether, longer.' }), null, 'another text than the one indexed');
       const document = index.scoringDocument(memory)!;
       assert.ok(index.scoresOf('deadlock', [document]).get('a')! > 0);
+      // A changed text of the same field lengths passes the cheap check; its words the index lacks are never visited.
+      const changed = index.scoringDocument({ ...memory, topic: 'Postgres deadlocked' })!;
+      assert.ok(changed, 'the same field lengths');
+      assert.equal(index.scoresOf('deadl', [changed]).get('a'), 0);
       index.remove('b');
       assert.throws(() => index.scoresOf('deadlock', [document]), /outlived a change/);
     });
