@@ -220,8 +220,11 @@ describe('storeFiles', () => {
         accessed_at: field(fc.string()),
         last_session: field(fc.nat()),
         priority: field(fc.double({ noNaN: true, noDefaultInfinity: true })),
+        injected_sessions: field(fc.nat()),
+        last_injected_session: field(fc.nat()),
         offer_count: field(fc.nat()),
         recall_count: field(fc.nat()),
+        read_count: field(fc.nat()),
         last_used_session: field(fc.nat()),
         last_used_at: field(fc.string()),
         extra: field(fc.nat()),
@@ -239,6 +242,44 @@ describe('storeFiles', () => {
           assert.equal(JSON.stringify([...fast.value]), JSON.stringify([...schema.value]));
         }),
         { numRuns: 300 },
+      );
+    });
+
+    it('reads a file LTM wrote with any one field of one entry edited by hand as the schema alone does', () => {
+      // Mostly well-formed files, so that the fast path reads them, and each field's check is what decides.
+      const anyValue = fc.oneof(fc.integer({ min: -3, max: 3 }), fc.double(), fc.constant(2 ** 60), fc.string(), fc.constant(null), fc.boolean(), fc.constant([]));
+      const good = {
+        access_count: fc.nat(),
+        accessed_at: fc.string(),
+        last_session: fc.nat(),
+        priority: fc.double({ noNaN: true, noDefaultInfinity: true }),
+        injected_sessions: fc.nat(),
+        last_injected_session: fc.nat(),
+        offer_count: fc.nat(),
+        recall_count: fc.nat(),
+        read_count: fc.nat(),
+        last_used_session: fc.nat(),
+        last_used_at: fc.string(),
+      };
+      const entry = fc.record(good, { requiredKeys: ['access_count', 'accessed_at', 'last_session', 'priority'] });
+      const edit = fc.record({ at: fc.nat(), field: fc.constantFrom(...Object.keys(good), 'extra'), value: anyValue, kind: fc.constantFrom('set', 'delete', 'reverse') });
+      fc.assert(
+        fc.property(fc.dictionary(fc.string(), entry, { minKeys: 1, maxKeys: 6 }), fc.option(edit, { nil: undefined }), (memories, change) => {
+          if (change) {
+            const id = Object.keys(memories)[change.at % Object.keys(memories).length]!;
+            const fields: Record<string, unknown> = { ...memories[id] };
+            if (change.kind === 'set') fields[change.field] = change.value;
+            else if (change.kind === 'delete') delete fields[change.field];
+            memories[id] = (change.kind === 'reverse' ? Object.fromEntries(Object.entries(fields).reverse()) : fields) as (typeof memories)[string];
+          }
+          const text = toJsonText({ version: 1, memories });
+          const fast = readStats(text);
+          const schema = readStatsBySchema(text);
+          assert.deepStrictEqual(fast.status, schema.status);
+          assert.equal(JSON.stringify([...fast.value]), JSON.stringify([...schema.value]));
+          assert.deepStrictEqual([...fast.value], [...schema.value]);
+        }),
+        { numRuns: 500 },
       );
     });
 
