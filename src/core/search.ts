@@ -20,7 +20,7 @@
  */
 import { forEachToken, indexTerm, matchesAsPrefix, queryWords, stemOf, typosAllowed } from './analyzer';
 import { addEntry, dropEntries, entryCount, removeEntry, type FieldPostings } from './postingLists';
-import { HitColumnPool, RankHeap, SlotList } from './rankHeap';
+import { HitColumnPool, RankOrder, SlotList } from './rankHeap';
 import type { Expansions } from './relatedTerms';
 import { TermDictionary } from './termDictionary';
 
@@ -646,10 +646,10 @@ export class MemorySearchIndex {
     // Relevance is relative to the best hit the filter accepts, which is the
     // first accepted one out of the heap; the filter runs only on hits taken.
     try {
-      const heap = new RankHeap(hits, count);
+      const order = new RankOrder(hits, count);
       let best = 0;
-      while (heap.size > 0) {
-        const row = heap.pop();
+      while (order.size > 0) {
+        const row = order.pop();
         const id = this.idOf[hits.slots[row]!];
         if (id === undefined || !accept(id)) continue;
         const rank = hits.ranks[row]!;

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { HitColumnPool, HitColumns, RankHeap, SlotList } from '../../src/core/rankHeap';
+import { HitColumnPool, HitColumns, RankHeap, RankOrder, SlotList } from '../../src/core/rankHeap';
 import { MemorySearchIndex, type SearchableMemory } from '../../src/core/search';
 
 function memory(id: string, content: string): SearchableMemory {
@@ -31,6 +31,48 @@ describe('rankHeap (the buffers a search ranks its hits in)', () => {
       }),
       { numRuns: 300 },
     );
+  });
+
+  it('RankOrder takes rows in the same order as one heap of them all, whether read to the end or left early', () => {
+    // Ranks spread over a wide range, with ties (at the front's threshold too) and zeros.
+    const rank = fc.oneof(fc.integer({ min: 0, max: 30 }), fc.constantFrom(0, 10, 30), fc.double({ min: 0, max: 30, noNaN: true }));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.nat(60), rank), { maxLength: 200 }), fc.nat(220), (rows, taken) => {
+        const fill = (columns: HitColumns) =>
+          rows.forEach(([slot, r], i) => {
+            columns.slots[i] = slot;
+            columns.ranks[i] = r;
+            columns.scores[i] = r * 10 + slot;
+            columns.words[i] = slot % 7;
+          });
+        const one = new HitColumns(rows.length + 1);
+        const lazy = new HitColumns(rows.length + 1);
+        fill(one);
+        fill(lazy);
+        const heap = new RankHeap(one, rows.length);
+        const order = new RankOrder(lazy, rows.length);
+        for (let n = 0; n < Math.min(taken, rows.length); n++) {
+          assert.equal(order.size, heap.size);
+          const [a, b] = [heap.pop(), order.pop()];
+          assert.deepEqual([lazy.slots[b], lazy.ranks[b], lazy.scores[b], lazy.words[b]], [one.slots[a], one.ranks[a], one.scores[a], one.words[a]], `row ${n}`);
+        }
+        assert.equal(order.size, Math.max(0, rows.length - taken));
+      }),
+      { numRuns: 500 },
+    );
+  });
+
+  it('a heap over rows from a base leaves the rows before it as they were', () => {
+    const columns = new HitColumns(8);
+    [5, 1, 9, 3, 7, 2].forEach((r, i) => {
+      columns.slots[i] = i;
+      columns.ranks[i] = r;
+    });
+    const heap = new RankHeap(columns, 4, 2);
+    const taken: number[] = [];
+    while (heap.size > 0) taken.push(columns.ranks[heap.pop()]!);
+    assert.deepEqual(taken, [9, 7, 3, 2]);
+    assert.deepEqual([columns.ranks[0], columns.ranks[1]], [5, 1]);
   });
 
   it('a SlotList keeps its numbers as it grows past its room, and clearing keeps nothing', () => {
