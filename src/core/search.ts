@@ -210,8 +210,8 @@ export class MemorySearchIndex {
   /** One empty view of them, which every field a loaded term is not in shares (see readPosting). */
   private noEntries: Uint32Array | null = null;
   private readonly freeSlots: number[] = [];
-  /** Field lengths per slot, slot-major: lengths[slot * FIELD_COUNT + field]. */
-  private lengths = new Float64Array(64 * FIELD_COUNT);
+  /** Field lengths per slot, slot-major: lengths[slot * FIELD_COUNT + field]. Counts of tokens: 4 bytes each, half a search's random reads of 8-byte numbers (~4% of a search at 50,000 memories). */
+  private lengths = new Uint32Array(64 * FIELD_COUNT);
   private readonly totalLength = new Float64Array(FIELD_COUNT);
   /** Score accumulator and matched-word bookkeeping, reused across searches. */
   private scores = new Float64Array(64);
@@ -860,7 +860,7 @@ export class MemorySearchIndex {
   private ensureCapacity(slots: number): void {
     if (slots <= this.scores.length) return;
     const capacity = Math.max(slots, this.scores.length * 2);
-    const lengths = new Float64Array(capacity * FIELD_COUNT);
+    const lengths = new Uint32Array(capacity * FIELD_COUNT);
     lengths.set(this.lengths);
     this.lengths = lengths;
     const scores = new Float64Array(capacity);
