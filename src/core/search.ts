@@ -210,7 +210,7 @@ export class MemorySearchIndex {
   /** One empty view of them, which every field a loaded term is not in shares (see readPosting). */
   private noEntries: Uint32Array | null = null;
   private readonly freeSlots: number[] = [];
-  /** Field lengths per slot, slot-major: lengths[slot * FIELD_COUNT + field]. Counts of tokens: 4 bytes each, half a search's random reads of 8-byte numbers (~4% of a search at 50,000 memories). */
+  /** Field lengths per slot, slot-major: lengths[slot * FIELD_COUNT + field]. Token counts, so 4 bytes each rather than 8: a search reads them at random, and half the bytes made it ~4% faster at 50,000 memories. */
   private lengths = new Uint32Array(64 * FIELD_COUNT);
   private readonly totalLength = new Float64Array(FIELD_COUNT);
   /** Score accumulator and matched-word bookkeeping, reused across searches. */
