@@ -125,7 +125,7 @@ export class RankHeap {
     return this.base + last;
   }
 
-  /** Higher rank first; equal ranks in slot order, so ties come out the same every time (heap positions). */
+  /** Whether heap position `a` comes before `b`: higher rank first, equal ranks in slot order (so ties come out the same every time). */
   private before(a: number, b: number): boolean {
     const { ranks, slots } = this.columns;
     const rowA = this.base + a;
@@ -150,9 +150,10 @@ export class RankHeap {
  * The rows a search ranks at least this share of its best rank are put in
  * order first; the rest only when a caller reads past them. At 50,000 bench
  * memories a one- to three-word query touches ~27,000 memories (median) and
- * ~280 of them rank above half the best: callers stop within those (a
- * recall's blend with priority cannot lift a hit below a third of the best
- * over ten better ones), and heaping all of them was a fifth of the search.
+ * ~280 of them rank above half the best. Callers mostly stop within those:
+ * a recall reads a hit below a third of the best only while its top ten do
+ * not all blend above 0.5 with priority (0.75 × 1/3 + 0.25 × 1). Heaping
+ * every hit was a fifth of the search.
  */
 const FRONT_SHARE = 1 / 3;
 
