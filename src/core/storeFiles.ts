@@ -253,8 +253,8 @@ export function readStatsBySchema(text: string | null): ReadResult<Map<string, M
 
 const isCount = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
 
-/** statsEntrySchema's keys, in its order. */
-const STATS_KEYS: readonly string[] = Object.keys(statsEntrySchema.shape);
+/** statsEntrySchema's keys, in its order (exported for the test that holds wellFormedStats' checks to them). */
+export const STATS_KEYS: readonly string[] = Object.keys(statsEntrySchema.shape);
 
 const isOptionalCount = (v: unknown): boolean => v === undefined || isCount(v);
 

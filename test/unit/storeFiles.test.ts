@@ -18,6 +18,7 @@ import {
   readState,
   readStats,
   readStatsBySchema,
+  STATS_KEYS,
   stateJson,
   statsEntryJson,
   storePaths,
@@ -261,6 +262,8 @@ describe('storeFiles', () => {
         last_used_session: fc.nat(),
         last_used_at: fc.string(),
       };
+      // Every key the schema reads: a key added to it without a check of its own in wellFormedStats must fail here.
+      assert.deepEqual(Object.keys(good), STATS_KEYS);
       const entry = fc.record(good, { requiredKeys: ['access_count', 'accessed_at', 'last_session', 'priority'] });
       const edit = fc.record({ at: fc.nat(), field: fc.constantFrom(...Object.keys(good), 'extra'), value: anyValue, kind: fc.constantFrom('set', 'delete', 'reverse') });
       fc.assert(
