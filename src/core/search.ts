@@ -21,7 +21,9 @@
 import { forEachToken, indexTerm, matchesAsPrefix, queryWords, stemOf, typosAllowed } from './analyzer';
 import { addEntry, dropEntries, entryCount, removeEntry, type FieldPostings } from './postingLists';
 import { HitColumnPool, RankOrder, SlotList } from './rankHeap';
+import type { FileSignature } from './files';
 import type { Expansions } from './relatedTerms';
+import { readSnapshot, savedPostingsEnd, SERIALIZE_BLOCK, SnapshotNumbersWriter, writeSnapshotStart, type SnapshotVersions } from './searchSnapshot';
 import { TermDictionary } from './termDictionary';
 
 export interface SearchableMemory {
@@ -106,27 +108,6 @@ export interface SearchIndexOptions {
 /** The documents holding one term, per field: parallel lists of slots and term frequencies (postingLists.ts). */
 interface Posting extends FieldPostings {
   term: string;
-}
-
-/**
- * The version of what the index holds for a text: bump it when tokenizing,
- * stop words or fields change, so that a snapshot saved by an older version
- * is rebuilt rather than read.
- */
-export const SEARCH_INDEX_FORMAT = 'ltm-search-3';
-
-/** How many numbers writeSerialized() gives at a time (1 MB). */
-const SERIALIZE_BLOCK = 1 << 18;
-
-/** What a snapshot's JSON header holds; the numbers follow it (see MemorySearchIndex.serialize). */
-interface SnapshotHeader {
-  format: string;
-  fields: string[];
-  /** Document ID by slot; null for a free slot. */
-  ids: (string | null)[];
-  /** The version of each document's text when it was indexed, by slot (see serialize's `keyOf`). */
-  keys: (string | null)[];
-  terms: string[];
 }
 
 /**
@@ -420,165 +401,85 @@ export class MemorySearchIndex {
     return this.slotOf.keys();
   }
 
+  /** The slot of document `id` (see SnapshotVersions), or undefined when the index does not hold it. */
+  slotOfDocument(id: string): number | undefined {
+    return this.slotOf.get(id);
+  }
+
   /**
-   * The index as bytes: a little-endian u32 giving the length of a JSON
-   * header (IDs and version keys by slot, the terms), the header, padding to 4
-   * bytes, then u32 numbers: the field lengths of every slot, then for each term
-   * and field the number of documents, their slots and their frequencies.
-   * `keyOf` names the version of each document's text (its file signature),
-   * which tells a later process which documents it must index again.
+   * The index as bytes (laid out in searchSnapshot.ts). `versionOf` gives the
+   * version of each document's text (the signature of its file), which tells
+   * a later process which documents it must index again.
    */
-  serialize(keyOf: (id: string) => string | undefined): Buffer {
+  serialize(versionOf: (id: string) => FileSignature | undefined): Buffer {
     const pieces: Buffer[] = [];
-    this.writeSerialized(keyOf, (piece) => pieces.push(Buffer.from(piece)));
+    this.writeSerialized(versionOf, (piece) => pieces.push(Buffer.from(piece)));
     return Buffer.concat(pieces);
   }
 
   /**
    * serialize()'s bytes, given to `write` a piece at a time: the numbers go
-   * through one block of `blockNumbers` numbers, reused once `write` returns,
-   * so that saving the index never holds a second copy of it (~40 MB at
-   * 50,000 memories, on top of the loaded snapshot's).
+   * through one block of `blockNumbers` numbers (SnapshotNumbersWriter).
    */
-  writeSerialized(keyOf: (id: string) => string | undefined, write: (piece: Uint8Array) => void, blockNumbers = SERIALIZE_BLOCK): void {
-    const header: SnapshotHeader = {
-      format: SEARCH_INDEX_FORMAT,
-      fields: FIELDS.map((f) => f.name),
-      ids: this.idOf.map((id) => id ?? null),
-      keys: this.idOf.map((id) => (id === undefined ? null : (keyOf(id) ?? null))),
-      // In ascending order, which a loaded index's prefix lookups take as they are (termDictionary.ts).
-      terms: [...this.terms.ascending()],
-    };
-    const json = Buffer.from(JSON.stringify(header), 'utf8');
-    const start = Buffer.alloc(Math.ceil((4 + json.length) / 4) * 4);
-    start.writeUInt32LE(json.length, 0);
-    json.copy(start, 4);
-    write(start);
-    const block = new Uint32Array(blockNumbers);
-    let used = 0;
-    const flush = () => {
-      if (used > 0) write(new Uint8Array(block.buffer, 0, used * 4));
-      used = 0;
-    };
-    const putOne = (n: number) => {
-      block[used++] = n;
-      if (used === block.length) flush();
-    };
-    const put = (list: ArrayLike<number>) => {
-      for (let i = 0; i < list.length; ) {
-        const count = Math.min(list.length - i, block.length - used);
-        for (let j = 0; j < count; j++) block[used + j] = list[i + j]!;
-        used += count;
-        i += count;
-        if (used === block.length) flush();
-      }
-    };
-    put(this.lengths.subarray(0, this.idOf.length * FIELD_COUNT));
-    for (const term of header.terms) {
+  writeSerialized(versionOf: (id: string) => FileSignature | undefined, write: (piece: Uint8Array) => void, blockNumbers = SERIALIZE_BLOCK): void {
+    const terms = [...this.terms.ascending()];
+    writeSnapshotStart({ fields: FIELDS.map((f) => f.name), ids: this.idOf, terms, versionOf }, write);
+    const out = new SnapshotNumbersWriter(write, blockNumbers);
+    out.put(this.lengths.subarray(0, this.idOf.length * FIELD_COUNT));
+    for (const term of terms) {
       const entry = this.postingOf.get(term)!;
       if (typeof entry === 'number') {
         // Not read since loading: its numbers as the snapshot holds them.
-        put(this.snapshot!.subarray(entry, savedPostingsEnd(this.snapshot!, entry)));
+        out.put(this.snapshot!.subarray(entry, savedPostingsEnd(this.snapshot!, entry, FIELD_COUNT)));
         continue;
       }
       const posting = entry;
       for (let f = 0; f < FIELD_COUNT; f++) {
         // A frozen list's added entries follow it: the order of a list's entries means nothing to a search.
         const added = posting.added?.[f];
-        putOne(entryCount(posting, f));
-        put(posting.slots[f]!);
-        if (added) put(added.slots);
-        put(posting.frequencies[f]!);
-        if (added) put(added.frequencies);
+        out.putOne(entryCount(posting, f));
+        out.put(posting.slots[f]!);
+        if (added) out.put(added.slots);
+        out.put(posting.frequencies[f]!);
+        if (added) out.put(added.frequencies);
       }
     }
-    flush();
+    out.flush();
   }
 
   /**
-   * An index from serialize()'s bytes, with the version key of each document;
-   * null when the bytes are not a whole snapshot of this format (a damaged or
-   * older cache is rebuilt, never trusted).
+   * An index from serialize()'s bytes, with the version of each document's
+   * text; null when the bytes are not a whole snapshot of this format (a
+   * damaged or older cache is rebuilt, never trusted: searchSnapshot.ts).
    */
-  static deserialize(bytes: Buffer, options: SearchIndexOptions = {}): { index: MemorySearchIndex; keys: Map<string, string | null> } | null {
+  static deserialize(bytes: Buffer, options: SearchIndexOptions = {}): { index: MemorySearchIndex; versions: SnapshotVersions } | null {
     try {
-      if (bytes.length < 4) return null;
-      const jsonLength = bytes.readUInt32LE(0);
-      const padded = Math.ceil((4 + jsonLength) / 4) * 4;
-      if (padded > bytes.length || (bytes.length - padded) % 4 !== 0) return null;
-      const header = JSON.parse(bytes.toString('utf8', 4, 4 + jsonLength)) as SnapshotHeader;
-      if (
-        header.format !== SEARCH_INDEX_FORMAT ||
-        !Array.isArray(header.fields) ||
-        header.fields.join() !== FIELDS.map((f) => f.name).join() ||
-        !Array.isArray(header.ids) ||
-        !Array.isArray(header.keys) ||
-        header.keys.length !== header.ids.length ||
-        !Array.isArray(header.terms)
-      ) {
-        return null;
-      }
-      // A view of the file's own bytes where they are aligned (a file read whole is), else an aligned copy:
-      // at 50,000 memories a copy would hold tens of MB twice.
-      const count = (bytes.length - padded) / 4;
-      let numbers: Uint32Array;
-      if ((bytes.byteOffset + padded) % 4 === 0) {
-        numbers = new Uint32Array(bytes.buffer, bytes.byteOffset + padded, count);
-      } else {
-        numbers = new Uint32Array(count);
-        Buffer.from(numbers.buffer).set(bytes.subarray(padded));
-      }
+      const parts = readSnapshot(bytes, FIELDS.map((f) => f.name));
+      if (!parts) return null;
+      const { ids, terms, numbers, starts } = parts;
       const index = new MemorySearchIndex(options);
       index.frozen = numbers.buffer;
-      const slots = header.ids.length;
-      index.ensureCapacity(slots);
-      const keys = new Map<string, string | null>();
-      for (let slot = 0; slot < slots; slot++) {
-        const id = header.ids[slot];
-        if (id === null || id === undefined) {
-          index.idOf.push(undefined);
-          index.freeSlots.push(slot);
-          continue;
-        }
-        if (typeof id !== 'string' || index.slotOf.has(id)) return null;
-        index.idOf.push(id);
-        index.slotOf.set(id, slot);
-        const key = header.keys[slot];
-        keys.set(id, typeof key === 'string' ? key : null);
+      index.ensureCapacity(ids.length);
+      for (let slot = 0; slot < ids.length; slot++) {
+        const id = ids[slot]!;
+        if (id !== null && index.slotOf.has(id)) return null;
+        index.idOf.push(id ?? undefined);
+        if (id !== null) index.slotOf.set(id, slot);
       }
-      // A posting may name only documents the file holds: checked on a bitmap of the freed slots,
-      // since at 10,000 memories the postings hold ~2 million slots.
-      const freed = new Uint8Array(slots);
-      for (const slot of index.freeSlots) freed[slot] = 1;
-      let at = slots * FIELD_COUNT;
-      if (at > numbers.length) return null;
-      index.lengths.set(numbers.subarray(0, at));
-      for (let slot = 0; slot < slots; slot++) {
-        if (freed[slot] === 1) continue;
-        for (let f = 0; f < FIELD_COUNT; f++) index.totalLength[f]! += numbers[slot * FIELD_COUNT + f]!;
-      }
-      // Each term's postings are checked here and read at their first use (postingFor).
-      for (const term of header.terms) {
-        if (typeof term !== 'string' || index.postingOf.has(term)) return null;
-        const start = at;
-        let entries = 0;
-        for (let f = 0; f < FIELD_COUNT; f++) {
-          const n = numbers[at++];
-          if (n === undefined || at + 2 * n > numbers.length) return null;
-          if (!slotsInUse(numbers, at, at + n, slots, freed)) return null;
-          entries += n;
-          at += 2 * n;
-        }
-        // serialize() writes only terms some document holds; walkQuery counts on it.
-        if (entries === 0) return null;
-        index.postingOf.set(term, start);
+      for (const slot of parts.freeSlots) index.freeSlots.push(slot);
+      index.lengths.set(numbers.subarray(0, ids.length * FIELD_COUNT));
+      index.totalLength.set(parts.totalLengths);
+      // Each term's postings were checked by readSnapshot; they are read at their first use (postingFor).
+      for (let t = 0; t < terms.length; t++) {
+        const term = terms[t]!;
+        if (index.postingOf.has(term)) return null;
+        index.postingOf.set(term, starts[t]!);
         index.addForm(term);
       }
-      if (at !== numbers.length) return null;
-      index.terms = new TermDictionary(header.terms);
+      index.terms = new TermDictionary(terms);
       index.snapshot = numbers;
       index.postingsOf = null;
-      return { index, keys };
+      return { index, versions: parts.versions };
     } catch {
       return null;
     }
@@ -876,21 +777,6 @@ export class MemorySearchIndex {
     informationMatched.set(this.informationMatched);
     this.informationMatched = informationMatched;
   }
-}
-
-/** Whether every slot in `numbers` from `start` to `end` is below `slots` and not freed. */
-function slotsInUse(numbers: Uint32Array, start: number, end: number, slots: number, freed: Uint8Array): boolean {
-  for (let i = start; i < end; i++) {
-    const slot = numbers[i]!;
-    if (slot >= slots || freed[slot] === 1) return false;
-  }
-  return true;
-}
-
-/** Where the postings of a term that start at `at` in a snapshot's numbers end: a count, then as many slots and frequencies, per field. */
-function savedPostingsEnd(numbers: Uint32Array, at: number): number {
-  for (let f = 0; f < FIELD_COUNT; f++) at += 1 + 2 * numbers[at]!;
-  return at;
 }
 
 export const RELEVANCE_WEIGHT = 0.75;

@@ -21,13 +21,12 @@
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { FileSignature } from './files';
 import { MemorySearchIndex, type SearchableMemory } from './search';
-import { signatureKey } from './searchIndexCache';
 import { firstAnswer } from './workerAnswer';
 
-/** A memory as handed to the worker: its searched text and the signature key of the file it was read from. */
+/** A memory as handed to the worker: its searched text and the signature of the file it was read from. */
 interface HandedMemory {
   id: string;
-  key: string;
+  signature: FileSignature;
   topic: string;
   tags: readonly string[];
   keywords: readonly string[];
@@ -78,7 +77,7 @@ export class SearchIndexFeed {
   add(memory: SearchableMemory, signature: FileSignature): void {
     this.batch.push({
       id: memory.id,
-      key: signatureKey(signature),
+      signature,
       topic: memory.topic,
       tags: memory.tags,
       keywords: memory.keywords ?? [],
@@ -121,18 +120,18 @@ export class SearchIndexFeed {
  */
 export function indexHandedMemories(port: MessagePort): void {
   const index = MemorySearchIndex.build([]);
-  const keys = new Map<string, string>();
+  const signatures = new Map<string, FileSignature>();
   const onMessage = (batch: HandedMemory[] | null) => {
     try {
       if (batch !== null) {
         for (const memory of batch) {
-          keys.set(memory.id, memory.key);
+          signatures.set(memory.id, memory.signature);
           index.upsert(memory);
         }
         return;
       }
       port.off('message', onMessage);
-      const bytes = index.serialize((id) => keys.get(id));
+      const bytes = index.serialize((id) => signatures.get(id));
       // Transferred, not copied: a Buffer that is a view into a larger (pooled) one cannot be given away.
       const own = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : new Uint8Array(bytes);
       port.postMessage(own, [own.buffer as ArrayBuffer]);

@@ -14,25 +14,6 @@ import * as path from 'node:path';
 import { readTextIfExists, writeFileAtomic, writeFileAtomicFrom, type FileSignature } from './files';
 import { MemorySearchIndex, type SearchableMemory } from './search';
 
-/** The version of a file's text that a document was indexed from. */
-export function signatureKey(signature: FileSignature): string {
-  return `${signature.size}:${signature.mtimeMs}:${signature.ino}`;
-}
-
-/**
- * Whether `key` names `signature` (as signatureKey would write it), read
- * from the key rather than by writing the signature's: formatting each
- * file's mtime (a double) was most of comparing 10,000 documents' keys on
- * loading (~6 → ~4 ms). A number's shortest form reads back as the same number.
- */
-export function isKeyOf(key: string | null | undefined, signature: FileSignature): boolean {
-  if (typeof key !== 'string') return false;
-  const first = key.indexOf(':');
-  const last = key.lastIndexOf(':');
-  // Each part written (Number('') is 0), then each read back as the number it must be.
-  return first > 0 && last > first + 1 && last < key.length - 1 && Number(key.slice(0, first)) === signature.size && Number(key.slice(last + 1)) === signature.ino && Number(key.slice(first + 1, last)) === signature.mtimeMs;
-}
-
 /** An indexed memory as the cache sees it: its text and the signature of its file. */
 export interface IndexedFile {
   memory: SearchableMemory;
@@ -68,11 +49,15 @@ export function readSearchIndex(file: string): SavedSearchIndex | null {
  */
 export function loadSearchIndex(file: string, files: ReadonlyMap<string, IndexedFile>, saved: SavedSearchIndex | null = readSearchIndex(file)): LoadedSearchIndex {
   if (!saved) return { index: MemorySearchIndex.build([...files.values()].map((f) => f.memory)), changed: true, indexedHere: files.size };
-  const { index, keys } = saved;
+  const { index, versions } = saved;
   const gone: string[] = [];
   for (const id of index.ids()) if (!files.has(id)) gone.push(id);
   const stale: [string, IndexedFile][] = [];
-  for (const entry of files) if (!isKeyOf(keys.get(entry[0]), entry[1].signature)) stale.push(entry);
+  // Read before the index changes: the versions are by slot, as loaded.
+  for (const entry of files) {
+    const slot = index.slotOfDocument(entry[0]);
+    if (slot === undefined || !versions.isAt(slot, entry[1].signature)) stale.push(entry);
+  }
   // Out in one pass, then in again: after a copy of the project every document is stale.
   index.removeMany([...gone, ...stale.map(([id]) => id)]);
   for (const [, f] of stale) index.upsert(f.memory);
@@ -89,17 +74,14 @@ export function loadSearchIndex(file: string, files: ReadonlyMap<string, Indexed
 export function saveSearchIndex(file: string, index: MemorySearchIndex, files: ReadonlyMap<string, IndexedFile>, options: { keepBytes?: boolean } = {}): { bytes: Buffer | null } | null {
   const gitignore = readTextIfExists(path.join(path.dirname(file), '.gitignore')) ?? '';
   if (!gitignore.split(/\r?\n/).some((line) => line.trim() === path.basename(file))) return null;
-  const keyOf = (id: string) => {
-    const f = files.get(id);
-    return f ? signatureKey(f.signature) : undefined;
-  };
+  const versionOf = (id: string) => files.get(id)?.signature;
   try {
     if (options.keepBytes) {
-      const bytes = index.serialize(keyOf);
+      const bytes = index.serialize(versionOf);
       writeFileAtomic(file, [bytes], { durable: false });
       return { bytes };
     }
-    writeFileAtomicFrom(file, (write) => index.writeSerialized(keyOf, write), { durable: false });
+    writeFileAtomicFrom(file, (write) => index.writeSerialized(versionOf, write), { durable: false });
     return { bytes: null };
   } catch {
     return null;

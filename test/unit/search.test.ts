@@ -2,7 +2,16 @@ import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import MiniSearch from 'minisearch';
 import { indexTerm, matchesAsPrefix, queryWords, tokenize, typosAllowed } from '../../src/core/analyzer';
+import type { FileSignature } from '../../src/core/files';
 import { MemorySearchIndex, type SearchableMemory } from '../../src/core/search';
+
+/** A file version for each document ID, different for each: what a store saves an index with. */
+function versionOf(id: string): FileSignature {
+  const n = [...id].reduce((sum, c) => sum * 31 + c.charCodeAt(0), 7) % 1e9;
+  return { size: 100 + n, mtimeMs: 1.7e12 + n + 0.375, ino: 2 ** 40 + n };
+}
+/** One version for every document. */
+const ANY_VERSION = (): FileSignature => ({ size: 1, mtimeMs: 2, ino: 3 });
 
 /**
  * MiniSearch configured as the index scores, searched the way the index
@@ -108,22 +117,34 @@ describe('search index', () => {
       fc.property(fc.array(step, { maxLength: 20 }), fc.array(step, { maxLength: 10 }), fc.array(queryArb, { minLength: 1, maxLength: 3 }), (before, after, queries) => {
         const original = new MemorySearchIndex(EXACT);
         const current = applySteps(original, before);
-        const bytes = original.serialize((id) => `key of ${id}`);
+        const bytes = original.serialize(versionOf);
         const saved = Buffer.from(bytes);
         // The numbers are read in place where aligned, and copied where not (bytes at an odd offset of their buffer).
+        // The versions (doubles) likewise: bytes 4 bytes into their buffer have their numbers in place, their versions copied.
         const unaligned = Buffer.alloc(bytes.length + 1).subarray(1);
         bytes.copy(unaligned);
+        const halfAligned = Buffer.alloc(bytes.length + 4).subarray(4);
+        bytes.copy(halfAligned);
         const loaded = MemorySearchIndex.deserialize(bytes, EXACT);
         const loadedUnaligned = MemorySearchIndex.deserialize(unaligned, EXACT);
-        assert.ok(loaded && loadedUnaligned, 'the bytes load');
+        const loadedHalfAligned = MemorySearchIndex.deserialize(halfAligned, EXACT);
+        assert.ok(loaded && loadedUnaligned && loadedHalfAligned, 'the bytes load');
+        for (const id of current.keys()) {
+          for (const other of [loadedUnaligned, loadedHalfAligned]) assert.ok(other.versions.isAt(other.index.slotOfDocument(id)!, versionOf(id)), `${id}: its version, from bytes out of place`);
+        }
         // The terms in ascending order, which a loaded index's prefix lookups take as they are (termDictionary.ts).
         const terms = (JSON.parse(bytes.toString('utf8', 4, 4 + bytes.readUInt32LE(0))) as { terms: string[] }).terms;
         assert.deepEqual(terms, [...terms].sort());
         for (const query of queries) assert.deepEqual([...loadedUnaligned.index.search(query)], [...original.search(query)], `"${query}" loaded from unaligned bytes`);
-        assert.deepEqual(new Map([...loaded.keys].sort()), new Map([...current.keys()].sort().map((id) => [id, `key of ${id}`])));
+        for (const query of queries) assert.deepEqual([...loadedHalfAligned.index.search(query)], [...original.search(query)], `"${query}" loaded from bytes 4 bytes in`);
+        for (const id of current.keys()) {
+          const slot = loaded.index.slotOfDocument(id)!;
+          assert.ok(loaded.versions.isAt(slot, versionOf(id)), `${id}: its version, saved`);
+          assert.ok(!loaded.versions.isAt(slot, { ...versionOf(id), mtimeMs: versionOf(id).mtimeMs + 0.001 }), `${id}: only its version`);
+        }
         for (const query of queries) assert.deepEqual([...loaded.index.search(query)], [...original.search(query)], `"${query}" right after loading`);
         // Saved again with some terms read by the searches and the rest not (their numbers are copied as they are).
-        assert.ok(loaded.index.serialize((id) => `key of ${id}`).equals(bytes), 'saved again unchanged, the same bytes');
+        assert.ok(loaded.index.serialize(versionOf).equals(bytes), 'saved again unchanged, the same bytes');
         // Changes after loading copy the loaded lists before touching them, and free slots are reused.
         applySteps(loaded.index, after, current);
         assert.ok(bytes.equals(saved), 'changes never write into the bytes the index was loaded from');
@@ -141,7 +162,7 @@ describe('search index', () => {
       fc.property(fc.tuple(...ids.map((id) => memoryArb(id))), fc.array(step, { maxLength: 40 }), fc.array(queryArb, { minLength: 1, maxLength: 3 }), (memories, after, queries) => {
         const original = new MemorySearchIndex();
         const current = applySteps(original, memories.map((m) => ({ upsert: m })));
-        const loaded = MemorySearchIndex.deserialize(original.serialize(() => 'k'))!;
+        const loaded = MemorySearchIndex.deserialize(original.serialize(ANY_VERSION))!;
         applySteps(loaded.index, after, current);
         const fresh = new MemorySearchIndex();
         for (const m of current.values()) fresh.upsert(m);
@@ -158,9 +179,9 @@ describe('search index', () => {
       fc.property(fc.tuple(...ids.map((id) => memoryArb(id))), fc.array(stepArb([...ids, 'n0', 'n1', 'n2']), { maxLength: 30 }), fc.array(queryArb, { minLength: 1, maxLength: 3 }), (memories, after, queries) => {
         const original = new MemorySearchIndex(EXACT);
         const current = applySteps(original, memories.map((m) => ({ upsert: m })));
-        const loaded = MemorySearchIndex.deserialize(original.serialize(() => 'k'), EXACT)!;
+        const loaded = MemorySearchIndex.deserialize(original.serialize(ANY_VERSION), EXACT)!;
         applySteps(loaded.index, after, current);
-        const again = MemorySearchIndex.deserialize(loaded.index.serialize(() => 'k'), EXACT);
+        const again = MemorySearchIndex.deserialize(loaded.index.serialize(ANY_VERSION), EXACT);
         assert.ok(again, 'the changed index saves whole');
         for (const query of queries) assert.deepEqual([...again.index.search(query)], [...loaded.index.search(query)], `"${query}"`);
         for (const query of queries) assertSameHits(again.index, [...current.values()], query);
@@ -175,12 +196,12 @@ describe('search index', () => {
       fc.property(fc.tuple(...ids.map((id) => memoryArb(id))), fc.array(stepArb([...ids, 'n0']), { maxLength: 12 }), fc.integer({ min: 1, max: 9 }), (memories, after, blockNumbers) => {
         const original = new MemorySearchIndex();
         applySteps(original, memories.map((m) => ({ upsert: m })));
-        const loaded = MemorySearchIndex.deserialize(original.serialize(() => 'k'))!.index;
+        const loaded = MemorySearchIndex.deserialize(original.serialize(ANY_VERSION))!.index;
         applySteps(loaded, after);
         const pieces: Buffer[] = [];
         // Copied as they come: the block is the writer's again once write returns.
-        loaded.writeSerialized((id) => `key ${id}`, (piece) => pieces.push(Buffer.from(piece)), blockNumbers);
-        assert.ok(Buffer.concat(pieces).equals(loaded.serialize((id) => `key ${id}`)));
+        loaded.writeSerialized(versionOf, (piece) => pieces.push(Buffer.from(piece)), blockNumbers);
+        assert.ok(Buffer.concat(pieces).equals(loaded.serialize(versionOf)));
       }),
       { numRuns: 100 },
     );
@@ -204,11 +225,23 @@ describe('search index', () => {
     );
   });
 
+  it('a document saved without a version matches none, and the others keep theirs', () => {
+    const index = new MemorySearchIndex();
+    for (const id of ['m1', 'm2', 'm3']) index.upsert({ id, topic: `topic ${id}`, tags: [], summary: '', content: '' });
+    index.remove('m2');
+    const loaded = MemorySearchIndex.deserialize(index.serialize((id) => (id === 'm3' ? undefined : versionOf(id))))!;
+    assert.ok(loaded.versions.isAt(loaded.index.slotOfDocument('m1')!, versionOf('m1')));
+    const m3 = loaded.index.slotOfDocument('m3')!;
+    for (const version of [versionOf('m3'), { size: NaN, mtimeMs: NaN, ino: NaN }, { size: 0, mtimeMs: 0, ino: 0 }]) assert.ok(!loaded.versions.isAt(m3, version));
+    // Past the slots: none.
+    assert.ok(!loaded.versions.isAt(3, versionOf('m1')));
+  });
+
   it('refuses bytes that are not a whole index of this format, instead of answering from them', () => {
     const index = new MemorySearchIndex();
     index.upsert({ id: 'm1', topic: 'postgres deadlock', tags: ['db'], summary: 'lock order', content: 'take locks in one order' });
     index.upsert({ id: 'm2', topic: 'react render', tags: [], summary: 'memo', content: 'rendering twice in strict mode' });
-    const bytes = index.serialize(() => 'k');
+    const bytes = index.serialize(ANY_VERSION);
     assert.ok(MemorySearchIndex.deserialize(bytes));
     assert.equal(MemorySearchIndex.deserialize(Buffer.alloc(0)), null, 'empty');
     assert.equal(MemorySearchIndex.deserialize(bytes.subarray(0, bytes.length - 4)), null, 'cut short');
@@ -221,7 +254,7 @@ describe('search index', () => {
     // A slot number past the documents (a flipped bit in the numbers) is refused, not followed.
     const single = new MemorySearchIndex();
     single.upsert({ id: 'm1', topic: 'deadlock', tags: [], summary: '', content: '' });
-    const singleBytes = Buffer.from(single.serialize(() => 'k'));
+    const singleBytes = Buffer.from(single.serialize(ANY_VERSION));
     // Numbers: 5 field lengths, then the one term's topic field: count 1, slot 0, frequency 1, then four empty fields.
     const numbersStart = singleBytes.length - 4 * (5 + 3 + 4);
     assert.deepEqual([0, 1, 2].map((i) => singleBytes.readUInt32LE(numbersStart + 20 + 4 * i)), [1, 0, 1]);
@@ -232,7 +265,7 @@ describe('search index', () => {
     withFreeSlot.upsert({ id: 'm1', topic: 'deadlock', tags: [], summary: '', content: '' });
     withFreeSlot.upsert({ id: 'm2', topic: 'render', tags: [], summary: '', content: '' });
     withFreeSlot.remove('m1');
-    const freeBytes = Buffer.from(withFreeSlot.serialize(() => 'k'));
+    const freeBytes = Buffer.from(withFreeSlot.serialize(ANY_VERSION));
     // Numbers: 2 × 5 field lengths, then "render": count 1, slot 1, frequency 1, then four empty fields.
     const freeStart = freeBytes.length - 4 * (10 + 3 + 4);
     assert.deepEqual([0, 1, 2].map((i) => freeBytes.readUInt32LE(freeStart + 40 + 4 * i)), [1, 1, 1]);
@@ -240,17 +273,18 @@ describe('search index', () => {
     freeBytes.writeUInt32LE(0, freeStart + 44);
     assert.equal(MemorySearchIndex.deserialize(freeBytes), null, 'a free slot');
     // A term no document holds (never written: a query word reaching it would count as matched).
-    const whole = single.serialize(() => 'k');
+    const whole = single.serialize(ANY_VERSION);
     const jsonLength = whole.readUInt32LE(0);
     const header = JSON.parse(whole.toString('utf8', 4, 4 + jsonLength)) as { terms: string[] };
     header.terms.push('ghost');
     const json = Buffer.from(JSON.stringify(header), 'utf8');
-    const numbers = whole.subarray(Math.ceil((4 + jsonLength) / 4) * 4);
-    const padded = Math.ceil((4 + json.length) / 4) * 4;
-    const withGhost = Buffer.alloc(padded + numbers.length + 4 * 5);
+    // After the header (padded to 8 bytes): the versions, then the numbers, to which the ghost's five empty fields are added.
+    const rest = whole.subarray(Math.ceil((4 + jsonLength) / 8) * 8);
+    const padded = Math.ceil((4 + json.length) / 8) * 8;
+    const withGhost = Buffer.alloc(padded + rest.length + 4 * 5);
     withGhost.writeUInt32LE(json.length, 0);
     json.copy(withGhost, 4);
-    numbers.copy(withGhost, padded);
+    rest.copy(withGhost, padded);
     assert.ok(MemorySearchIndex.deserialize(whole), 'the same bytes without the extra term load');
     assert.equal(MemorySearchIndex.deserialize(withGhost), null, 'a term no document holds');
   });

@@ -10,7 +10,6 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MemorySearchIndex, type SearchableMemory } from '../../src/core/search';
 import { INDEX_ASIDE_MIN_MEMORIES, SearchIndexFeed } from '../../src/core/searchIndexAside';
-import { signatureKey } from '../../src/core/searchIndexCache';
 import { MemoryStore } from '../../src/core/store';
 import { storePaths } from '../../src/core/storeFiles';
 import CLI_FILES from '../../src/shared/cliFiles.json';
@@ -53,7 +52,11 @@ describe('searchIndexAside: the search index built on a worker while the store o
     const saved = MemorySearchIndex.deserialize(bytes);
     assert.ok(saved, 'the worker answered what is not an index');
     assert.equal(saved.index.size, 600);
-    memories.forEach((m, n) => assert.equal(saved.keys.get(m.id), signatureKey({ ino: 1000 + n, size: 300 + n, mtimeMs: 1.5e12 + n })));
+    memories.forEach((m, n) => {
+      const slot = saved.index.slotOfDocument(m.id)!;
+      assert.ok(saved.versions.isAt(slot, { ino: 1000 + n, size: 300 + n, mtimeMs: 1.5e12 + n }), m.id);
+      assert.ok(!saved.versions.isAt(slot, { ino: 1000 + n, size: 301 + n, mtimeMs: 1.5e12 + n }), m.id);
+    });
     const here = MemorySearchIndex.build(memories);
     for (const query of ['postgres', 'deadlock retry', 'webhok', 'area-3', 'cache cleared', 'note 42', 'render queue token']) {
       assert.deepEqual(hitsOf(saved.index, query), hitsOf(here, query), query);

@@ -2,8 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { MemoryStore } from '../../src/core/store';
-import fc from 'fast-check';
-import { isKeyOf, loadSearchIndex, signatureKey } from '../../src/core/searchIndexCache';
+import { loadSearchIndex } from '../../src/core/searchIndexCache';
 import { statSignature } from '../../src/core/files';
 import { useProject } from '../support/storeKit';
 
@@ -12,24 +11,6 @@ function searchIds(store: MemoryStore, query: string): string[] {
 }
 
 describe('search-index.bin (the persisted search index)', () => {
-  it('isKeyOf says whether a key names a signature exactly as comparing it with signatureKey does', () => {
-    const number = fc.oneof(fc.nat(), fc.double({ min: 0, max: 2e12, noNaN: true }), fc.constantFrom(0, 1, 1.5, 1e21, 2 ** 53));
-    const signature = fc.record({ size: fc.nat(), mtimeMs: number, ino: fc.nat() });
-    fc.assert(
-      fc.property(signature, signature, (a, b) => {
-        assert.equal(isKeyOf(signatureKey(a), a), true);
-        assert.equal(isKeyOf(signatureKey(a), b), signatureKey(a) === signatureKey(b));
-      }),
-      { numRuns: 2000 },
-    );
-    const s = { size: 12, mtimeMs: 1795809620669.6648, ino: 3167132 };
-    const zero = { size: 0, mtimeMs: 0, ino: 0 };
-    for (const key of ['0::0', '0:0:', ':0:0', '::']) assert.equal(isKeyOf(key, zero), false, key);
-    for (const key of [null, undefined, '', '12', '12:1795809620669.6648', ':1795809620669.6648:3167132', '12:1795809620669.6648:', 'x:y:z', '12:1795809620669.665:3167132']) {
-      assert.equal(isKeyOf(key, s), false, String(key));
-    }
-  });
-
   const ctx = useProject('ltm-searchcache-');
   const indexFile = () => path.join(ctx.root, 'search-index.bin');
   const memoryFile = (id: string) => path.join(ctx.root, 'memories', `${id}.md`);
