@@ -111,7 +111,10 @@ function underProject(paths: readonly string[], prefix: string): string[] {
  */
 export async function readGitSituation(dir: string, options: GitSituationOptions = {}): Promise<SessionSituation | null> {
   const [status, prefix, log] = await Promise.all([
-    git(dir, ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal'], options),
+    // Only the project's files, and not the store's: git status stats every tracked file it looks at, and the
+    // memory files (left out below anyway) were most of them: ~26 → ~13 ms a run at 13,160 memory files. Pathspecs
+    // are relative to the project; another project's store in a subfolder is still looked at, as before.
+    git(dir, ['status', '--porcelain=v2', '--branch', '-z', '--untracked-files=normal', '--', '.', `:(exclude)${STORE_FOLDER}`], options),
     git(dir, ['rev-parse', '--show-prefix'], options),
     // Paths relative to the current directory and only those under it: --relative. A repository with no commit fails here: no recent files.
     git(dir, ['log', `-n${RECENT_COMMITS}`, '--no-merges', '--name-only', '--format=', '-z', '--relative'], options),

@@ -93,6 +93,26 @@ describe('gitSituation: the branch and the changed files, from git', function ()
     assert.deepEqual(inApp, { branch: 'main', changedFiles: [], recentFiles: [] });
   });
 
+  it("asks git status for the project's files only, without the store's (which it would stat one by one), and reads the same situation", async () => {
+    commit(repo, ['src/a.ts', '.claude/ltm/memories/mem_0000000a.md', 'app/.claude/ltm/memories/mem_0000000b.md'], 'first');
+    write(repo, '.claude/ltm/memories/mem_0000000a.md', 'edited\n');
+    write(repo, 'app/.claude/ltm/memories/mem_0000000b.md', 'edited\n');
+    write(repo, 'src/a.ts', 'edited\n');
+    // The real git, through a script that notes the arguments of each call.
+    const calls = path.join(repo, '..', `${path.basename(repo)}-git-calls.txt`);
+    const noting = path.join(repo, '..', `${path.basename(repo)}-git.sh`);
+    fs.writeFileSync(noting, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${calls}'\nexec git "$@"\n`, { mode: 0o755 });
+    try {
+      const situation = await readGitSituation(repo, { gitPath: noting });
+      assert.deepEqual(situation, { branch: 'main', changedFiles: ['app/.claude/ltm/memories/mem_0000000b.md', 'src/a.ts'], recentFiles: [] });
+      const status = fs.readFileSync(calls, 'utf8').split('\n').find((line) => line.startsWith('status '));
+      assert.ok(status?.endsWith(' -- . :(exclude).claude/ltm'), status);
+    } finally {
+      fs.rmSync(calls, { force: true });
+      fs.rmSync(noting, { force: true });
+    }
+  });
+
   it('keeps at most MAX_SITUATION_FILES of each kind', async () => {
     commit(repo, ['seed.ts'], 'first');
     for (let i = 0; i < MAX_SITUATION_FILES + 20; i++) write(repo, `many/f${i}.ts`);
