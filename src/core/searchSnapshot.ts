@@ -31,7 +31,7 @@ export const SERIALIZE_BLOCK = 1 << 18;
 /** What a snapshot's JSON header holds. */
 interface SnapshotHeader {
   format: string;
-  fields: string[];
+  fields: readonly string[];
   /** Document ID by slot; null for a free slot. */
   ids: (string | null)[];
   terms: string[];
@@ -76,11 +76,11 @@ function versionsStart(jsonLength: number): number {
 
 /** Gives `write` a snapshot's header and versions; its numbers follow, through a SnapshotNumbersWriter. */
 export function writeSnapshotStart(contents: SnapshotContents, write: (piece: Uint8Array) => void): void {
-  const header: SnapshotHeader = {
+  const header: Omit<SnapshotHeader, 'terms'> & { terms: readonly string[] } = {
     format: SEARCH_INDEX_FORMAT,
-    fields: [...contents.fields],
+    fields: contents.fields,
     ids: contents.ids.map((id) => id ?? null),
-    terms: [...contents.terms],
+    terms: contents.terms,
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const start = Buffer.alloc(versionsStart(json.length));
@@ -161,8 +161,15 @@ export function readSnapshot(bytes: Buffer, fields: readonly string[]): Snapshot
   const jsonLength = bytes.readUInt32LE(0);
   const versionsAt = versionsStart(jsonLength);
   if (versionsAt > bytes.length) return null;
-  const header = JSON.parse(bytes.toString('utf8', 4, 4 + jsonLength)) as SnapshotHeader;
+  let header: SnapshotHeader;
+  try {
+    header = JSON.parse(bytes.toString('utf8', 4, 4 + jsonLength)) as SnapshotHeader;
+  } catch {
+    return null;
+  }
   if (
+    header === null ||
+    typeof header !== 'object' ||
     header.format !== SEARCH_INDEX_FORMAT ||
     !Array.isArray(header.fields) ||
     header.fields.join() !== fields.join() ||

@@ -57,6 +57,13 @@ describe('searchSnapshot: the saved form of a search index', () => {
     assert.equal(read([...LENGTHS, ...ALPHA, ...BETA], CONTENTS, ['topic', 'summary']), null, 'other fields');
     const bytes = snapshotBytes(CONTENTS, [...LENGTHS, ...ALPHA, ...BETA]);
     assert.equal(readSnapshot(bytes.subarray(0, 3), FIELDS), null, 'no header length');
+    const notJson = Buffer.from(bytes);
+    notJson.write('{', 4 + notJson.readUInt32LE(0) - 1);
+    assert.equal(readSnapshot(notJson, FIELDS), null, 'a header that is not JSON');
+    const nullHeader = Buffer.alloc(16);
+    nullHeader.writeUInt32LE(4, 0);
+    nullHeader.write('null', 4);
+    assert.equal(readSnapshot(nullHeader, FIELDS), null, 'a header that is not an object');
     const otherFormat = Buffer.from(bytes);
     otherFormat.write('ltm-search-0', otherFormat.indexOf('ltm-search-'));
     assert.equal(readSnapshot(otherFormat, FIELDS), null, 'another format');
