@@ -7,7 +7,7 @@
  * of one. The store keeps the table in step with its memories and stats.
  */
 import type { EvictionCandidate } from './eviction';
-import { IMPORTANCE_LEVELS, clamp01, combine, frequencyOf, importanceBoost, importanceOf, recencyOf, roundScore } from './priority';
+import { IMPORTANCE_LEVELS, PRIORITY_WEIGHTS, clamp01, combine, frequencyOf, importanceOf, recencyOf, roundScore } from './priority';
 
 export interface RankingInputs {
   difficulty: number;
@@ -53,11 +53,13 @@ export class RankingTable {
     } else {
       this.createdAt[slot] = inputs.created_at;
     }
+    // The importance read from the tags once: its boost and its level come from it.
+    const importance = importanceOf(inputs.tags);
     this.difficulty[slot] = clamp01(inputs.difficulty);
-    this.boost[slot] = importanceBoost(inputs.tags);
+    this.boost[slot] = PRIORITY_WEIGHTS.importance[importance];
     this.lastSession[slot] = inputs.lastSession;
     this.frequency[slot] = frequencyOf(inputs.accessCount);
-    this.importance[slot] = IMPORTANCE_LEVELS.indexOf(importanceOf(inputs.tags));
+    this.importance[slot] = IMPORTANCE_LEVELS.indexOf(importance);
   }
 
   delete(id: string): void {

@@ -76,8 +76,11 @@ function fileNameOf(file: string): string {
   return file.slice(file.lastIndexOf('/') + 1);
 }
 
-/** The strongest link between a memory and the situation, and every link it has (at most one of each kind, said once). */
-export function situationRelevance(memory: Pick<MemoryView, 'topic' | 'tags' | 'summary' | 'content'>, situation: SessionSituation): SituationRelevance {
+/**
+ * The strongest link between a memory and the situation, and every link it has (at most one of each kind, said once).
+ * `words`: the branch's words (branchWords), when the caller weighs many memories against one situation.
+ */
+export function situationRelevance(memory: Pick<MemoryView, 'topic' | 'tags' | 'summary' | 'content'>, situation: SessionSituation, words = branchWords(situation.branch)): SituationRelevance {
   let score = 0;
   const reasons: string[] = [];
   const changed = situation.changedFiles.find((f) => mentionsFile(memory, f, fileNameOf(f)));
@@ -90,7 +93,6 @@ export function situationRelevance(memory: Pick<MemoryView, 'topic' | 'tags' | '
     score = Math.max(score, RECENT_FILE_WEIGHT);
     reasons.push(`recently committed file ${recent}`);
   }
-  const words = branchWords(situation.branch);
   if (words.length > 0) {
     const matched = branchWordsIn(words, memory);
     if (matched.length > 0) {
@@ -124,10 +126,11 @@ export function rankForSituation(byPriority: readonly MemoryView[], candidates: 
   if (!situation) return byPriority.slice(0, limit).map((view) => ({ view, reasons: [] }));
   const seen = new Set<string>();
   const scored: { view: MemoryView; reasons: string[]; score: number }[] = [];
+  const words = branchWords(situation.branch);
   for (const view of [...byPriority, ...candidates]) {
     if (seen.has(view.id)) continue;
     seen.add(view.id);
-    const relevance = situationRelevance(view, situation);
+    const relevance = situationRelevance(view, situation, words);
     scored.push({ view, reasons: relevance.reasons, score: situationScore(view.priority, relevance.score) });
   }
   // A stable sort: ties keep the priority ranking's order (which has its own tie-breaks), candidates after.
