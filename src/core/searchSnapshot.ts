@@ -33,8 +33,8 @@ interface SnapshotHeader {
   format: string;
   fields: readonly string[];
   /** Document ID by slot; null for a free slot. */
-  ids: (string | null)[];
-  terms: string[];
+  ids: readonly (string | null)[];
+  terms: readonly string[];
 }
 
 /** Numbers per slot in a snapshot's versions: the size, mtime and inode of the file the document was read from. */
@@ -76,7 +76,7 @@ function versionsStart(jsonLength: number): number {
 
 /** Gives `write` a snapshot's header and versions; its numbers follow, through a SnapshotNumbersWriter. */
 export function writeSnapshotStart(contents: SnapshotContents, write: (piece: Uint8Array) => void): void {
-  const header: Omit<SnapshotHeader, 'terms'> & { terms: readonly string[] } = {
+  const header: SnapshotHeader = {
     format: SEARCH_INDEX_FORMAT,
     fields: contents.fields,
     ids: contents.ids.map((id) => id ?? null),
@@ -90,7 +90,11 @@ export function writeSnapshotStart(contents: SnapshotContents, write: (piece: Ui
   const versions = new Float64Array(contents.ids.length * VERSION_NUMBERS).fill(NaN);
   contents.ids.forEach((id, slot) => {
     const version = id === undefined ? undefined : contents.versionOf(id);
-    if (version) versions.set([version.size, version.mtimeMs, version.ino], slot * VERSION_NUMBERS);
+    if (!version) return;
+    const at = slot * VERSION_NUMBERS;
+    versions[at] = version.size;
+    versions[at + 1] = version.mtimeMs;
+    versions[at + 2] = version.ino;
   });
   write(new Uint8Array(versions.buffer));
 }
