@@ -84,4 +84,26 @@ describe('TermDictionary (the terms a query word reaches as a prefix or with typ
     assert.deepEqual([...dictionary.withinTypos('deadlok', 2)], [['deadlocks', 2]]);
     assert.deepEqual([...dictionary.withPrefix('dead')], ['deadlocks']);
   });
+
+  it('looks terms up without touching its sets of pending changes when there are none', () => {
+    // Set.clear() gives even an empty set a new table; a server's dictionary lives long, so each
+    // such table went to the old generation (~55 KB per stored memory, whose similarity check
+    // looks up ~50 prefixes).
+    const dictionary = new TermDictionary(['deadlock', 'deadline', 'postgres']);
+    dictionary.add('deadbeat');
+    assert.deepEqual([...dictionary.withPrefix('dead')], ['deadbeat', 'deadline', 'deadlock']);
+    const clear = Set.prototype.clear;
+    let clears = 0;
+    Set.prototype.clear = function (this: Set<unknown>) {
+      clears++;
+      clear.call(this);
+    };
+    try {
+      for (let i = 0; i < 10; i++) assert.deepEqual([...dictionary.withPrefix('post')], ['postgres']);
+      assert.deepEqual(dictionary.ascending(), ['deadbeat', 'deadline', 'deadlock', 'postgres']);
+    } finally {
+      Set.prototype.clear = clear;
+    }
+    assert.equal(clears, 0);
+  });
 });
