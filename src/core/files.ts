@@ -272,6 +272,13 @@ interface Chunk {
 const MAX_CHUNK = 64;
 
 /**
+ * How many chunks (up to MAX_CHUNK members each, ~0.3 ms to render) a
+ * rendering in slices (JsonMapChunks.buffersInSlices) renders between two
+ * looks at the event loop: ~10 ms at most.
+ */
+export const CHUNKS_PER_SLICE = 32;
+
+/**
  * The members of one large JSON map (`"key": value`, indented as in
  * JSON.stringify(value, null, 2) one level down), kept as bytes in chunks of
  * consecutive keys. Changing one member re-renders one small chunk; a write

@@ -15,17 +15,11 @@
  * under the lock, rendered and written without it).
  */
 import * as fs from 'node:fs';
-import { JsonMapChunks, jsonWithMaps, replaceWithTemp, stringListMember, writeFileAtomic, writeTempFileAsync, type TempFile } from './files';
+import { CHUNKS_PER_SLICE, JsonMapChunks, jsonWithMaps, replaceWithTemp, stringListMember, writeFileAtomic, writeTempFileAsync, type TempFile } from './files';
 import type { DiskMirror } from './diskMirror';
 import { clearIndexPending, markIndexPending } from './indexPending';
 import type { Memory, MemoryMeta } from './model';
 import { indexEntryOf, readIndexEntries } from './storeFiles';
-
-/**
- * A flush renders this many chunks of index.json's members (up to 64 entries
- * each, ~0.3 ms) between two looks at the event loop: ~10 ms at most.
- */
-const CHUNKS_PER_SLICE = 32;
 
 /** A flush decided under the lock (IndexWriter.prepareFlush), until it is put in place. */
 export interface PreparedFlush {

@@ -14,18 +14,22 @@ function renderStats(stats: ReadonlyMap<string, MemoryStats>): string {
 }
 
 /** A mirror with a StatsWriter scoring through a real StoreQueries, wired as MemoryStore wires them; `touched` is logged. */
-function statsHarness(project: string, memories: number): MirrorHarness & { stats: StatsWriter; queries: StoreQueries; touched: string[] } {
+function statsHarness(project: string, memories: number, options: { chunksPerSlice?: number } = {}): MirrorHarness & { stats: StatsWriter; queries: StoreQueries; touched: string[] } {
   const h = makeMirror(project);
   for (let i = 0; i < memories; i++) writeMemory(h.paths.root, testId(i), { difficulty: (i % 5) / 4, created_session: i % 4 });
   const queries = new StoreQueries(h.mirror);
   const touched: string[] = [];
-  const stats = new StatsWriter(h.mirror, {
-    score: (id, memory) => queries.score(id, memory),
-    touched: (id) => {
-      touched.push(id);
-      queries.touched(id);
+  const stats = new StatsWriter(
+    h.mirror,
+    {
+      score: (id, memory) => queries.score(id, memory),
+      touched: (id) => {
+        touched.push(id);
+        queries.touched(id);
+      },
     },
-  });
+    options,
+  );
   h.on.memoryChanged = (id, next) => queries.memoryChanged(id, next);
   h.on.statsRead = () => {
     stats.replaced();
@@ -262,6 +266,42 @@ describe('StatsWriter', () => {
       h.stats.write();
       assert.ok(!fs.existsSync(h.paths.statsJournal), 'compacted');
       assert.equal(readStats(), renderStats(h.mirror.stats));
+    });
+
+    it('a server’s compaction (writeAsync) renders in slices; stats.json replaced by hand between two is not overwritten, and nothing is lost', async () => {
+      const sliced = statsHarness(project, 0, { chunksPerSlice: 1 });
+      try {
+        // 200 entries: 7 chunks, one a slice.
+        const ids = Array.from({ length: 200 }, (_, i) => testId(0x100 + i));
+        ids.forEach((id, i) => sliced.stats.set(id, entry(i)));
+        sliced.stats.write();
+        // A journal one line short of its compaction (more than max(256, 200/4) lines).
+        for (let i = 0; sliced.mirror.statsJournalLines < 256; i++) {
+          sliced.stats.set(ids[i % ids.length]!, entry(i + 1));
+          sliced.stats.write();
+        }
+        sliced.stats.set(ids[0]!, entry(7));
+        const compacting = sliced.stats.writeAsync();
+        // Between two slices: a hand edit, seen by a reader's refresh.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        const theirs = `${JSON.stringify({ version: 1, memories: { [ids[1]!]: entry(9), [ids[2]!]: entry(4) } })}\n`;
+        fs.writeFileSync(sliced.paths.stats, theirs);
+        sliced.mirror.refresh();
+        await compacting;
+        assert.equal(fs.readFileSync(sliced.paths.stats, 'utf8'), theirs, 'what was rendered before the edit is not written over it');
+        // The next writes go on from what was read, and a compaction in slices writes what a from-scratch render gives.
+        sliced.stats.set(ids[3]!, entry(5));
+        await sliced.stats.writeAsync();
+        assert.equal(onDisk(project), renderStats(new Map([[ids[1]!, entry(9)], [ids[2]!, entry(4)], [ids[3]!, entry(5)]])));
+        for (let i = 0; i < 300 && fs.existsSync(sliced.paths.statsJournal); i++) {
+          sliced.stats.set(ids[i % 3]!, entry(i));
+          await sliced.stats.writeAsync();
+        }
+        assert.ok(!fs.existsSync(sliced.paths.statsJournal), 'compacted');
+        assert.equal(fs.readFileSync(sliced.paths.stats, 'utf8'), renderStats(sliced.mirror.stats));
+      } finally {
+        sliced.mirror.dispose();
+      }
     });
 
     it('a crash after compaction wrote stats.json but before it removed the journal applies nothing twice', () => {
