@@ -602,6 +602,10 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
       // meanwhile loads them itself).
       server.inPause('MCP prepared', () => server.prepareMcp());
       server.inPause('caches saved', async () => store.flushCaches());
+      // For the first store (not for a stop, which runs the work in a pause at once).
+      server.inPause('IDs in index.json read ahead', async () => {
+        if (!stopping) await store.readAheadForNewIds();
+      });
     })
     .catch((error: unknown) => log(`could not open the store in the background: ${(error as Error).message}`));
   await stopRequested;

@@ -5,6 +5,7 @@
  * purge record always names one memory.
  */
 import { randomBytes } from 'node:crypto';
+import * as fs from 'node:fs';
 import type { DiskMirror } from './diskMirror';
 import { MEMORY_ID_HEX_DIGITS, MEMORY_ID_PREFIX, isMemoryId } from './model';
 
@@ -22,22 +23,101 @@ export interface IdsInUse {
  * memories, where a parse took ~200 ms and ~60 MB, and a search of the bytes
  * for each new ID ~1 ms a store at 10,000. The bytes are read as they are:
  * as a string (17 MB at 50,000 memories, outside the heap) they stayed in
- * memory until the next full collection, long after the first store.
+ * memory until the next full collection, long after the first store. A file
+ * is read in pieces (mentionedIdsOfFile): whole, it was 17 MB more at once.
  */
 export class MentionedIds {
   private readonly numbers = new Set<number>();
 
-  constructor(bytes: Uint8Array) {
-    const prefix = Buffer.from(MEMORY_ID_PREFIX, 'latin1');
-    const file = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    for (let at = file.indexOf(prefix); at >= 0; at = file.indexOf(prefix, at + 1)) {
-      const n = hexNumber(file, at + prefix.length);
-      if (n !== null) this.numbers.add(n);
-    }
+  /** The IDs `bytes` hold (all of them: an ID cut short by their end is none). */
+  constructor(bytes?: Uint8Array) {
+    if (bytes) this.addBefore(bytes, bytes.length);
   }
 
   has(id: string): boolean {
     return isMemoryId(id) && this.numbers.has(hexNumber(Buffer.from(id, 'latin1'), MEMORY_ID_PREFIX.length)!);
+  }
+
+  /** Adds the IDs of `bytes` that start before `limit`. */
+  addBefore(bytes: Uint8Array, limit: number): void {
+    const view = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    for (let at = view.indexOf(ID_PREFIX); at >= 0 && at < limit; at = view.indexOf(ID_PREFIX, at + 1)) {
+      const n = hexNumber(view, at + ID_PREFIX.length);
+      if (n !== null) this.numbers.add(n);
+    }
+  }
+}
+
+const ID_PREFIX = Buffer.from(MEMORY_ID_PREFIX, 'latin1');
+/** How long an ID is in bytes. */
+const ID_BYTES = MEMORY_ID_PREFIX.length + MEMORY_ID_HEX_DIGITS;
+const ESCAPE = Buffer.from('\\u', 'latin1');
+/** How much of a file mentionedIdsOfFile reads at a time. */
+export const MENTIONS_PIECE_BYTES = 1 << 20;
+
+/** The IDs a file mentions, or `escaped` when its bytes hold a `\u` escape somewhere: an ID may be written with one, and only a parse tells. */
+export type FileMentions = MentionedIds | 'escaped';
+
+/**
+ * The pieces of a file as they are read into one buffer: each is scanned
+ * with the bytes kept from the one before, where an ID or an escape may have
+ * begun (the last ID_BYTES - 1 bytes, moved to the buffer's start).
+ */
+class PieceScan {
+  readonly buffer: Buffer;
+  /** Bytes kept from the previous piece, at the buffer's start: where the next read goes. */
+  kept = 0;
+  readonly ids = new MentionedIds();
+
+  constructor(pieceBytes: number) {
+    this.buffer = Buffer.allocUnsafe(Math.max(1, pieceBytes) + ID_BYTES);
+  }
+
+  get room(): number {
+    return this.buffer.length - this.kept;
+  }
+
+  /** `read` bytes came in after the kept ones: false once an escape is seen. */
+  took(read: number): boolean {
+    const end = this.kept + read;
+    const window = this.buffer.subarray(0, end);
+    if (window.includes(ESCAPE)) return false;
+    // An ID starting in the last ID_BYTES - 1 bytes may go on in the next piece: it is looked at then.
+    const keepFrom = Math.max(0, end - (ID_BYTES - 1));
+    this.ids.addBefore(window, keepFrom);
+    this.buffer.copyWithin(0, keepFrom, end);
+    this.kept = end - keepFrom;
+    return true;
+  }
+}
+
+/** The IDs `file` mentions, read in pieces of `pieceBytes`; throws what reading it throws (ENOENT for a missing file). */
+export function mentionedIdsOfFile(file: string, pieceBytes = MENTIONS_PIECE_BYTES): FileMentions {
+  const scan = new PieceScan(pieceBytes);
+  const fd = fs.openSync(file, 'r');
+  try {
+    for (;;) {
+      const read = fs.readSync(fd, scan.buffer, scan.kept, scan.room, null);
+      if (read === 0) return scan.ids;
+      if (!scan.took(read)) return 'escaped';
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+/** mentionedIdsOfFile, the event loop free between the pieces. */
+export async function mentionedIdsOfFileAsync(file: string, pieceBytes = MENTIONS_PIECE_BYTES): Promise<FileMentions> {
+  const scan = new PieceScan(pieceBytes);
+  const handle = await fs.promises.open(file, 'r');
+  try {
+    for (;;) {
+      const { bytesRead } = await handle.read(scan.buffer, scan.kept, scan.room, null);
+      if (bytesRead === 0) return scan.ids;
+      if (!scan.took(bytesRead)) return 'escaped';
+    }
+  } finally {
+    await handle.close();
   }
 }
 

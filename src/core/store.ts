@@ -585,4 +585,13 @@ export class MemoryStore {
     this.refresh();
     this.parts.queries.warmSearchIndex();
   }
+
+  /**
+   * Reads ahead, without holding the event loop, the IDs index.json mentions,
+   * which a new memory's ID must avoid (DiskMirror.readIndexMentionsAhead): a
+   * server does this in a pause after opening, so that its first store does not.
+   */
+  async readAheadForNewIds(): Promise<void> {
+    await this.parts.mirror.readIndexMentionsAhead();
+  }
 }

@@ -433,6 +433,30 @@ describe('DiskMirror', () => {
       assert.equal(h.mirror.indexStatus.kind, 'missing');
       assert.equal(h.mirror.indexText, null);
     });
+
+    it('the IDs it mentions are read ahead for the first store, and kept only for the index.json last seen', async () => {
+      fs.writeFileSync(h.paths.index, indexOf(A, B));
+      h.mirror.refresh();
+      await h.mirror.readIndexMentionsAhead();
+      // Moved away without a refresh: indexMentions answers from what was read ahead, without reading the file.
+      fs.renameSync(h.paths.index, `${h.paths.index}.away`);
+      assert.ok(h.mirror.indexMentions(A) && h.mirror.indexMentions(B));
+      assert.ok(!h.mirror.indexMentions(C));
+      fs.renameSync(`${h.paths.index}.away`, h.paths.index);
+
+      // Changed after the last refresh: what was read ahead is not kept, and the first store reads the file as it is then.
+      const other = makeMirror(project, { init: false });
+      try {
+        other.mirror.refresh();
+        replaceByRename(h.paths.index, indexOf(C));
+        await other.mirror.readIndexMentionsAhead();
+        replaceByRename(h.paths.index, indexOf(B));
+        assert.ok(other.mirror.indexMentions(B), 'read when asked');
+        assert.ok(!other.mirror.indexMentions(C));
+      } finally {
+        other.mirror.dispose();
+      }
+    });
   });
 
   describe('memory files written by this process', () => {

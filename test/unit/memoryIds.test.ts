@@ -1,7 +1,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MentionedIds, newMemoryId, randomMemoryId } from '../../src/core/memoryIds';
+import { MentionedIds, mentionedIdsOfFile, mentionedIdsOfFileAsync, newMemoryId, randomMemoryId } from '../../src/core/memoryIds';
 import { isMemoryId } from '../../src/core/model';
 import type { StoreParts } from '../../src/core/storeParts';
 import { makeParts, makeTempProject, removeDir, testId, writeArchive, writeMemory } from '../support/storeKit';
@@ -101,6 +101,26 @@ describe('memoryIds: new memory IDs', () => {
     const larger = Buffer.from('xxxxmem_0000000bxxxx');
     assert.ok(new MentionedIds(larger.subarray(4, 16)).has('mem_0000000b'));
     assert.ok(!new MentionedIds(larger.subarray(5, 16)).has('mem_0000000b'));
+  });
+
+  it('a file is read in pieces: an ID or an escape across two pieces is found, an ID cut short by the end is none, sync or not', async () => {
+    const file = path.join(project, 'index.json');
+    const text = '{"memories":{"mem_0000000a":{"topic":"mem_ffffffff"}},"tag_index":{"db":["mem_0000000d"]}} mem_1234ab';
+    fs.writeFileSync(file, text);
+    for (const piece of [1, 5, 7, 16, 17, 1 << 20]) {
+      for (const mentioned of [mentionedIdsOfFile(file, piece), await mentionedIdsOfFileAsync(file, piece)]) {
+        assert.ok(mentioned instanceof MentionedIds, `pieces of ${piece}`);
+        for (const id of ['mem_0000000a', 'mem_ffffffff', 'mem_0000000d']) assert.ok(mentioned.has(id), `${id} in pieces of ${piece}`);
+        for (const id of ['mem_1234ab00', 'mem_00000000']) assert.ok(!mentioned.has(id), `${id} in pieces of ${piece}`);
+      }
+    }
+    // A \u escape anywhere, however the pieces fall: only a parse tells which IDs the file names.
+    fs.writeFileSync(file, '{"memories":{"mem_\\u0030000000a":{}}}');
+    for (const piece of [1, 2, 3, 14, 15, 16, 1 << 20]) {
+      assert.equal(mentionedIdsOfFile(file, piece), 'escaped', `pieces of ${piece}`);
+      assert.equal(await mentionedIdsOfFileAsync(file, piece), 'escaped', `pieces of ${piece}`);
+    }
+    assert.throws(() => mentionedIdsOfFile(path.join(project, 'missing.json')), /ENOENT/);
   });
 
   it('gives the first free candidate at once on an empty store', () => {
