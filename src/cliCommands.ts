@@ -603,8 +603,8 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
       server.inPause('MCP prepared', () => server.prepareMcp());
       server.inPause('caches saved', async () => store.flushCaches());
       // For the first store (not for a stop, which runs the work in a pause at once).
-      server.inPause('IDs in index.json read ahead', async () => {
-        if (!stopping) await store.readAheadForNewIds();
+      server.inPause('first store prepared', async () => {
+        if (!stopping) await store.prepareForStores();
       });
     })
     .catch((error: unknown) => log(`could not open the store in the background: ${(error as Error).message}`));

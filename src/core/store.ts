@@ -587,11 +587,15 @@ export class MemoryStore {
   }
 
   /**
-   * Reads ahead, without holding the event loop, the IDs index.json mentions,
-   * which a new memory's ID must avoid (DiskMirror.readIndexMentionsAhead): a
-   * server does this in a pause after opening, so that its first store does not.
+   * Does ahead, without holding the event loop, what the first store of a
+   * process and the first write of index.json after it would do at once while
+   * requests wait: reading the IDs index.json mentions, which a new memory's
+   * ID must avoid (DiskMirror.readIndexMentionsAhead), and laying out its
+   * members and tags (IndexWriter.layOutAhead). A server does this in a pause
+   * after opening.
    */
-  async readAheadForNewIds(): Promise<void> {
+  async prepareForStores(): Promise<void> {
     await this.parts.mirror.readIndexMentionsAhead();
+    await this.parts.index.layOutAhead();
   }
 }

@@ -155,7 +155,7 @@ export class FolderMemory extends DisposableOwner {
           if (this.isDisposed) return;
           store.warmSearchIndex();
           store.flushCaches();
-          return store.readAheadForNewIds();
+          return store.prepareForStores();
         })
         .catch((error: unknown) => this.deps.log.error(`${this.name}: the search index was not loaded: ${errorMessage(error)}`));
     }, 0);

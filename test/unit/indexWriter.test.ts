@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import fc from 'fast-check';
-import { TEMP_SUFFIX, toJsonText } from '../../src/core/files';
+import { JsonMapChunks, TEMP_SUFFIX, toJsonText } from '../../src/core/files';
 import { IndexWriter } from '../../src/core/indexWriter';
 import { parseMemoryFile } from '../../src/core/memoryFile';
 import type { Memory } from '../../src/core/model';
@@ -36,7 +36,7 @@ function renderIndex(memories: readonly Memory[]): string {
 }
 
 /** A mirror with an IndexWriter listening to it, as MemoryStore wires them. */
-function indexHarness(project: string, options: { chunksPerSlice?: number } = {}): MirrorHarness & { index: IndexWriter } {
+function indexHarness(project: string, options: { chunksPerSlice?: number; tagIdsPerSlice?: number } = {}): MirrorHarness & { index: IndexWriter } {
   const h = makeMirror(project);
   const index = new IndexWriter(h.mirror, options);
   h.on.memoryChanged = (id) => index.memoryChanged(id);
@@ -349,6 +349,108 @@ describe('IndexWriter', () => {
         sliced.index.write();
         await sliced.index.flush();
         assert.equal(listed().length, 119);
+        assert.equal(fs.readFileSync(sliced.paths.index, 'utf8'), renderIndex(memoriesOnDisk(sliced.paths.memories)));
+      } finally {
+        sliced.mirror.dispose();
+      }
+    });
+
+    describe('layOutAhead()', () => {
+      const ids = Array.from({ length: 120 }, (_, i) => testId(0x100 + i));
+      /** How often `work` laid out the members from every memory (JsonMapChunks.sync) and looked at one member (update). */
+      async function membersLookedAt(work: () => Promise<void>): Promise<{ layouts: number; members: number }> {
+        const { sync, update } = JsonMapChunks.prototype;
+        const counts = { layouts: 0, members: 0 };
+        JsonMapChunks.prototype.sync = function (this: JsonMapChunks<unknown>, ...args: Parameters<typeof sync>) {
+          counts.layouts++;
+          return sync.apply(this, args);
+        };
+        JsonMapChunks.prototype.update = function (this: JsonMapChunks<unknown>, ...args: Parameters<typeof update>) {
+          counts.members++;
+          return update.apply(this, args);
+        };
+        try {
+          await work();
+        } finally {
+          Object.assign(JsonMapChunks.prototype, { sync, update });
+        }
+        return counts;
+      }
+      const nextSlice = () => new Promise<void>((resolve) => setImmediate(resolve));
+      /** A memory file replaced as editors and git save (a new inode), so that a refresh sees it without the watcher. */
+      const replaceMemory = (id: string, fields: Parameters<typeof memoryText>[1]) => {
+        const file = path.join(h.paths.memories, `${id}.md`);
+        fs.writeFileSync(`${file}.new`, memoryText(id, fields));
+        fs.renameSync(`${file}.new`, file);
+      };
+
+      beforeEach(() => {
+        for (const id of ids) writeMemory(h.paths.root, id, { topic: `Topic ${id}`, tags: [`tag${parseInt(id.slice(-2), 16) % 7}`] });
+        h.mirror.refresh();
+        h.index.deferWrites(() => undefined);
+      });
+
+      it('lays out every member and tag in slices; the first flush then looks only at what changed meanwhile, and writes a full render', async () => {
+        const laying = h.index.layOutAhead(10);
+        await nextSlice();
+        // Meanwhile, as a server's requests would: one memory already laid out changed by hand, one not yet laid out
+        // deleted, one stored.
+        replaceMemory(ids[2]!, { topic: 'Changed meanwhile', tags: ['moved'] });
+        fs.rmSync(path.join(h.paths.memories, `${ids[119]}.md`));
+        h.mirror.refresh();
+        h.mirror.writeMemoryFile(C, memoryText(C, { topic: 'Stored meanwhile', tags: ['tag1'] }));
+        h.index.register(C);
+        h.index.write();
+        await laying;
+        // Not every memory the opening saw: the three that changed.
+        assert.deepEqual(await membersLookedAt(() => h.index.flush()), { layouts: 0, members: 3 });
+        assert.equal(readIndex(), expected());
+        assert.ok(h.index.mentions(C) && !h.index.mentions(ids[119]!));
+      });
+
+      it('is abandoned when index.json changes on disk or a write decides first; the flush lays everything out itself', async () => {
+        for (const interrupt of [
+          () => fs.writeFileSync(h.paths.index, renderIndex([])),
+          () => h.index.write({ now: true }),
+        ]) {
+          const laying = h.index.layOutAhead(10);
+          await nextSlice();
+          interrupt();
+          h.mirror.refresh();
+          await laying;
+          replaceMemory(ids[3]!, { topic: `Changed after ${interrupt.toString().length}` });
+          h.mirror.refresh();
+          h.index.write();
+          await h.index.flush();
+          assert.equal(readIndex(), expected());
+        }
+      });
+    });
+
+    it('a flush renders the tag index in slices too, with the event loop free between them', async () => {
+      const sliced = indexHarness(project, { tagIdsPerSlice: 1 });
+      try {
+        for (let i = 0; i < 6; i++) writeMemory(sliced.paths.root, testId(0x200 + i), { tags: [`tag${i}`] });
+        sliced.mirror.refresh();
+        sliced.index.deferWrites(() => undefined);
+        sliced.index.write();
+        // Whether an immediate queued as the tags began had run, at each tag rendered.
+        const looked: boolean[] = [];
+        const steps = Reflect.get(IndexWriter.prototype, 'tagIndexSteps') as (this: IndexWriter, out: Buffer[]) => Generator<number>;
+        Reflect.set(IndexWriter.prototype, 'tagIndexSteps', function* (this: IndexWriter, out: Buffer[]) {
+          let ran = false;
+          setImmediate(() => (ran = true));
+          for (const rendered of steps.call(this, out)) {
+            looked.push(ran);
+            yield rendered;
+          }
+        });
+        try {
+          await sliced.index.flush();
+        } finally {
+          Reflect.set(IndexWriter.prototype, 'tagIndexSteps', steps);
+        }
+        assert.deepEqual(looked, [false, true, true, true, true, true]);
         assert.equal(fs.readFileSync(sliced.paths.index, 'utf8'), renderIndex(memoriesOnDisk(sliced.paths.memories)));
       } finally {
         sliced.mirror.dispose();
