@@ -547,6 +547,17 @@ export class MemoryStore {
     await this.mutate(() => this.parts.stats.compact());
   }
 
+  /** Writes append to the stats journal without compacting it, calling `onDue` once it is due; null: they compact it (StatsWriter.deferCompaction). */
+  deferStatsCompaction(onDue: (() => void) | null): void {
+    this.parts.stats.deferCompaction(onDue);
+  }
+
+  /** compactStats() in slices, without holding the event loop: a server's compaction in a pause (deferStatsCompaction). */
+  async compactStatsInSlices(): Promise<void> {
+    if (!this.exists()) return;
+    await this.mutate(() => this.parts.stats.compactAsync());
+  }
+
   /** Recomputes and stores the priority of the given memories. */
   async refreshPriorities(ids: readonly string[]): Promise<void> {
     await this.mutate(() => storePriorities(this.parts, ids));

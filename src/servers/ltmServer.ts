@@ -187,6 +187,8 @@ export class LtmServer {
       }
       servingHere.add(server);
       store.deferIndexWrites(() => server.indexFlush.request());
+      // The stats journal is compacted in a pause too, not by the write that finds it long (see StatsWriter.deferCompaction).
+      store.deferStatsCompaction(() => server.inPause('stats journal compacted', () => store.compactStatsInSlices()));
       server.refreshHookScripts();
       server.setHookTransport({ kind: 'http', port: server.portNumber, project: store.paths.project, ...commandHostNow() });
       return server;
@@ -311,6 +313,7 @@ export class LtmServer {
     await this.sessions.flush();
     // Whoever writes next writes index.json at once; what this server deferred is written now.
     this.options.store.deferIndexWrites(null);
+    this.options.store.deferStatsCompaction(null);
     await this.indexFlush.close();
     await this.options.store.flushIndex().catch((error: unknown) => this.options.log?.(`could not write index.json: ${(error as Error).message}`));
     // stats.json whole for readers of the reference format (and a smaller journal for the next start).

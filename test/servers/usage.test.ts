@@ -4,6 +4,7 @@
  * recalls and get_memory reads; and the answers carry the counters.
  */
 import { strict as assert } from 'node:assert';
+import * as fs from 'node:fs';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { DEMOTION_MIN_INJECTED_SESSIONS } from '../../src/core/usage';
 import { hookInfo, mcpClient, postHook, readStats, sessionStartPayload, startTestServer, type Json, type TestServer } from '../support/serverKit';
@@ -129,3 +130,44 @@ describe('usage counters through the server', function () {
     assert.equal(bad.isError, true);
   });
 });
+
+describe('the stats journal through the server', function () {
+  this.timeout(30_000);
+
+  it('is compacted in a pause between requests, not by the write that finds it long', async () => {
+    const quietMs = 50;
+    let id = '';
+    // A journal one line short of its compaction (more than max(256, entries/4) lines), left by an earlier process.
+    const t = await startTestServer({
+      quietMs,
+      prepare: async (store) => {
+        id = (await store.store({ topic: 'Postgres pool exhaustion under batch jobs', content: 'Raised the pool to 50 with a 60 s acquire timeout.', tags: ['postgres'] })).memory.id;
+        while (journalLines(store.paths.statsJournal) < 257) await store.recordAccesses([id]);
+      },
+    });
+    const client = await mcpClient(t.port, t.token);
+    try {
+      const journal = t.store.paths.statsJournal;
+      const before = journalLines(journal);
+      const result = (await client.callTool({ name: 'recall', arguments: { query: 'postgres pool' } })) as { isError?: boolean };
+      assert.ok(!result.isError);
+      // The recall's use is written quietMs after its answer; a pause for maintenance is ten times that.
+      const deadline = Date.now() + 5_000;
+      while (fs.existsSync(journal) && journalLines(journal) === before && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+      assert.ok(fs.existsSync(journal), 'not compacted by the write of the recall’s use');
+      assert.equal(journalLines(journal), before + 1);
+      while (fs.existsSync(journal) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      assert.ok(!fs.existsSync(journal), 'compacted in the pause that followed');
+      const stats = readStats(t.project) as unknown as Record<string, { recall_count?: number }>;
+      assert.equal(stats[id]?.recall_count, 1, 'stats.json has the recall');
+    } finally {
+      await client.close();
+      await t.stop();
+    }
+  });
+});
+
+/** How many lines the stats journal holds (its header included); 0 when there is none. */
+function journalLines(file: string): number {
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').split('\n').filter((line) => line !== '').length : 0;
+}

@@ -304,6 +304,35 @@ describe('StatsWriter', () => {
       }
     });
 
+    it('deferCompaction: writes only append, however long the journal, and tell once that it is due; compactAsync compacts it', async () => {
+      h.stats.set(testId(0), entry(1));
+      h.stats.write();
+      let told = 0;
+      h.stats.deferCompaction(() => told++);
+      for (let i = 0; i < 300; i++) {
+        h.stats.recordAccess([testId(i % 4)], 1);
+        if (i % 2 === 0) h.stats.write();
+        else await h.stats.writeAsync();
+      }
+      assert.equal(lines().length, 301, 'a header and 300 lines: appended past max(256, entries/4)');
+      assert.equal(told, 1, 'told once');
+      assert.equal(onDisk(project), renderStats(h.mirror.stats), 'a fresh reader has every change');
+      await h.stats.compactAsync();
+      assert.ok(!fs.existsSync(h.paths.statsJournal), 'compacted');
+      assert.equal(readStats(), renderStats(h.mirror.stats));
+      // Told again once it is due again; without deferral, the write that finds it due compacts it.
+      for (let i = 0; i < 257; i++) {
+        h.stats.recordAccess([testId(0)], 2);
+        h.stats.write();
+      }
+      assert.equal(told, 2);
+      h.stats.deferCompaction(null);
+      h.stats.recordAccess([testId(1)], 2);
+      h.stats.write();
+      assert.ok(!fs.existsSync(h.paths.statsJournal), 'compacted by the write');
+      assert.equal(readStats(), renderStats(h.mirror.stats));
+    });
+
     it('a crash after compaction wrote stats.json but before it removed the journal applies nothing twice', () => {
       h.stats.set(testId(0), entry(1));
       h.stats.write();
