@@ -8,8 +8,9 @@
  * change), and stats.json is rewritten only when the journal is long, when
  * stats.json is missing or unusable, and on compact() (server stop, fix). For
  * those rewrites the writer keeps each member's bytes and renders again only
- * the memories changed since the last one; a server's rewrites (writeAsync)
- * render in slices, answering requests between them. The stats themselves are the mirror's
+ * the memories changed since the last one; a server compacts in a pause
+ * (deferCompaction, compactAsync), rendering in slices and answering requests
+ * between them. The stats themselves are the mirror's
  * (DiskMirror.stats, replaced when the file is read again); this class changes
  * them and tracks what its bytes are missing.
  */
@@ -152,18 +153,7 @@ export class StatsWriter {
     this.compactionAsked = false;
   }
 
-  /**
-   * write() for a server, which answers requests meanwhile: a rewrite of
-   * stats.json renders its members in slices, with the event loop free between
-   * them, and is written without blocking. A server's first rewrite renders
-   * every member (~150 ms at 50,000 memories) and later ones most of them (the
-   * memories used since are spread over all the chunks: ~80 ms); rendered in
-   * one go, they held every request that came in meanwhile, once every ~1,400
-   * recalls at 50,000 memories. The caller holds the lock, so the stats change
-   * only when stats.json is read again (a hand edit seen by a reader's refresh):
-   * then what was rendered is out of date and is not written; the journal still
-   * holds every change, and the next write renders anew.
-   */
+  /** write() for a server, which answers requests meanwhile: a rewrite of stats.json renders in slices (rewriteInSlices). */
   async writeAsync(): Promise<void> {
     if (this.appendOrCompact()) await this.rewriteInSlices();
   }
@@ -177,7 +167,7 @@ export class StatsWriter {
     if (this.compactionNeeded()) this.mirror.writeStats(this.render());
   }
 
-  /** compact(), rendered in slices and written without blocking (see writeAsync): a server's compaction (deferCompaction). */
+  /** compact(), rendered in slices and written without blocking (rewriteInSlices): a server's compaction (deferCompaction). */
   async compactAsync(): Promise<void> {
     this.compactionAsked = false;
     if (this.compactionNeeded()) await this.rewriteInSlices();
@@ -187,7 +177,17 @@ export class StatsWriter {
     return this.mirror.hasStatsJournal || this.unwritten.size > 0 || !this.statsFileUsable();
   }
 
-  /** stats.json rewritten with every change, rendered in slices; not written when stats.json was read again meanwhile (see writeAsync). */
+  /**
+   * stats.json rewritten with every change: its members rendered in slices,
+   * with the event loop free between them, and written without blocking. A
+   * server's first rewrite renders every member (~150 ms at 50,000 memories)
+   * and later ones most of them (the memories used since are spread over all
+   * the chunks: ~80 ms); rendered in one go, they held every request that came
+   * in meanwhile. The caller holds the lock, so the stats change only when
+   * stats.json is read again (a hand edit seen by a reader's refresh): what was
+   * rendered is then out of date and is not written; the journal still holds
+   * every change, and the next rewrite renders anew.
+   */
   private async rewriteInSlices(): Promise<void> {
     const readings = this.readings;
     const members = await this.renderMembers().buffersInSlices(this.options.chunksPerSlice ?? CHUNKS_PER_SLICE);
