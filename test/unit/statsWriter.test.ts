@@ -304,7 +304,7 @@ describe('StatsWriter', () => {
       }
     });
 
-    it('deferCompaction: writes only append, however long the journal, and tell once that it is due; compactAsync compacts it', async () => {
+    it('deferCompaction: writes only append, however long the journal, and tell once that it is due (again if it doubles); compactAsync compacts it', async () => {
       h.stats.set(testId(0), entry(1));
       h.stats.write();
       let told = 0;
@@ -317,6 +317,12 @@ describe('StatsWriter', () => {
       assert.equal(lines().length, 301, 'a header and 300 lines: appended past max(256, entries/4)');
       assert.equal(told, 1, 'told once');
       assert.equal(onDisk(project), renderStats(h.mirror.stats), 'a fresh reader has every change');
+      // The compaction asked for never came (a busy lock): told again once the journal doubled.
+      while (lines().length <= 2 * 257) {
+        h.stats.recordAccess([testId(1)], 1);
+        h.stats.write();
+      }
+      assert.equal(told, 2, 'told again after the journal doubled');
       await h.stats.compactAsync();
       assert.ok(!fs.existsSync(h.paths.statsJournal), 'compacted');
       assert.equal(readStats(), renderStats(h.mirror.stats));
@@ -325,7 +331,7 @@ describe('StatsWriter', () => {
         h.stats.recordAccess([testId(0)], 2);
         h.stats.write();
       }
-      assert.equal(told, 2);
+      assert.equal(told, 3);
       h.stats.deferCompaction(null);
       h.stats.recordAccess([testId(1)], 2);
       h.stats.write();
