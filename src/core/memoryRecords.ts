@@ -23,7 +23,7 @@
  */
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
-import { readTextIfExists, statSignature, writeFileAtomic, type FileSignature } from './files';
+import { readTextIfExists, statSignature, writeFileAtomicFrom, type FileSignature } from './files';
 import { LoadedFile, type FileRecord } from './loadedFile';
 import { copyMeta, parseFrontmatter } from './memoryFile';
 import type { Anchor, MemoryMeta, PhaseChange, UnreadableAnchor } from './model';
@@ -200,11 +200,11 @@ export class MemoryRecordCache {
     this.dropSaved();
     this.metaByDigest.clear();
     if (!write) return;
-    const columns = new ColumnWriter();
     // A live file's name is its memory's ID (see DiskMirror.files): the ID column stands for both.
-    for (const [, r] of live) columns.add(r);
+    const records: FileRecord[] = [];
+    for (const [, r] of live) records.push(r);
     try {
-      writeFileAtomic(this.file, JSON.stringify(columns.result()), { durable: false });
+      writeFileAtomicFrom(this.file, (write) => writeSavedRecords(records, (text) => write(Buffer.from(text, 'utf8'))), { durable: false });
       this.changed = false;
     } catch {
       // Read-only checkouts still open; they only open more slowly.
@@ -285,64 +285,74 @@ export class MemoryRecordCache {
   }
 }
 
-/** Builds the columns of parse-cache.json, one record at a time. */
-class ColumnWriter {
-  private readonly data: SavedRecords = {
-    version: RECORDS_VERSION,
-    ids: [],
-    sizes: [],
-    mtimes: [],
-    inos: [],
-    digests: [],
-    topics: [],
-    tagSets: [],
-    tags: [],
-    phases: [],
-    difficulties: [],
-    createdAt: [],
-    createdSessions: [],
-    summaries: [],
-    hasSections: [],
-    rest: [],
-  };
-  /** Tag sets by their JSON text (tags are text from outside: never a plain-object key). */
-  private readonly tagSetOf = new Map<string, number>();
+/** Column values stringified between two writes (writeSavedRecords): a few hundred KB of text at most. */
+const VALUES_PER_PIECE = 4096;
 
-  add(r: FileRecord): void {
-    const d = this.data;
-    const m = r.meta;
-    d.ids.push(m.id);
-    d.sizes.push(r.signature.size);
-    d.mtimes.push(r.signature.mtimeMs);
-    d.inos.push(r.signature.ino);
-    d.digests.push(r.frontmatterDigest);
-    d.topics.push(m.topic);
-    const key = JSON.stringify(m.tags);
-    let tagSet = this.tagSetOf.get(key);
+/** How each column of parse-cache.json is taken from a record, in the order the file lists them. */
+const COLUMNS: readonly (readonly [keyof SavedRecords, (r: FileRecord, tagSet: number) => unknown])[] = [
+  ['ids', (r) => r.meta.id],
+  ['sizes', (r) => r.signature.size],
+  ['mtimes', (r) => r.signature.mtimeMs],
+  ['inos', (r) => r.signature.ino],
+  ['digests', (r) => r.frontmatterDigest],
+  ['topics', (r) => r.meta.topic],
+  ['tags', (_r, tagSet) => tagSet],
+  ['phases', (r) => r.meta.phase],
+  ['difficulties', (r) => r.meta.difficulty],
+  ['createdAt', (r) => r.meta.created_at],
+  ['createdSessions', (r) => r.meta.created_session],
+  ['summaries', (r) => r.summary],
+  ['hasSections', (r) => r.hasSections],
+  ['rest', (r) => savedRest(r.meta)],
+];
+
+/** The fields of a memory saved in the `rest` column: only non-empty lists, and `status` only when proposed. */
+function savedRest(m: MemoryMeta): SavedRest {
+  const rest: Exclude<SavedRest, 0> = {};
+  if (m.phase_history.length > 0) rest.phase_history = m.phase_history;
+  if (m.keywords.length > 0) rest.keywords = m.keywords;
+  if (m.anchors.length > 0) rest.anchors = m.anchors;
+  if (m.unreadable_anchors) rest.unreadable_anchors = m.unreadable_anchors;
+  if (m.status === 'proposed') rest.status = 'proposed';
+  return Object.keys(rest).length > 0 ? rest : 0;
+}
+
+/**
+ * Gives `write` the text of parse-cache.json for `records` (what
+ * JSON.stringify of its columns would give), a column and then a few thousand
+ * values at a time. Before, the columns were built whole and stringified as
+ * one string: at 50,000 memories ~15 MB of text, its bytes and the arrays
+ * behind it, all at once, in the first pause of every server.
+ */
+export function writeSavedRecords(records: readonly FileRecord[], write: (text: string) => void, valuesPerPiece = VALUES_PER_PIECE): void {
+  // Each distinct tag list once, by its JSON text (tags are text from outside: never a plain-object key).
+  const tagSetOf = new Map<string, number>();
+  const tagSets: (readonly string[])[] = [];
+  const tagSetOfRow = new Uint32Array(records.length);
+  records.forEach((r, row) => {
+    const key = JSON.stringify(r.meta.tags);
+    let tagSet = tagSetOf.get(key);
     if (tagSet === undefined) {
-      tagSet = d.tagSets.length;
-      d.tagSets.push(m.tags);
-      this.tagSetOf.set(key, tagSet);
+      tagSet = tagSets.length;
+      tagSets.push(r.meta.tags);
+      tagSetOf.set(key, tagSet);
     }
-    d.tags.push(tagSet);
-    d.phases.push(m.phase);
-    d.difficulties.push(m.difficulty);
-    d.createdAt.push(m.created_at);
-    d.createdSessions.push(m.created_session);
-    d.summaries.push(r.summary);
-    d.hasSections.push(r.hasSections);
-    const rest: Exclude<SavedRest, 0> = {};
-    if (m.phase_history.length > 0) rest.phase_history = m.phase_history;
-    if (m.keywords.length > 0) rest.keywords = m.keywords;
-    if (m.anchors.length > 0) rest.anchors = m.anchors;
-    if (m.unreadable_anchors) rest.unreadable_anchors = m.unreadable_anchors;
-    if (m.status === 'proposed') rest.status = 'proposed';
-    d.rest.push(Object.keys(rest).length > 0 ? rest : 0);
+    tagSetOfRow[row] = tagSet;
+  });
+  write(`{"version":${JSON.stringify(RECORDS_VERSION)}`);
+  for (const [name, value] of COLUMNS) {
+    write(`,${JSON.stringify(name)}:[`);
+    for (let at = 0; at < records.length; at += valuesPerPiece) {
+      const values: unknown[] = [];
+      for (let row = at; row < Math.min(records.length, at + valuesPerPiece); row++) values.push(value(records[row]!, tagSetOfRow[row]!));
+      const text = JSON.stringify(values);
+      write(`${at > 0 ? ',' : ''}${text.slice(1, -1)}`);
+    }
+    write(']');
+    // The tag sets' column comes just before the rows' indexes into it, as SavedRecords lists them.
+    if (name === 'topics') write(`,"tagSets":${JSON.stringify(tagSets)}`);
   }
-
-  result(): SavedRecords {
-    return this.data;
-  }
+  write('}');
 }
 
 const isString = (v: unknown): v is string => typeof v === 'string';
@@ -397,7 +407,7 @@ function isPhaseChange(h: unknown): boolean {
   return !!h && typeof h === 'object' && isNumber((h as { phase?: unknown }).phase) && isString((h as { at?: unknown }).at) && isString((h as { event?: unknown }).event);
 }
 
-/** A `rest` entry as ColumnWriter writes it: only non-empty lists, and `status` only when proposed. */
+/** A `rest` entry as savedRest makes it: only non-empty lists, and `status` only when proposed. */
 function isSavedRest(rest: unknown): rest is Exclude<SavedRest, 0> {
   const r = rest as Record<string, unknown>;
   const list = (v: unknown, is: (item: unknown) => boolean) => v === undefined || (Array.isArray(v) && v.length > 0 && v.every(is));

@@ -7,7 +7,8 @@ import { statSignature } from '../../src/core/files';
 import { LoadedFile } from '../../src/core/loadedFile';
 import { renderNewMemoryFile, splitFrontmatter } from '../../src/core/memoryFile';
 import { MemoryStore } from '../../src/core/store';
-import { MemoryRecordCache, RECORDS_VERSION, frontmatterDigest, type SavedRecords } from '../../src/core/memoryRecords';
+import { MemoryRecordCache, RECORDS_VERSION, frontmatterDigest, writeSavedRecords, type SavedRecords } from '../../src/core/memoryRecords';
+import type { FileRecord } from '../../src/core/loadedFile';
 import { makeTempProject, removeDir, useProject } from '../support/storeKit';
 
 function memoryText(id: string, topic: string, content = 'Some content.'): string {
@@ -236,6 +237,59 @@ describe('MemoryRecordCache (parse-cache.json)', () => {
     const cache = new MemoryRecordCache(path.join(dir, 'missing', 'dir', 'parse-cache.json'));
     cache.noteChange();
     assert.doesNotThrow(() => cache.save([[a.name, a.loaded.record()]]));
+  });
+
+  it('writes the file a few values at a time, the same text as its columns stringified whole', () => {
+    const base = writeMemory(dir, 'mem_0000000a', 'Topic A').loaded.record();
+    const records: FileRecord[] = Array.from({ length: 7 }, (_, i) => ({
+      ...base,
+      signature: { size: 100 + i, mtimeMs: 1.5e12 + i / 3, ino: 1e9 + i },
+      summary: `Summary ${i}: "quoted", \\ and \u2028 and \u{1F600}`,
+      hasSections: i % 2 === 0,
+      meta: {
+        ...base.meta,
+        id: `mem_0000000${i}`,
+        topic: `Topic ${i}`,
+        tags: i % 3 === 0 ? ['alpha'] : ['beta', `t${i % 2}`],
+        created_session: i === 4 ? null : i,
+        keywords: i === 5 ? ['kw'] : [],
+        status: i === 6 ? 'proposed' : undefined,
+      },
+    }));
+    // What the file held when its columns were built whole: the reference the pieces must add up to.
+    const tagSets: string[][] = [];
+    const tagSetOf = (tags: string[]) => {
+      const at = tagSets.findIndex((t) => JSON.stringify(t) === JSON.stringify(tags));
+      return at >= 0 ? at : tagSets.push(tags) - 1;
+    };
+    const tags = records.map((r) => tagSetOf(r.meta.tags));
+    const whole: SavedRecords = {
+      version: RECORDS_VERSION,
+      ids: records.map((r) => r.meta.id),
+      sizes: records.map((r) => r.signature.size),
+      mtimes: records.map((r) => r.signature.mtimeMs),
+      inos: records.map((r) => r.signature.ino),
+      digests: records.map((r) => r.frontmatterDigest),
+      topics: records.map((r) => r.meta.topic),
+      tagSets,
+      tags,
+      phases: records.map((r) => r.meta.phase),
+      difficulties: records.map((r) => r.meta.difficulty),
+      createdAt: records.map((r) => r.meta.created_at),
+      createdSessions: records.map((r) => r.meta.created_session),
+      summaries: records.map((r) => r.summary),
+      hasSections: records.map((r) => r.hasSections),
+      rest: records.map((r) => (r.meta.keywords.length > 0 ? { keywords: r.meta.keywords } : r.meta.status ? { status: 'proposed' } : 0)),
+    };
+    for (const perPiece of [1, 2, 3, 7, 100]) {
+      const pieces: string[] = [];
+      writeSavedRecords(records, (text) => pieces.push(text), perPiece);
+      assert.equal(pieces.join(''), JSON.stringify(whole), `${perPiece} values a piece`);
+      assert.ok(pieces.length >= 2 + 14 * Math.ceil(7 / perPiece), `${pieces.length} pieces for ${perPiece} a piece`);
+    }
+    const none: string[] = [];
+    writeSavedRecords([], (text) => none.push(text));
+    assert.deepEqual(JSON.parse(none.join('')), { ...whole, ...Object.fromEntries(Object.keys(whole).filter((k) => k !== 'version').map((k) => [k, []])) });
   });
 });
 
