@@ -5,17 +5,18 @@
  * A list built in this process is a plain array (pushing onto it is the
  * fastest way to build an index). A list loaded from a snapshot is a view
  * into the snapshot's bytes, shared by every list of the snapshot (`frozen`):
- * it is never written. Documents added to it are kept beside it
- * (FieldPostings.added); removing one of its entries copies it into a typed
- * array of its own with room to grow, 4 bytes a number where an array takes
- * 8. The view is what the index reads; its length is the list's length.
+ * it is never written; its numbers take 2 or 4 bytes (searchSnapshot.ts).
+ * Documents added to it are kept beside it (FieldPostings.added); removing one
+ * of its entries copies it into a typed array of its own with room to grow,
+ * 4 bytes a number where an array takes 8. The view is what the index reads;
+ * its length is the list's length.
  *
  * Before, the first change of any kind copied the list: the first hundred
  * memories stored after a server loaded its index at 10,000 memories copied
  * most of the long lists (~12 MB as typed copies, ~28 MB as arrays), and at
  * 50,000 the first two hundred copied ~60 MB.
  */
-export type NumberList = number[] | Uint32Array;
+export type NumberList = number[] | Uint32Array | Uint16Array;
 
 /** A typed copy of `list`, then `more`, in a buffer with room for a quarter more. */
 function roomyCopy(list: ArrayLike<number>, more: readonly number[] = []): Uint32Array {
@@ -34,7 +35,8 @@ export function append(lists: NumberList[], at: number, value: number, frozen: A
     return;
   }
   const length = list.length;
-  const roomAfter = list.buffer !== frozen && list.byteOffset / 4 + length < list.buffer.byteLength / 4;
+  // Only copies of this module's own are written in place: Uint32Arrays, never a frozen view.
+  const roomAfter = list.buffer !== frozen && list instanceof Uint32Array && list.byteOffset / 4 + length < list.buffer.byteLength / 4;
   const owned = roomAfter ? list : roomyCopy(list);
   const grown = new Uint32Array(owned.buffer, owned.byteOffset, length + 1);
   grown[length] = value;

@@ -23,7 +23,7 @@ import { addEntry, dropEntries, entryCount, removeEntry, type FieldPostings } fr
 import { HitColumnPool, RankOrder, SlotList } from './rankHeap';
 import type { FileSignature } from './files';
 import type { Expansions } from './relatedTerms';
-import { readSnapshot, savedPostingsEnd, SERIALIZE_BLOCK, SnapshotNumbersWriter, writeSnapshotStart, type SnapshotVersions } from './searchSnapshot';
+import { countsAt, largestPosting, readSnapshot, savedPostingsLength, SERIALIZE_BLOCK, SnapshotNumbersWriter, writeSnapshotStart, type PostingNumbers, type PostingWidth, type SnapshotVersions } from './searchSnapshot';
 import { TermDictionary } from './termDictionary';
 
 export interface SearchableMemory {
@@ -153,7 +153,7 @@ export class MemorySearchIndex {
   /**
    * The postings by term: what every query word looks up first, and a search's
    * only way from a term to its documents. A term of a loaded snapshot whose
-   * postings were not read yet maps to where they start in it (see postingFor).
+   * postings were not read yet maps to its number in it (see postingFor).
    */
   private readonly postingOf = new Map<string, Posting | number>();
   /** The indexed forms of each stem (see analyzer.ts), for queries to reach a word's other forms. */
@@ -191,12 +191,17 @@ export class MemorySearchIndex {
    * a store that opens and only searches never pays for it.
    */
   private postingsOf: Posting[][] | null = [];
-  /** The numbers of the snapshot this index was loaded from: its lists are views into them, never written (postingLists.ts). */
+  /** The bytes of the snapshot this index was loaded from: its lists are views into them, never written (postingLists.ts). */
   private frozen: ArrayBufferLike | null = null;
-  /** Those numbers, where the postings of terms not read since loading are (see postingFor). */
-  private snapshot: Uint32Array | null = null;
-  /** One empty view of them, which every field a loaded term is not in shares (see readPosting). */
-  private noEntries: Uint32Array | null = null;
+  /** That snapshot, where the postings of terms not read since loading are (see postingFor). */
+  private snapshot: { slots: number; numbers: Uint32Array; postings: PostingNumbers; starts: Uint32Array } | null = null;
+  /** One empty view of its postings, which every field a loaded term is not in shares (see readPosting). */
+  private noEntries: PostingNumbers | null = null;
+  /**
+   * A frequency over 65,535 was indexed (a word repeated that often in a memory of up to 1,000,000
+   * characters), or a snapshot with postings of 4 bytes loaded: saved postings then take 4 bytes a number.
+   */
+  private largeFrequencies = false;
   private readonly freeSlots: number[] = [];
   /** Field lengths per slot, slot-major: lengths[slot * FIELD_COUNT + field]. Token counts, so 4 bytes each rather than 8: a search reads them at random, and half the bytes made it ~4% faster at 50,000 memories. */
   private lengths = new Uint32Array(64 * FIELD_COUNT);
@@ -253,6 +258,7 @@ export class MemorySearchIndex {
           this.addForm(term);
         }
         postings?.add(posting);
+        if (count > largestPosting(2)) this.largeFrequencies = true;
         addEntry(posting, f, slot, count, this.frozen);
       }
     }
@@ -387,17 +393,19 @@ export class MemorySearchIndex {
     return all;
   }
 
-  /** The postings of `term` in the snapshot, whose numbers start at `at` (see serialize; deserialize checked them). */
-  private readPosting(term: string, at: number): Posting {
-    const numbers = this.snapshot!;
+  /** The postings of `term`, term number `t` of the snapshot (see serialize; deserialize checked them). */
+  private readPosting(term: string, t: number): Posting {
+    const { slots, numbers, postings, starts } = this.snapshot!;
     // Most terms occur in a field or two only: their other fields share one empty view (never written, as
     // no frozen list is): two thirds of the views at 10,000 bench memories.
-    const none = (this.noEntries ??= numbers.subarray(0, 0));
+    const none = (this.noEntries ??= postings.subarray(0, 0));
     const posting: Posting = { term, slots: [], frequencies: [], added: null };
+    const counts = countsAt(slots, t, FIELD_COUNT);
+    let at = starts[t]!;
     for (let f = 0; f < FIELD_COUNT; f++) {
-      const n = numbers[at++]!;
-      posting.slots.push(n === 0 ? none : numbers.subarray(at, at + n));
-      posting.frequencies.push(n === 0 ? none : numbers.subarray(at + n, at + 2 * n));
+      const n = numbers[counts + f]!;
+      posting.slots.push(n === 0 ? none : postings.subarray(at, at + n));
+      posting.frequencies.push(n === 0 ? none : postings.subarray(at + n, at + 2 * n));
       at += 2 * n;
     }
     return posting;
@@ -430,28 +438,43 @@ export class MemorySearchIndex {
    */
   writeSerialized(versionOf: (id: string) => FileSignature | undefined, write: (piece: Uint8Array) => void, blockNumbers = SERIALIZE_BLOCK): void {
     const terms = [...this.terms.ascending()];
-    writeSnapshotStart({ fields: FIELDS.map((f) => f.name), ids: this.idOf, terms, versionOf }, write);
-    const out = new SnapshotNumbersWriter(write, blockNumbers);
-    out.put(this.lengths.subarray(0, this.idOf.length * FIELD_COUNT));
+    // Slots count from 0: 65,536 of them fit in 2 bytes.
+    const width: PostingWidth = this.idOf.length <= largestPosting(2) + 1 && !this.largeFrequencies ? 2 : 4;
+    writeSnapshotStart({ fields: FIELDS.map((f) => f.name), width, ids: this.idOf, terms, versionOf }, write);
+    const snapshot = this.snapshot;
+    const numbers = new SnapshotNumbersWriter(write, blockNumbers);
+    numbers.put(this.lengths.subarray(0, this.idOf.length * FIELD_COUNT));
     for (const term of terms) {
       const entry = this.postingOf.get(term)!;
       if (typeof entry === 'number') {
-        // Not read since loading: its numbers as the snapshot holds them.
-        out.put(this.snapshot!.subarray(entry, savedPostingsEnd(this.snapshot!, entry, FIELD_COUNT)));
+        // Not read since loading: its counts as the snapshot holds them.
+        const at = countsAt(snapshot!.slots, entry, FIELD_COUNT);
+        numbers.put(snapshot!.numbers.subarray(at, at + FIELD_COUNT));
+      } else {
+        for (let f = 0; f < FIELD_COUNT; f++) numbers.putOne(entryCount(entry, f));
+      }
+    }
+    numbers.flush();
+    const postings = new SnapshotNumbersWriter(write, blockNumbers, width);
+    for (const term of terms) {
+      const entry = this.postingOf.get(term)!;
+      if (typeof entry === 'number') {
+        // Not read since loading: its postings as the snapshot holds them.
+        const at = snapshot!.starts[entry]!;
+        postings.put(snapshot!.postings.subarray(at, at + savedPostingsLength(snapshot!.numbers, snapshot!.slots, entry, FIELD_COUNT)));
         continue;
       }
       const posting = entry;
       for (let f = 0; f < FIELD_COUNT; f++) {
         // A frozen list's added entries follow it: the order of a list's entries means nothing to a search.
         const added = posting.added?.[f];
-        out.putOne(entryCount(posting, f));
-        out.put(posting.slots[f]!);
-        if (added) out.put(added.slots);
-        out.put(posting.frequencies[f]!);
-        if (added) out.put(added.frequencies);
+        postings.put(posting.slots[f]!);
+        if (added) postings.put(added.slots);
+        postings.put(posting.frequencies[f]!);
+        if (added) postings.put(added.frequencies);
       }
     }
-    out.flush();
+    postings.flush();
   }
 
   /**
@@ -463,9 +486,10 @@ export class MemorySearchIndex {
     try {
       const parts = readSnapshot(bytes, FIELDS.map((f) => f.name));
       if (!parts) return null;
-      const { ids, terms, numbers, starts } = parts;
+      const { ids, terms, numbers, postings, starts } = parts;
       const index = new MemorySearchIndex(options);
-      index.frozen = numbers.buffer;
+      index.frozen = postings.buffer;
+      index.largeFrequencies = parts.width === 4;
       index.ensureCapacity(ids.length);
       for (let slot = 0; slot < ids.length; slot++) {
         const id = ids[slot]!;
@@ -480,11 +504,11 @@ export class MemorySearchIndex {
       for (let t = 0; t < terms.length; t++) {
         const term = terms[t]!;
         if (index.postingOf.has(term)) return null;
-        index.postingOf.set(term, starts[t]!);
+        index.postingOf.set(term, t);
         index.addForm(term);
       }
       index.terms = new TermDictionary(terms);
-      index.snapshot = numbers;
+      index.snapshot = { slots: ids.length, numbers, postings, starts };
       index.postingsOf = null;
       return { index, versions: parts.versions };
     } catch {

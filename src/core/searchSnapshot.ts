@@ -10,9 +10,17 @@
  * - padding to 8 bytes, then the version of each slot's text as three
  *   doubles (SnapshotVersions; NaN for none);
  * - u32 numbers: the field lengths of every slot (slot-major), then for each
- *   term and field the number of documents, their slots and their frequencies.
+ *   term and field the number of documents holding it;
+ * - the postings, in numbers of the header's `width` bytes: for each term and
+ *   field, the documents' slots, then how often each holds the term.
  *
- * A loaded index reads its lists as views of these numbers (postingLists.ts),
+ * The postings are most of a snapshot (~4.6 million slots and as many
+ * frequencies at 50,000 memories), and a loaded index keeps them in memory as
+ * they are. Two bytes a number hold them whenever they fit, which they do up
+ * to 65,536 slots unless a memory holds a word more than 65,535 times: half
+ * of what four bytes took (~19 MB less of a server's memory at 50,000).
+ *
+ * A loaded index reads its lists as views of the postings (postingLists.ts),
  * so they are checked once here: a damaged or older snapshot is refused
  * whole, and the index is rebuilt from the memory files.
  */
@@ -23,7 +31,18 @@ import type { FileSignature } from './files';
  * stop words, fields or this layout change, so that a snapshot saved by an
  * older version is rebuilt rather than read.
  */
-export const SEARCH_INDEX_FORMAT = 'ltm-search-4';
+export const SEARCH_INDEX_FORMAT = 'ltm-search-5';
+
+/** Bytes per number of a snapshot's postings. */
+export type PostingWidth = 2 | 4;
+
+/** The largest number a posting of `width` bytes holds. */
+export function largestPosting(width: PostingWidth): number {
+  return width === 2 ? 0xffff : 0xffffffff;
+}
+
+/** Numbers of a snapshot's postings, as loaded: 2 or 4 bytes each. */
+export type PostingNumbers = Uint16Array | Uint32Array;
 
 /** How many numbers a SnapshotNumbersWriter gives at a time (1 MB). */
 export const SERIALIZE_BLOCK = 1 << 18;
@@ -32,6 +51,7 @@ export const SERIALIZE_BLOCK = 1 << 18;
 interface SnapshotHeader {
   format: string;
   fields: readonly string[];
+  width: PostingWidth;
   /** Document ID by slot; null for a free slot. */
   ids: readonly (string | null)[];
   terms: readonly string[];
@@ -61,6 +81,8 @@ export class SnapshotVersions {
 /** What an index gives to be saved (see writeSnapshotStart). */
 export interface SnapshotContents {
   fields: readonly string[];
+  /** Bytes per number of the postings: 2 only when every slot and frequency is at most 65,535. */
+  width: PostingWidth;
   /** Document ID by slot; undefined for a free slot. */
   ids: readonly (string | undefined)[];
   /** In ascending order, which a loaded index's prefix lookups take as they are (termDictionary.ts). */
@@ -79,6 +101,7 @@ export function writeSnapshotStart(contents: SnapshotContents, write: (piece: Ui
   const header: SnapshotHeader = {
     format: SEARCH_INDEX_FORMAT,
     fields: contents.fields,
+    width: contents.width,
     ids: contents.ids.map((id) => id ?? null),
     terms: contents.terms,
   };
@@ -100,31 +123,42 @@ export function writeSnapshotStart(contents: SnapshotContents, write: (piece: Ui
 }
 
 /**
- * A snapshot's numbers, given to `write` through one block of `blockNumbers`
- * numbers, reused once `write` returns: saving an index never holds a second
- * copy of it (~40 MB at 50,000 memories, on top of the loaded snapshot's).
+ * A snapshot's numbers of `width` bytes (4 for its field lengths and counts,
+ * its PostingWidth for its postings), given to `write` through one block of
+ * `blockNumbers` numbers, reused once `write` returns: saving an index never
+ * holds a second copy of it (~20 MB at 50,000 memories, on top of the loaded
+ * snapshot's). A number the width cannot hold is refused, never cut.
  */
 export class SnapshotNumbersWriter {
-  private readonly block: Uint32Array;
+  private readonly block: Uint16Array | Uint32Array;
+  private readonly largest: number;
   private used = 0;
 
   constructor(
     private readonly write: (piece: Uint8Array) => void,
     blockNumbers = SERIALIZE_BLOCK,
+    width: PostingWidth = 4,
   ) {
-    this.block = new Uint32Array(blockNumbers);
+    this.block = width === 2 ? new Uint16Array(blockNumbers) : new Uint32Array(blockNumbers);
+    this.largest = largestPosting(width);
   }
 
   putOne(n: number): void {
+    if (n > this.largest) throw new RangeError(`${n} does not fit in a snapshot number of ${this.block.BYTES_PER_ELEMENT} bytes`);
     this.block[this.used++] = n;
     if (this.used === this.block.length) this.flush();
   }
 
   put(list: ArrayLike<number>): void {
     const block = this.block;
+    const largest = this.largest;
     for (let i = 0; i < list.length; ) {
       const count = Math.min(list.length - i, block.length - this.used);
-      for (let j = 0; j < count; j++) block[this.used + j] = list[i + j]!;
+      for (let j = 0; j < count; j++) {
+        const n = list[i + j]!;
+        if (n > largest) throw new RangeError(`${n} does not fit in a snapshot number of ${block.BYTES_PER_ELEMENT} bytes`);
+        block[this.used + j] = n;
+      }
       this.used += count;
       i += count;
       if (this.used === block.length) this.flush();
@@ -133,7 +167,7 @@ export class SnapshotNumbersWriter {
 
   /** Writes what the block holds; call once all is put. */
   flush(): void {
-    if (this.used > 0) this.write(new Uint8Array(this.block.buffer, 0, this.used * 4));
+    if (this.used > 0) this.write(new Uint8Array(this.block.buffer, 0, this.used * this.block.BYTES_PER_ELEMENT));
     this.used = 0;
   }
 }
@@ -147,12 +181,41 @@ export interface SnapshotParts {
   /** The terms, all strings, not yet checked for repeats; the caller's to keep (a TermDictionary takes it as it is). */
   terms: string[];
   versions: SnapshotVersions;
-  /** All the numbers: the field lengths first (ids.length × the fields), then the postings. */
+  /** The field lengths (ids.length × the fields), then the counts (terms × the fields). */
   numbers: Uint32Array;
+  /** The postings: for each term and field, `count` slots, then as many frequencies. */
+  postings: PostingNumbers;
+  width: PostingWidth;
   /** The summed field lengths of the slots in use, by field. */
   totalLengths: Float64Array;
-  /** Where each term's postings start in `numbers`, by term. */
+  /** Where each term's postings start in `postings`, by term. */
   starts: Uint32Array;
+}
+
+/** Where the counts of term `term` start in a snapshot's numbers: after the field lengths of its `slots` slots. */
+export function countsAt(slots: number, term: number, fieldCount: number): number {
+  return (slots + term) * fieldCount;
+}
+
+/** How many postings numbers term `term` of a snapshot has (slots and frequencies, all fields). */
+export function savedPostingsLength(numbers: Uint32Array, slots: number, term: number, fieldCount: number): number {
+  const at = countsAt(slots, term, fieldCount);
+  let length = 0;
+  for (let f = 0; f < fieldCount; f++) length += 2 * numbers[at + f]!;
+  return length;
+}
+
+/** A view of `count` numbers of `Type` at `offset` of `bytes` where aligned (a file read whole is), else an aligned copy: at 50,000 memories a copy would hold tens of MB twice. */
+function numbersAt<T extends Float64Array | Uint32Array | Uint16Array>(
+  Type: { new (buffer: ArrayBufferLike, byteOffset: number, length: number): T; new (length: number): T; BYTES_PER_ELEMENT: number },
+  bytes: Buffer,
+  offset: number,
+  count: number,
+): T {
+  if ((bytes.byteOffset + offset) % Type.BYTES_PER_ELEMENT === 0) return new Type(bytes.buffer, bytes.byteOffset + offset, count);
+  const copy = new Type(count);
+  Buffer.from(copy.buffer).set(bytes.subarray(offset, offset + count * Type.BYTES_PER_ELEMENT));
+  return copy;
 }
 
 /**
@@ -175,6 +238,7 @@ export function readSnapshot(bytes: Buffer, fields: readonly string[]): Snapshot
     header === null ||
     typeof header !== 'object' ||
     header.format !== SEARCH_INDEX_FORMAT ||
+    (header.width !== 2 && header.width !== 4) ||
     !Array.isArray(header.fields) ||
     header.fields.join() !== fields.join() ||
     !Array.isArray(header.ids) ||
@@ -190,25 +254,16 @@ export function readSnapshot(bytes: Buffer, fields: readonly string[]): Snapshot
     if (id === null) freeSlots.push(slot);
     else if (typeof id !== 'string') return null;
   }
-  const numbersAt = versionsAt + slots * VERSION_NUMBERS * 8;
-  if (numbersAt > bytes.length || (bytes.length - numbersAt) % 4 !== 0) return null;
-  // Views of the file's own bytes where they are aligned (a file read whole is), else aligned copies:
-  // at 50,000 memories a copy would hold tens of MB twice.
-  const versions =
-    (bytes.byteOffset + versionsAt) % 8 === 0
-      ? new Float64Array(bytes.buffer, bytes.byteOffset + versionsAt, slots * VERSION_NUMBERS)
-      : new Float64Array(new Uint8Array(bytes.subarray(versionsAt, numbersAt)).buffer);
-  const count = (bytes.length - numbersAt) / 4;
-  let numbers: Uint32Array;
-  if ((bytes.byteOffset + numbersAt) % 4 === 0) {
-    numbers = new Uint32Array(bytes.buffer, bytes.byteOffset + numbersAt, count);
-  } else {
-    numbers = new Uint32Array(count);
-    Buffer.from(numbers.buffer).set(bytes.subarray(numbersAt));
-  }
   const fieldCount = fields.length;
-  const lengthsEnd = slots * fieldCount;
-  if (lengthsEnd > numbers.length) return null;
+  const width = header.width;
+  const numbersStart = versionsAt + slots * VERSION_NUMBERS * 8;
+  const numberCount = countsAt(slots, header.terms.length, fieldCount);
+  const postingsStart = numbersStart + 4 * numberCount;
+  if (postingsStart > bytes.length || (bytes.length - postingsStart) % width !== 0) return null;
+  const versions = numbersAt(Float64Array, bytes, versionsAt, slots * VERSION_NUMBERS);
+  const numbers = numbersAt(Uint32Array, bytes, numbersStart, numberCount);
+  const postingCount = (bytes.length - postingsStart) / width;
+  const postings = width === 2 ? numbersAt(Uint16Array, bytes, postingsStart, postingCount) : numbersAt(Uint32Array, bytes, postingsStart, postingCount);
   // A bitmap of the freed slots, which no posting may name; none in the usual case, where nothing was removed.
   let freed: Uint8Array | null = null;
   if (freeSlots.length > 0) {
@@ -217,15 +272,9 @@ export function readSnapshot(bytes: Buffer, fields: readonly string[]): Snapshot
   }
   const totalLengths = new Float64Array(fieldCount);
   addLengths(numbers, slots, fieldCount, freed, totalLengths);
-  const starts = postingStarts(numbers, lengthsEnd, header.terms.length, fieldCount, slots, freed);
+  const starts = postingStarts(numbers, postings, header.terms.length, fieldCount, slots, freed);
   if (!starts) return null;
-  return { ids: header.ids, freeSlots, terms: header.terms, versions: new SnapshotVersions(versions), numbers, totalLengths, starts };
-}
-
-/** Where the postings of a term that start at `at` in a snapshot's numbers end: a count, then as many slots and frequencies, per field. */
-export function savedPostingsEnd(numbers: Uint32Array, at: number, fieldCount: number): number {
-  for (let f = 0; f < fieldCount; f++) at += 1 + 2 * numbers[at]!;
-  return at;
+  return { ids: header.ids, freeSlots, terms: header.terms, versions: new SnapshotVersions(versions), numbers, postings, width, totalLengths, starts };
 }
 
 /** Adds the field lengths of a snapshot's slots in use (the numbers it starts with) to `totals`, by field. */
@@ -238,26 +287,26 @@ function addLengths(numbers: Uint32Array, slots: number, fieldCount: number, fre
 
 /**
  * Where the postings of each of a snapshot's `terms` terms start in its
- * numbers (from `at`, after the field lengths, to their end), each checked:
- * whole, naming only slots below `slots` and not `freed`, and not empty
- * (only terms some document holds are written; a search counts on it).
- * Null when any is not. One loop over ~2 million numbers at 10,000
- * memories, run before anything is optimised: kept in one function that is
- * compiled once, rather than a call per list.
+ * postings, each checked: whole, naming only slots below `slots` and not
+ * `freed`, and not empty (only terms some document holds are written; a
+ * search counts on it). Null when any is not. One loop over ~2 million
+ * numbers at 10,000 memories, run before anything is optimised: kept in one
+ * function that is compiled once, rather than a call per list.
  */
-function postingStarts(numbers: Uint32Array, at: number, terms: number, fieldCount: number, slots: number, freed: Uint8Array | null): Uint32Array | null {
+function postingStarts(numbers: Uint32Array, postings: PostingNumbers, terms: number, fieldCount: number, slots: number, freed: Uint8Array | null): Uint32Array | null {
   const starts = new Uint32Array(terms);
-  const end = numbers.length;
+  const end = postings.length;
+  let at = 0;
+  let count = slots * fieldCount;
   for (let t = 0; t < terms; t++) {
     starts[t] = at;
     let entries = 0;
     for (let f = 0; f < fieldCount; f++) {
-      if (at >= end) return null;
-      const n = numbers[at++]!;
+      const n = numbers[count++]!;
       const slotsEnd = at + n;
       if (slotsEnd + n > end) return null;
       for (; at < slotsEnd; at++) {
-        const slot = numbers[at]!;
+        const slot = postings[at]!;
         if (slot >= slots || (freed !== null && freed[slot] === 1)) return null;
       }
       at += n;

@@ -255,10 +255,9 @@ describe('search index', () => {
     const single = new MemorySearchIndex();
     single.upsert({ id: 'm1', topic: 'deadlock', tags: [], summary: '', content: '' });
     const singleBytes = Buffer.from(single.serialize(ANY_VERSION));
-    // Numbers: 5 field lengths, then the one term's topic field: count 1, slot 0, frequency 1, then four empty fields.
-    const numbersStart = singleBytes.length - 4 * (5 + 3 + 4);
-    assert.deepEqual([0, 1, 2].map((i) => singleBytes.readUInt32LE(numbersStart + 20 + 4 * i)), [1, 0, 1]);
-    singleBytes.writeUInt32LE(7, numbersStart + 24);
+    // Last, the postings (2 bytes a number): the one term's topic field, slot 0 and frequency 1 (its other fields are empty).
+    assert.deepEqual([singleBytes.readUInt16LE(singleBytes.length - 4), singleBytes.readUInt16LE(singleBytes.length - 2)], [0, 1]);
+    singleBytes.writeUInt16LE(7, singleBytes.length - 4);
     assert.equal(MemorySearchIndex.deserialize(singleBytes), null, 'a slot that holds no document');
     // Nor a posting naming the free slot of a removed document.
     const withFreeSlot = new MemorySearchIndex();
@@ -266,11 +265,10 @@ describe('search index', () => {
     withFreeSlot.upsert({ id: 'm2', topic: 'render', tags: [], summary: '', content: '' });
     withFreeSlot.remove('m1');
     const freeBytes = Buffer.from(withFreeSlot.serialize(ANY_VERSION));
-    // Numbers: 2 × 5 field lengths, then "render": count 1, slot 1, frequency 1, then four empty fields.
-    const freeStart = freeBytes.length - 4 * (10 + 3 + 4);
-    assert.deepEqual([0, 1, 2].map((i) => freeBytes.readUInt32LE(freeStart + 40 + 4 * i)), [1, 1, 1]);
+    // The postings: "render" in slot 1, once.
+    assert.deepEqual([freeBytes.readUInt16LE(freeBytes.length - 4), freeBytes.readUInt16LE(freeBytes.length - 2)], [1, 1]);
     assert.ok(MemorySearchIndex.deserialize(freeBytes), 'as saved');
-    freeBytes.writeUInt32LE(0, freeStart + 44);
+    freeBytes.writeUInt16LE(0, freeBytes.length - 4);
     assert.equal(MemorySearchIndex.deserialize(freeBytes), null, 'a free slot');
     // A term no document holds (never written: a query word reaching it would count as matched).
     const whole = single.serialize(ANY_VERSION);
@@ -278,13 +276,15 @@ describe('search index', () => {
     const header = JSON.parse(whole.toString('utf8', 4, 4 + jsonLength)) as { terms: string[] };
     header.terms.push('ghost');
     const json = Buffer.from(JSON.stringify(header), 'utf8');
-    // After the header (padded to 8 bytes): the versions, then the numbers, to which the ghost's five empty fields are added.
+    // After the header (padded to 8 bytes): the versions and numbers, to which the ghost's five empty counts
+    // are added, then the postings (the last 4 bytes).
     const rest = whole.subarray(Math.ceil((4 + jsonLength) / 8) * 8);
     const padded = Math.ceil((4 + json.length) / 8) * 8;
     const withGhost = Buffer.alloc(padded + rest.length + 4 * 5);
     withGhost.writeUInt32LE(json.length, 0);
     json.copy(withGhost, 4);
-    rest.copy(withGhost, padded);
+    rest.subarray(0, rest.length - 4).copy(withGhost, padded);
+    rest.subarray(rest.length - 4).copy(withGhost, withGhost.length - 4);
     assert.ok(MemorySearchIndex.deserialize(whole), 'the same bytes without the extra term load');
     assert.equal(MemorySearchIndex.deserialize(withGhost), null, 'a term no document holds');
   });
