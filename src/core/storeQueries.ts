@@ -54,7 +54,7 @@ export class StoreQueries {
 
   /** A memory file changed, appeared or went away. */
   memoryChanged(id: string, next: LoadedFile | undefined): void {
-    this.rankingDirty.add(id);
+    this.rankingChanged(id);
     if (!this.searchIndex) {
       // Handed over as read; one changed or gone since is set right when the worker's index is loaded.
       if (next && !this.indexAside) this.indexFeed?.add(next.memory, next.signature);
@@ -67,7 +67,13 @@ export class StoreQueries {
 
   /** A memory's ranking inputs (its stats, or whether it is registered) changed. */
   touched(id: string): void {
-    this.rankingDirty.add(id);
+    this.rankingChanged(id);
+  }
+
+  private rankingChanged(id: string): void {
+    // A stale table is made again from every memory: noting each one (every memory, while a store opens)
+    // only kept a set of 50,000 IDs (~1.3 MB) until the first ranking.
+    if (!this.rankingStale) this.rankingDirty.add(id);
   }
 
   /** stats.json was read again: every ranking input may have changed. */
