@@ -209,7 +209,21 @@ function fail(error: Error, exitCode: number): CliOutput {
 }
 
 /** The command line as a process runs it (dist/cli.js, the launcher, calls this). */
+/**
+ * A reader that went away (`ltm list | head -1`, a script that read `ltm serve`'s
+ * first line and closed the pipe) is not an error of ltm's: what was left to
+ * print is dropped and the command ends as it would have. Unhandled, the
+ * stream's EPIPE killed the process with a stack trace and exit code 1 (a
+ * server at its "stopped" line, after it had stopped cleanly).
+ */
+function ignoreClosedReader(stream: NodeJS.WriteStream): void {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+  });
+}
+
 export async function main(): Promise<void> {
+  ignoreClosedReader(process.stdout);
   try {
     const out = await runCli(process.argv.slice(2));
     if (out.stdout) process.stdout.write(out.stdout);

@@ -186,6 +186,19 @@ poll.unref();
     });
   }
 
+  it('keeps serving when the reader of its output goes away, and still stops cleanly, exiting 0 without an error', async () => {
+    const proc = serve();
+    const info = await waitForServerJson(project, proc);
+    // As `ltm serve | head -1` does once it has the first line.
+    proc.child.stdout!.destroy();
+    assert.equal(await health(info.port, info.token), 200);
+    proc.child.kill('SIGTERM');
+    const code = await exitWithin(proc, 5_000, 'ltm serve after SIGTERM');
+    assert.equal(proc.stderr(), '');
+    assert.equal(code, 0);
+    assert.equal(fs.existsSync(serverJsonPath(project)), false, 'server.json is still there');
+  });
+
   it('stops at once on SIGTERM while a request that waited for its store to open is never finished by its client', async () => {
     // Read without caches, so that the request below comes in while the store opens.
     const writer = MemoryStore.open(project);
