@@ -208,7 +208,6 @@ function fail(error: Error, exitCode: number): CliOutput {
   return { stdout: '', stderr: `ltm: ${error.message.replace(/\r?\n/g, '\\n')}\n`, exitCode };
 }
 
-/** The command line as a process runs it (dist/cli.js, the launcher, calls this). */
 /**
  * A reader that went away (`ltm list | head -1`, a script that read `ltm serve`'s
  * first line and closed the pipe) is not an error of ltm's: what was left to
@@ -222,6 +221,7 @@ function ignoreClosedReader(stream: NodeJS.WriteStream): void {
   });
 }
 
+/** The command line as a process runs it (dist/cli.js, the launcher, calls this). */
 export async function main(): Promise<void> {
   ignoreClosedReader(process.stdout);
   try {
