@@ -302,6 +302,8 @@ export class IndexWriter {
     this.dirty.clear();
     this.members.sync(ids, this.renderedMemory);
     this.indexed.clear();
+    // Memories this process wrote to index.json before it changed on disk, and gone since: out of their tags too.
+    for (const id of [...this.indexedTags.keys()]) if (!ids.has(id)) this.updateTags(id, false);
     let done = 0;
     for (const id of ids) {
       if (done++ % idsPerSlice === 0) {

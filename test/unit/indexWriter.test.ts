@@ -425,6 +425,21 @@ describe('IndexWriter', () => {
           assert.equal(readIndex(), expected());
         }
       });
+
+      it('after index.json changed on disk, drops from the tag index a memory this process had written and that is gone', async () => {
+        // This process wrote index.json with every memory; then another one replaced it and deleted a memory.
+        h.index.write({ now: true });
+        fs.writeFileSync(h.paths.index, renderIndex(memoriesOnDisk(h.paths.memories)));
+        h.mirror.refresh();
+        fs.rmSync(path.join(h.paths.memories, `${ids[5]}.md`));
+        h.mirror.refresh();
+        await h.index.layOutAhead(10);
+        h.mirror.writeMemoryFile(C, memoryText(C, { topic: 'Stored after', tags: ['tag1'] }));
+        h.index.register(C);
+        h.index.write();
+        await h.index.flush();
+        assert.equal(readIndex(), expected());
+      });
     });
 
     it('a flush renders the tag index in slices too, with the event loop free between them', async () => {
