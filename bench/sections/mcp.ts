@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import { storePaths } from '../../src/core/storeFiles';
 import type { StartupJob, StartupResult } from '../child/serveStartup';
+import type { StdioStartupJob, StdioStartupResult } from '../child/stdioStartup';
 import { runJobChild, startPortChild } from '../lib/child';
 import type { BenchContext, BenchSection } from '../lib/context';
 import type { CallsJob, CallsResult, GeneratedCall } from '../lib/mcpTraffic';
@@ -41,6 +42,8 @@ const AFTER_BURST_MS = 2_500;
 const QUERIES = 50;
 /** Fresh servers per kind of first request without caches (each reads and indexes every memory file). */
 const NO_CACHE_RUNS = 3;
+/** How long after its handshake a fresh `ltm mcp` gets its first recall: about a model's first answer. */
+const STDIO_PAUSE_MS = 1_000;
 
 function limit(kind: keyof typeof LIMITS, size: number): number {
   return LIMITS[kind][size > 10_000 ? 1 : 0];
@@ -66,6 +69,8 @@ interface SizeResult {
   startupCopied: Summary;
   /** Serve start → first session_start in a git repository (a committed copy of the project), caches saved. */
   startupInGit: Summary;
+  /** `ltm mcp` (stdio, one process per session, as the plugin runs it). */
+  stdio: { handshake: Summary; recallAtOnce: Summary; recallAfterPause: Summary };
   ltm: { connectMs: number; firstCallMs: number; sessionId?: string };
   floors: Record<'perRequest' | 'reused', { connectMs: number; firstCallMs: number; sessionId?: string }>;
   memoriesAfter: number;
@@ -110,6 +115,14 @@ class McpBench {
       const copied = startups({ runs: NO_CACHE_RUNS, caches: 'copied', kinds: ['recall'] });
       ctx.log(`  serve start → first session_start in a git repository (a committed copy): ${processReps} fresh servers`);
       const inGit = this.startupsInGit(projectDir, queries[0]!, processReps);
+      ctx.log(`  ltm mcp (stdio): ${processReps} fresh sessions recalling at once, ${processReps} recalling ${STDIO_PAUSE_MS} ms after the handshake`);
+      const stdio = runJobChild<StdioStartupResult>(ctx, 'bench/child/stdioStartup.ts', {
+        cliPath: ctx.cliPath,
+        projectDir,
+        runs: processReps,
+        query: queries[0]!,
+        pauseMs: STDIO_PAUSE_MS,
+      } satisfies StdioStartupJob);
 
       ctx.log(`  MCP calls to ltm serve: first call, then ${warmup} + ${reps} recall and store_memory calls`);
       const server = await startServer(ctx.cliPath, projectDir);
@@ -186,6 +199,7 @@ class McpBench {
         startupWithoutCaches: { recall: summarise(noCaches.recall), sessionStart: summarise(noCaches.sessionStart) },
         startupCopied: summarise(copied.recall),
         startupInGit: summarise(inGit.sessionStart),
+        stdio: { handshake: summarise(stdio.handshake), recallAtOnce: summarise(stdio.recallAtOnce), recallAfterPause: summarise(stdio.recallAfterPause) },
         ltm: { connectMs: ltm.connectMs, firstCallMs: ltm.firstCallMs, sessionId: ltm.sessionId },
         floors,
         memoriesAfter,
@@ -275,6 +289,13 @@ function sizeTables(r: SizeResult): Table[] {
           `median (max) of ${r.startupRuns} fresh servers in a git copy of the project (the project and its memories committed, then 3 commits of code files, one changed in the tree, on a branch): the session start reads git and ranks by that situation`,
         ],
         ['serve start → serving', medianMax(r.startup.serving), 'spawn → "serving" on stdout (server.json written), over all those processes'],
+        ['ltm mcp (stdio): spawn → handshake', medianMax(r.stdio.handshake), `median (max) of ${r.stdio.handshake.n} fresh \`ltm mcp\` processes (the plugin's MCP server, one per session) started by the SDK's stdio client`],
+        ['ltm mcp (stdio): spawn → first recall at once', medianMax(r.stdio.recallAtOnce), `median (max) of ${r.stdio.recallAtOnce.n} of them: recall called as soon as the handshake was done, while the store opens`],
+        [
+          `ltm mcp (stdio): first recall after ${STDIO_PAUSE_MS} ms`,
+          medianMax(r.stdio.recallAfterPause),
+          `median (max) of ${r.stdio.recallAfterPause.n} others: the first recall alone, called ${STDIO_PAUSE_MS} ms after the handshake (about a model's first answer), when the store has opened on its own`,
+        ],
         ['connect', `${ms(r.ltm.connectMs)} ms`, `initialize + notifications/initialized to the running server (session ${r.ltm.sessionId ? 'given' : 'none: stateless'})`],
         ['first call after connect', `${ms(r.ltm.firstCallMs)} ms`, 'the first recall of that client (not in the rows above)'],
         ['floor first call', `${ms(r.floors.perRequest.firstCallMs)} / ${ms(r.floors.reused.firstCallMs)} ms`, 'the first no-op call after connecting: server per request / reused'],
@@ -304,6 +325,8 @@ function summaryTable(results: readonly SizeResult[]): Table {
       ['serve start → first recall', ...results.map((r) => cell(r.startup.recall))],
       ['serve start → first session_start', ...results.map((r) => cell(r.startup.sessionStart))],
       ['first call after connect', ...results.map((r) => ms(r.ltm.firstCallMs))],
+      ['ltm mcp (stdio): spawn → first recall at once', ...results.map((r) => cell(r.stdio.recallAtOnce))],
+      [`ltm mcp (stdio): first recall after ${STDIO_PAUSE_MS} ms`, ...results.map((r) => cell(r.stdio.recallAfterPause))],
       ['bytes written per store_memory (burst / with the pause after)', ...results.map((r) => (r.bytesPerStore ? `${fmtBytes(r.bytesPerStore.burst)} / ${fmtBytes(r.bytesPerStore.withPause)}` : null))],
       ['server peak RSS', ...results.map((r) => (r.peakRssMb === null ? null : `${r.peakRssMb.toFixed(1)} MB`))],
     ],
@@ -345,6 +368,20 @@ function targetsFor(r: SizeResult): Target[] {
       `Serve start → first session_start in a git repository at ${at}`,
       `median of ${r.startupRuns} fresh servers in a git copy of the project, which session start ranks by (max ${ms(r.startupInGit.max)} ms)`,
       r.startupInGit.median,
+      limit('startToFirstAnswer', r.size),
+      'ms',
+    ),
+    target(
+      `ltm mcp (stdio): first recall ${STDIO_PAUSE_MS} ms after the handshake at ${at}`,
+      `median of ${r.stdio.recallAfterPause.n} fresh \`ltm mcp\` sessions, the first recall alone (max ${ms(r.stdio.recallAfterPause.max)} ms)`,
+      r.stdio.recallAfterPause.median,
+      limit('firstCall', r.size),
+      'ms',
+    ),
+    target(
+      `ltm mcp (stdio): spawn → first recall at once at ${at}`,
+      `median of ${r.stdio.recallAtOnce.n} fresh \`ltm mcp\` sessions, recall called right after the handshake (max ${ms(r.stdio.recallAtOnce.max)} ms)`,
+      r.stdio.recallAtOnce.median,
       limit('startToFirstAnswer', r.size),
       'ms',
     ),
@@ -390,6 +427,7 @@ export const mcpSection: BenchSection = {
         'The MCP tools as Claude Code calls them: the MCP SDK client (StreamableHTTPClientTransport) over real HTTP on 127.0.0.1 against ' +
         '`node dist/cli.js serve --project <dir>` in its own process, on stores built as in the engine section. Beside them, the floor: ' +
         'the same client against a minimal SDK server with a no-op tool (a server built per request, and one reused per session), and bare HTTP. ' +
+        "Also `ltm mcp`, the Claude Code plugin's MCP server over stdio (one process per session), started by the SDK's stdio client. " +
         `Targets: recall p99 ≤ ${LIMITS.recallP99[0]} ms at 10,000 memories (≤ ${LIMITS.recallP99[1]} at 50,000), store_memory p99 ≤ ${LIMITS.storeP99[0]} ms (≤ ${LIMITS.storeP99[1]}), ` +
         `recall p99 ≤ ${LIMITS.recallOverFloor[0]} × the reused no-op p99, the first call after connecting ≤ ${LIMITS.firstCall[0]} ms, ` +
         `serve start → first recall and → first session_start ≤ ${LIMITS.startToFirstAnswer[0]} ms at 10,000 (≤ ${LIMITS.startToFirstAnswer[1]} ms at 50,000).`,

@@ -22,6 +22,7 @@ import type { SessionSituation } from '../core/situation';
 // Types only: the MCP modules (and the MCP SDK in them) are loaded when MCP is first needed (see mcpSessions()).
 import type { McpSessions, McpSessionLimits, McpSessionStats } from './mcpSessions';
 import { UsageBatch } from './usageBatch';
+import { needsNoMemory } from './mcpMessages';
 import { EmptyBearerError, HttpError, RequestGuard, httpStatusOf, readJsonBody, sendError, sendJson } from './requestGuard';
 import {
   ServerRunningError,
@@ -439,18 +440,6 @@ export class LtmServer {
     this.options.log?.(`request failed: ${(error as Error).stack ?? String(error)}`);
     sendError(res, new HttpError(500, 'internal error'));
   }
-}
-
-/** MCP methods answered without the store: the handshake, pings, the list of tools. */
-const METHODS_WITHOUT_MEMORY = new Set(['initialize', 'ping', 'tools/list']);
-
-/** Whether every JSON-RPC message of an MCP POST body is one answered without the store (a notification is). */
-function needsNoMemory(body: unknown): boolean {
-  const messages = Array.isArray(body) ? body : [body];
-  return messages.every((message: unknown) => {
-    const method = message !== null && typeof message === 'object' ? (message as { method?: unknown }).method : undefined;
-    return typeof method === 'string' && (METHODS_WITHOUT_MEMORY.has(method) || method.startsWith('notifications/'));
-  });
 }
 
 /** The servers this process runs: a server.json naming this process is live only if one of them wrote it. */

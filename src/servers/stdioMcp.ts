@@ -14,6 +14,7 @@ import { MemoryStore } from '../core/store';
 import type { Readable, Writable } from 'node:stream';
 import { gitRenameLookup } from './gitRenames';
 import { IndexFlushSchedule } from './indexFlush';
+import { holdUntilReady } from './mcpMessages';
 import { createMcpServer } from './mcpTools';
 
 export interface StdioMcpOptions {
@@ -30,12 +31,16 @@ export interface StdioMcpOptions {
 
 /**
  * Serves until the client closes standard input (Claude Code does when the
- * session ends). The store is prepared, not read, so the handshake is
- * answered at once; the first tool call reads it. A project without memories
- * gets `.claude/ltm/` at its first write only.
+ * session ends). The handshake is answered at once; the store opens after it,
+ * in steps (its search index loaded, its caches saved for the next process),
+ * while the client waits for its model's first answer, so that the first
+ * tool call finds it open. A tool call that comes sooner waits for the
+ * opening. A project without memories gets `.claude/ltm/` at its first write
+ * only.
  */
 export async function serveStdioMcp(options: StdioMcpOptions): Promise<void> {
-  const store = MemoryStore.prepare(options.projectDir, { watch: true, renames: gitRenameLookup(options.projectDir) });
+  // The memory files are statted on a worker thread while the MCP server is made (a large store only).
+  const store = MemoryStore.prepare(options.projectDir, { watch: true, renames: gitRenameLookup(options.projectDir) }, { sweepAhead: true });
   // As in a server, index.json is written in a pause after changes (the last change starts the pause),
   // not rewritten whole by every store: see indexFlush.ts.
   let lastChangeAt = 0;
@@ -57,11 +62,15 @@ export async function serveStdioMcp(options: StdioMcpOptions): Promise<void> {
     transport.onclose = () => resolve();
     (options.input ?? process.stdin).once('end', () => resolve());
   });
+  let opening: Promise<void> = Promise.resolve();
   try {
     await server.connect(transport);
+    holdUntilReady(transport, () => store.isReady, () => store.untilSearchIndexReady());
+    opening = openAhead(store);
     await closed;
   } finally {
     await server.close().catch(() => undefined);
+    await opening;
     await store.settled();
     // What is deferred is written now, and whoever writes next writes index.json at once.
     store.deferIndexWrites(null);
@@ -71,5 +80,21 @@ export async function serveStdioMcp(options: StdioMcpOptions): Promise<void> {
     if (store.isOpen) await store.compactStats().catch(() => undefined);
     if (store.isOpen) store.flushCaches();
     store.dispose();
+  }
+}
+
+/**
+ * Opens the store in steps, then saves its caches (a store that had none
+ * opens faster next time) and prepares the first store, as a server does
+ * once it listens. Settles when done, never rejecting: a store that cannot
+ * be read says why to the tool call that reads it.
+ */
+async function openAhead(store: MemoryStore): Promise<void> {
+  try {
+    await store.openInSteps();
+    store.flushCaches();
+    await store.prepareForStores();
+  } catch {
+    // Reported by the next tool call, which reads the store again.
   }
 }

@@ -17,7 +17,7 @@ import { serveStdioMcp } from '../../src/servers/stdioMcp';
 import { pluginHooks } from '../../src/servers/pluginFiles';
 import { PLUGIN_TOOL_PREFIX, PROJECT_TOOL_PREFIX } from '../../src/shared/toolNames';
 import { CLI, REPO_ROOT, TOOL_NAMES, closedPort, deadPid, postHook, readState, serverJsonPath, sessionStartPayload, startTestServer, type Json } from '../support/serverKit';
-import { ltmRoot, makeTempProject, removeDir, snapshotDiff, snapshotFiles } from '../support/storeKit';
+import { ltmRoot, makeTempProject, removeDir, sleep, snapshotDiff, snapshotFiles } from '../support/storeKit';
 
 /** `ltm hook <event>` as Claude Code runs it: the payload on stdin, the project in CLAUDE_PROJECT_DIR. */
 function runHook(event: string, payload: string, project: string, env: Record<string, string | undefined> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -123,6 +123,44 @@ describe('ltm mcp (stdio, as the plugin runs it)', function () {
     } finally {
       store.dispose();
     }
+  });
+
+  it('opens the store after the handshake, before any tool call, and leaves its caches for the next session', async () => {
+    const seeded = MemoryStore.open(project);
+    let firstId: string;
+    try {
+      firstId = (await seeded.store({ topic: 'Webpack cache key', content: 'The build cache is keyed on the lockfile hash.' })).memory.id;
+      for (let i = 0; i < 20; i++) await seeded.store({ topic: `Lesson ${i}`, content: `Something learned about module ${i}.` });
+    } finally {
+      seeded.dispose();
+    }
+    // A store whose caches are gone (a fresh clone): only an opening writes them.
+    const caches = [seeded.paths.parseCache, seeded.paths.searchIndex];
+    for (const file of caches) fs.rmSync(file, { force: true });
+    const client = await stdioClient(project);
+    try {
+      await client.listTools();
+      for (let waited = 0; !caches.every((file) => fs.existsSync(file)); waited += 50) {
+        assert.ok(waited < 20_000, `the session did not open the store on its own: ${caches.filter((f) => !fs.existsSync(f)).join(', ')} missing`);
+        await sleep(50);
+      }
+      const recalled = structured(await client.callTool({ name: 'recall', arguments: { query: 'webpack cache' } }));
+      assert.equal((recalled.memories as { id: string }[])[0]?.id, firstId);
+    } finally {
+      await client.close();
+    }
+  });
+
+  it('a session that stores nothing creates nothing, though it opens the store', async () => {
+    const client = await stdioClient(project);
+    try {
+      await client.listTools();
+      const listed = structured(await client.callTool({ name: 'list_memories', arguments: {} }));
+      assert.deepEqual(listed.memories, []);
+    } finally {
+      await client.close();
+    }
+    assert.ok(!fs.existsSync(path.join(project, '.claude')));
   });
 
   it('many sessions at once are many processes on one store: every write lands, the store stays healthy', async () => {
