@@ -1,5 +1,7 @@
 import { strict as assert } from 'node:assert';
 import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { MemoryStore } from '../../src/core/store';
 import { REPO_ROOT, ensureCliBuilt, ltmRoot, makeTempProject, memoryFileIds, memoryKeys, readJson, removeDir, statsOnDisk } from '../support/storeKit';
@@ -57,7 +59,18 @@ describe('concurrency: real processes sharing one store', function () {
     project = makeTempProject('ltm-concurrency-');
     root = ltmRoot(project);
   });
-  afterEach(() => removeDir(project));
+  /** A folder in which the two workers meet before they start (concurrency.worker.ts, startTogether). */
+  let barriers: string[] = [];
+  const startBarrier = () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ltm-barrier-'));
+    barriers.push(dir);
+    return dir;
+  };
+  afterEach(() => {
+    removeDir(project);
+    for (const dir of barriers) removeDir(dir);
+    barriers = [];
+  });
 
   function expectHealthy(): void {
     const store = MemoryStore.open(project);
@@ -70,8 +83,8 @@ describe('concurrency: real processes sharing one store', function () {
   }
 
   it('two processes each storing 100 memories at the same time lose nothing', async () => {
-    const startAt = String(Date.now() + 1500);
-    const [a, b] = await Promise.all([worker(['store', project, '100', 'alpha', startAt]), worker(['store', project, '100', 'bravo', startAt])]);
+    const barrier = startBarrier();
+    const [a, b] = await Promise.all([worker(['store', project, '100', 'alpha', barrier]), worker(['store', project, '100', 'bravo', barrier])]);
     const outA = lastJson<{ ids: string[] } & Timed>(a);
     const outB = lastJson<{ ids: string[] } & Timed>(b);
     assertOverlap(outA, outB);
@@ -101,11 +114,11 @@ describe('concurrency: real processes sharing one store', function () {
     await store.get(existing[0]!); // one access before the race
     store.dispose();
 
-    const startAt = String(Date.now() + 1500);
+    const barrier = startBarrier();
     const rounds = 8;
     const [writer, reader] = await Promise.all([
-      worker(['store', project, '100', 'writer', startAt]),
-      worker(['get', project, String(rounds), startAt, ...existing]),
+      worker(['store', project, '100', 'writer', barrier]),
+      worker(['get', project, String(rounds), barrier, ...existing]),
     ]);
     const writerOut = lastJson<{ ids: string[] } & Timed>(writer);
     const readerOut = lastJson<{ reads: Record<string, number> } & Timed>(reader);
@@ -135,10 +148,10 @@ describe('concurrency: real processes sharing one store', function () {
     } finally {
       store.dispose();
     }
-    const startAt = String(Date.now() + 1500);
+    const barrier = startBarrier();
     const rounds = 12;
     // Sessions 1-12 and 101-112: every injection is in a session of its own.
-    const [a, b] = await Promise.all([worker(['usage', project, String(rounds), startAt, '1', ...ids]), worker(['usage', project, String(rounds), startAt, '101', ...ids])]);
+    const [a, b] = await Promise.all([worker(['usage', project, String(rounds), barrier, '1', ...ids]), worker(['usage', project, String(rounds), barrier, '101', ...ids])]);
     assertOverlap(lastJson<Timed>(a), lastJson<Timed>(b));
     const stats = statsOnDisk(root) as unknown as Record<string, Record<string, number>>;
     for (const id of ids) {
