@@ -93,11 +93,7 @@ describe('the packaged extension in a real VS Code (UI)', function () {
     root = fs.mkdtempSync(path.join(os.tmpdir(), 'ltm-ui-'));
     project = path.join(root, 'sample-project');
     await createSampleProject(project);
-    server = await CodeServer.start({
-      vsix,
-      // VS Code in a browser saves a second after each edit by default; the desktop does not, and the tests save with Ctrl+S.
-      userSettings: { 'workbench.secondarySideBar.defaultVisibility': 'hidden', 'files.autoSave': 'off' },
-    });
+    server = await CodeServer.start({ vsix, userSettings: { 'workbench.secondarySideBar.defaultVisibility': 'hidden' } });
     browser = await launchBrowser();
     page = await openWorkbench(browser, server, project);
   });

@@ -42,6 +42,10 @@ const USER_SETTINGS = {
   'security.workspace.trust.enabled': false,
   'window.commandCenter': false,
   'workbench.colorTheme': 'Default Dark Modern',
+  // VS Code in a browser saves a second after each edit by default; the desktop does not. The tests save
+  // themselves (Ctrl+S, TextDocument.save()): on a busy machine the automatic save came first, and
+  // TextDocument.save() of a document no longer dirty answered false.
+  'files.autoSave': 'off',
 };
 
 export async function freePort(): Promise<number> {
