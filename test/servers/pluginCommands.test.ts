@@ -151,6 +151,38 @@ describe('ltm mcp (stdio, as the plugin runs it)', function () {
     }
   });
 
+  it('carries out a store sent just before the session ends, also while the store still opens', async () => {
+    const seeded = MemoryStore.open(project);
+    try {
+      for (let i = 0; i < 30; i++) await seeded.store({ topic: `Lesson ${i}`, content: `Something learned about module ${i}.` });
+    } finally {
+      seeded.dispose();
+    }
+    for (const waitFirst of [false, true]) {
+      const toServer = new PassThrough();
+      const fromServer = new PassThrough().resume();
+      const serving = serveStdioMcp({ projectDir: project, version: 'test', input: toServer, output: fromServer });
+      // As Claude Code's lines of JSON-RPC: the handshake, a tool call, and the end of the session right after it.
+      const send = (message: object) => toServer.write(`${JSON.stringify(message)}\n`);
+      send({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'test', version: '1' } } });
+      send({ jsonrpc: '2.0', method: 'notifications/initialized' });
+      // The store opens after the handshake: sent at once, the call is held until it has opened; sent later, it runs at once.
+      if (waitFirst) await sleep(500);
+      const topic = `Stored as the session ended (${waitFirst ? 'after' : 'while'} the opening)`;
+      send({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'store_memory', arguments: { topic, content: 'Sent, then stdin closed.' } } });
+      toServer.end();
+      await serving;
+      const store = MemoryStore.open(project);
+      try {
+        assert.ok(store.list({ limit: 100 }).memories.some((m) => m.topic === topic), `"${topic}" was not stored`);
+        assert.ok(fs.readFileSync(path.join(ltmRoot(project), 'index.json'), 'utf8').includes(topic), 'index.json does not list it');
+        assert.equal(store.check().healthy, true, JSON.stringify(store.check()));
+      } finally {
+        store.dispose();
+      }
+    }
+  });
+
   it('a session that stores nothing creates nothing, though it opens the store', async () => {
     const client = await stdioClient(project);
     try {
