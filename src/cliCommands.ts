@@ -434,7 +434,18 @@ export const COMMANDS: readonly Command[] = [
     run: async ({ projectDir, version, values }) => {
       // Loaded here only: the MCP SDK would slow the start of every other command.
       const { serveStdioMcp } = await import('./servers/stdioMcp');
-      await serveStdioMcp({ projectDir: claudeProjectDir(projectDir, values), version, sessionId: process.env.CLAUDE_CODE_SESSION_ID || undefined });
+      // Stopped by a signal (a client that does not wait for the session's end), it still writes what is
+      // pending (index.json, the caches) before it exits, as when its input closes.
+      let onSignal = () => undefined as void;
+      const stopRequested = new Promise<void>((resolve) => (onSignal = resolve));
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        await serveStdioMcp({ projectDir: claudeProjectDir(projectDir, values), version, sessionId: process.env.CLAUDE_CODE_SESSION_ID || undefined, stopRequested });
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
       return { json: null, text: '', raw: true };
     },
   },

@@ -27,6 +27,8 @@ export interface StdioMcpOptions {
   /** Standard input and output unless given (tests pass their own). */
   input?: Readable;
   output?: Writable;
+  /** Settles when the process is asked to stop (SIGTERM, SIGINT): the session then ends as when its input closes. */
+  stopRequested?: Promise<void>;
 }
 
 /**
@@ -61,6 +63,7 @@ export async function serveStdioMcp(options: StdioMcpOptions): Promise<void> {
   const closed = new Promise<void>((resolve) => {
     transport.onclose = () => resolve();
     (options.input ?? process.stdin).once('end', () => resolve());
+    void options.stopRequested?.then(resolve);
   });
   let opening: Promise<void> = Promise.resolve();
   try {

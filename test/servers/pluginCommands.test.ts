@@ -183,6 +183,35 @@ describe('ltm mcp (stdio, as the plugin runs it)', function () {
     }
   });
 
+  it('stopped by SIGTERM or SIGINT instead of the end of its input, it still writes index.json before it exits', async () => {
+    for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+      const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], cwd: project, env: { ...(process.env as Record<string, string>), CLAUDE_PROJECT_DIR: project }, stderr: 'pipe' });
+      const client = new Client({ name: 'ltm-plugin-test', version: '1' });
+      await client.connect(transport);
+      const topic = `Stored before ${signal}`;
+      const stored = structured(await client.callTool({ name: 'store_memory', arguments: { topic, content: 'The session was stopped by a signal.' } }));
+      assert.equal(stored.success, true);
+      // index.json waits for a pause after the store (see indexFlush.ts): the signal comes before it.
+      const pid = transport.pid!;
+      const exited = new Promise<number | null>((resolve) => {
+        const poll = setInterval(() => {
+          try {
+            process.kill(pid, 0);
+          } catch {
+            clearInterval(poll);
+            resolve(null);
+          }
+        }, 20);
+      });
+      process.kill(pid, signal);
+      await exited;
+      await client.close();
+      const index = fs.readFileSync(path.join(ltmRoot(project), 'index.json'), 'utf8');
+      assert.ok(index.includes(stored.id as string), `index.json does not list the memory stored before ${signal}`);
+      assert.ok(!fs.existsSync(path.join(ltmRoot(project), 'index-pending.json')), 'index.json is still marked as behind');
+    }
+  });
+
   it('a session that stores nothing creates nothing, though it opens the store', async () => {
     const client = await stdioClient(project);
     try {
