@@ -66,12 +66,14 @@ export async function serveStdioMcp(options: StdioMcpOptions): Promise<void> {
     void options.stopRequested?.then(resolve);
   });
   let opening: Promise<void> = Promise.resolve();
+  let ended = false;
   try {
     await server.connect(transport);
     holdUntilReady(transport, () => store.isReady, () => store.untilSearchIndexReady());
-    opening = openAhead(store);
+    opening = openAhead(store, () => ended);
     await closed;
   } finally {
+    ended = true;
     await server.close().catch(() => undefined);
     await opening;
     await store.settled();
@@ -89,12 +91,15 @@ export async function serveStdioMcp(options: StdioMcpOptions): Promise<void> {
 /**
  * Opens the store in steps, then saves its caches (a store that had none
  * opens faster next time) and prepares the first store, as a server does
- * once it listens. Settles when done, never rejecting: a store that cannot
- * be read says why to the tool call that reads it.
+ * once it listens; what follows the opening is skipped once the session has
+ * `ended` (its end saves the caches, and no store will come). Settles when
+ * done, never rejecting: a store that cannot be read says why to the tool
+ * call that reads it.
  */
-async function openAhead(store: MemoryStore): Promise<void> {
+async function openAhead(store: MemoryStore, ended: () => boolean): Promise<void> {
   try {
     await store.openInSteps();
+    if (ended()) return;
     store.flushCaches();
     await store.prepareForStores();
   } catch {
