@@ -28,7 +28,7 @@ import {
   type FileSignature,
 } from './files';
 import { ChangedOnDiskError, unreadableFile } from './errors';
-import { LoadedFile } from './loadedFile';
+import { LoadedFile, ReadTexts } from './loadedFile';
 import { StateFile } from './stateFile';
 import { MemoryFileSignatures } from './memoryFileSignatures';
 import { MentionedIds, mentionedIdsOfFile, mentionedIdsOfFileAsync, type FileMentions } from './memoryIds';
@@ -82,6 +82,8 @@ export class DiskMirror {
   // --- memories/ -----------------------------------------------------------
   /** Valid memory files, by ID (file name = frontmatter ID). */
   readonly files = new Map<string, LoadedFile>();
+  /** The texts of files known from their records, read when asked for: kept for the files read last only. */
+  private readonly readTexts = new ReadTexts();
   /** Everything else in memories/ that looks like a memory file. */
   readonly invalidFiles = new Map<string, InvalidFile>();
   /** Signatures of every *.md in memories/ as last read, by file name. */
@@ -420,7 +422,7 @@ export class DiskMirror {
       this.afterMemoryChange(stem, previous, undefined);
       return;
     }
-    const fromRecord = isMemoryId(stem) ? this.records.loadedFor(name, sig, this.paths.memories) : undefined;
+    const fromRecord = isMemoryId(stem) ? this.records.loadedFor(name, sig, this.paths.memories, this.readTexts) : undefined;
     if (fromRecord) {
       // Keyed by the memory's own ID string (equal to `stem`): one string a memory, not two.
       this.files.set(fromRecord.memory.id, fromRecord);

@@ -6,7 +6,9 @@
  * memory file: the fields, Summary included, come from the cache, and the
  * Content and exact text of a file are read the first time a view, a write or
  * the search index asks for them. A file read or written by this process keeps
- * its text from the start.
+ * its text from the start. Texts read when asked for are kept only for the
+ * files read last (ReadTexts): a server's similarity checks, session starts
+ * and prompts read the Content of ever more memories, and kept them all.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -24,8 +26,45 @@ export interface FileRecord {
   hasSections: boolean;
 }
 
+/** The characters of texts read when asked for that a store keeps (ReadTexts): ~2,000 typical memories. */
+export const READ_TEXTS_BUDGET_CHARS = 4 * 1024 * 1024;
+
+/**
+ * The texts of files known from their records and read when asked for, kept
+ * for the files read last, up to a budget of characters; older ones are let
+ * go, and read again from the file if asked for again. One per store.
+ */
+export class ReadTexts {
+  /** In the order they were read: a Map iterates in insertion order. */
+  private readonly kept = new Map<LoadedFile, number>();
+  private chars = 0;
+
+  constructor(private readonly budgetChars = READ_TEXTS_BUDGET_CHARS) {}
+
+  /** `file` read its text (of `length` characters): older texts go while over the budget, never the one just read. */
+  noteRead(file: LoadedFile, length: number): void {
+    this.chars -= this.kept.get(file) ?? 0;
+    this.kept.delete(file);
+    this.kept.set(file, length);
+    this.chars += length;
+    for (const [oldest, oldestLength] of this.kept) {
+      if (this.chars <= this.budgetChars || oldest === file) break;
+      this.kept.delete(oldest);
+      this.chars -= oldestLength;
+      oldest.forgetText();
+    }
+  }
+
+  /** How many files' texts are kept (tests). */
+  get size(): number {
+    return this.kept.size;
+  }
+}
+
 export class LoadedFile {
   private text: string | null;
+  /** Set for a file known from its record: the text it reads when asked for is kept there, not for good. */
+  private readTexts: ReadTexts | null = null;
 
   constructor(
     /** Replaced, never changed, when the file is read again: IndexWriter compares by identity. */
@@ -44,9 +83,10 @@ export class LoadedFile {
   }
 
   /** A file known from its record: its Content is read when first asked for. */
-  static fromRecord(record: FileRecord, memoriesDir: string): LoadedFile {
+  static fromRecord(record: FileRecord, memoriesDir: string, readTexts: ReadTexts | null = null): LoadedFile {
     const memory = new LazyContentMemory(record.meta, record.summary, record.hasSections);
     const loaded = new LoadedFile(memory, record.signature, record.frontmatterDigest, memoriesDir, null);
+    loaded.readTexts = readTexts;
     LazyContentMemory.readFrom(memory, loaded);
     return loaded;
   }
@@ -63,8 +103,20 @@ export class LoadedFile {
    * read throws: an empty text must never be archived or written back.
    */
   get raw(): string {
-    this.text ??= fs.readFileSync(this.file, 'utf8');
+    if (this.text === null) {
+      this.text = fs.readFileSync(this.file, 'utf8');
+      this.readTexts?.noteRead(this, this.text.length);
+    }
     return this.text;
+  }
+
+  /**
+   * Lets go of a text read when asked for (ReadTexts), and of the Content
+   * made from it: the next reader reads the file again, as the first one did.
+   */
+  forgetText(): void {
+    this.text = null;
+    if (this.memory instanceof LazyContentMemory) LazyContentMemory.forgetContent(this.memory);
   }
 
   /** The text if this process holds it, without reading the file (to compare versions). */
@@ -128,6 +180,11 @@ class LazyContentMemory implements Memory {
   /** Sets the file a memory reads its Content from (once, as it is made: see LoadedFile.fromRecord). */
   static readFrom(memory: LazyContentMemory, file: LoadedFile): void {
     memory.#file = file;
+  }
+
+  /** Lets go of the Content read (a slice of the file's text, which it keeps whole): read again when asked for. */
+  static forgetContent(memory: LazyContentMemory): void {
+    memory.#content = null;
   }
 
   get content(): string {

@@ -24,7 +24,7 @@
 import { createHash } from 'node:crypto';
 import * as path from 'node:path';
 import { readTextIfExists, statSignature, writeFileAtomicFrom, type FileSignature } from './files';
-import { LoadedFile, type FileRecord } from './loadedFile';
+import { LoadedFile, type FileRecord, type ReadTexts } from './loadedFile';
 import { copyMeta, parseFrontmatter } from './memoryFile';
 import type { Anchor, MemoryMeta, PhaseChange, UnreadableAnchor } from './model';
 
@@ -148,10 +148,10 @@ export class MemoryRecordCache {
    * the file). A record is taken once: the store keeps the file from now on,
    * and saves from it.
    */
-  loadedFor(name: string, signature: FileSignature, memoriesDir: string): LoadedFile | undefined {
+  loadedFor(name: string, signature: FileSignature, memoriesDir: string, readTexts: ReadTexts | null = null): LoadedFile | undefined {
     const record = this.recordFor(name, signature);
     if (!record) return undefined;
-    return LoadedFile.fromRecord(record, memoriesDir);
+    return LoadedFile.fromRecord(record, memoriesDir, readTexts);
   }
 
   /** The record of `name` when `signature` is the version it was made from (taken: see loadedFor). */

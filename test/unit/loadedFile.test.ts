@@ -8,9 +8,12 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { statSignature } from '../../src/core/files';
-import { LoadedFile } from '../../src/core/loadedFile';
+import { LoadedFile, READ_TEXTS_BUDGET_CHARS, ReadTexts } from '../../src/core/loadedFile';
 import { memoryOf, parseMemoryFile } from '../../src/core/memoryFile';
-import { frontmatterDigest } from '../../src/core/memoryRecords';
+import { MemoryRecordCache, frontmatterDigest } from '../../src/core/memoryRecords';
+import { storePaths } from '../../src/core/storeFiles';
+import { createStoreParts } from '../../src/core/storeParts';
+import { MemoryStore } from '../../src/core/store';
 import { makeTempProject, memoryText, removeDir, testId } from '../support/storeKit';
 
 const A = testId(0xa);
@@ -111,5 +114,79 @@ describe('LoadedFile: a memory file, its text read when needed', () => {
     assert.deepEqual(Object.keys(lazy), Object.keys(parsed).filter((k) => k !== 'content'));
     assert.ok(!('content' in { ...lazy }), 'views list the fields one by one (StoreQueries.view)');
     assert.deepEqual({ ...memoryOf(lazy, { summary: lazy.summary, content: lazy.content, hasSections: lazy.hasSections }) }, { ...parsed });
+  });
+
+  describe('ReadTexts: the texts read when asked for, kept for the files read last', () => {
+    const ids = [testId(0xb1), testId(0xb2), testId(0xb3)];
+    /** Each memory's file, written in `dir` with a Content of `chars` characters. */
+    const write = (id: string, content: string) => fs.writeFileSync(path.join(dir, `${id}.md`), memoryText(id, { topic: `Topic ${id}`, content }));
+    const recordOf = (id: string) => {
+      const raw = fs.readFileSync(path.join(dir, `${id}.md`), 'utf8');
+      const parsed = parseMemoryFile(raw);
+      return new LoadedFile(parsed.memory, statSignature(path.join(dir, `${id}.md`))!, frontmatterDigest(parsed.frontmatter), dir, raw).record();
+    };
+
+    it('lets go of the oldest texts, and their Content, once over its budget; a file asked again reads it again', () => {
+      for (const id of ids) write(id, Array(100).fill(id).join(' '));
+      const textLength = fs.readFileSync(path.join(dir, `${ids[0]}.md`), 'utf8').length;
+      // Room for two texts.
+      const texts = new ReadTexts(2 * textLength);
+      const [b1, b2, b3] = ids.map((id) => LoadedFile.fromRecord(recordOf(id), dir, texts));
+      assert.equal(b1!.memory.content, Array(100).fill(ids[0]).join(' '));
+      assert.ok(b2!.raw.includes(`Topic ${ids[1]}`));
+      assert.equal(texts.size, 2);
+      assert.ok(b3!.raw.includes(`Topic ${ids[2]}`));
+      assert.equal(texts.size, 2);
+      assert.equal(b1!.knownText, null, 'the oldest text was kept past the budget');
+      assert.notEqual(b2!.knownText, null);
+      // Its Content went with it: asked again, it is read from the file as it is now.
+      write(ids[0]!, 'Edited since.');
+      assert.equal(b1!.memory.content, 'Edited since.');
+      assert.equal(b2!.knownText, null, 'reading b1 again let b2 go');
+    });
+
+    it('keeps the text just read even when it alone is over the budget', () => {
+      write(ids[0]!, 'x'.repeat(1000));
+      const texts = new ReadTexts(10);
+      const loaded = LoadedFile.fromRecord(recordOf(ids[0]!), dir, texts);
+      assert.equal(loaded.memory.content, 'x'.repeat(1000));
+      assert.notEqual(loaded.knownText, null);
+      assert.equal(texts.size, 1);
+    });
+
+    it('a store opened from its caches keeps the texts it reads within the budget, whatever it reads', async () => {
+      const project = makeTempProject('ltm-read-texts-');
+      try {
+        // Enough Content that reading every memory's would be twice the budget.
+        const count = 12;
+        const contentChars = Math.ceil((2 * READ_TEXTS_BUDGET_CHARS) / count);
+        const stored: string[] = [];
+        const store = MemoryStore.open(project);
+        try {
+          for (let i = 0; i < count; i++) stored.push((await store.store({ topic: `Large memory ${i}`, content: String(i % 10).repeat(contentChars) })).memory.id);
+          store.flushCaches();
+        } finally {
+          store.dispose();
+        }
+        // As a fresh process opens it: the record cache first, then the files (StoreOpening).
+        const records = new MemoryRecordCache(storePaths(project).parseCache);
+        records.load();
+        const parts = createStoreParts(storePaths(project), {}, records);
+        parts.mirror.refresh();
+        try {
+          const files = () => stored.map((id) => parts.mirror.files.get(id)!);
+          assert.ok(files().every((f) => f.knownText === null), 'opened from the record cache: nothing read');
+          for (const [i, f] of files().entries()) assert.equal(f.memory.content, String(i % 10).repeat(contentChars));
+          const keptChars = files().reduce((sum, f) => sum + (f.knownText?.length ?? 0), 0);
+          assert.ok(keptChars > 0 && keptChars <= READ_TEXTS_BUDGET_CHARS + contentChars * 1.1, `${keptChars} characters of text kept`);
+          assert.equal(files()[count - 1]!.knownText !== null, true, 'the last read is kept');
+          assert.equal(files()[0]!.knownText, null, 'the first read was let go');
+        } finally {
+          parts.mirror.dispose();
+        }
+      } finally {
+        removeDir(project);
+      }
+    });
   });
 });
