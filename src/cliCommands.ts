@@ -441,7 +441,13 @@ export const COMMANDS: readonly Command[] = [
       process.once('SIGINT', onSignal);
       process.once('SIGTERM', onSignal);
       try {
-        await serveStdioMcp({ projectDir: claudeProjectDir(projectDir, values), version, sessionId: process.env.CLAUDE_CODE_SESSION_ID || undefined, stopRequested });
+        await serveStdioMcp({
+          projectDir: claudeProjectDir(projectDir, values),
+          version,
+          sessionId: process.env.CLAUDE_CODE_SESSION_ID || undefined,
+          stopRequested,
+          ...searchIndexWorkerOptions(),
+        });
       } finally {
         process.off('SIGINT', onSignal);
         process.off('SIGTERM', onSignal);

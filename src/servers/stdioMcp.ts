@@ -29,6 +29,11 @@ export interface StdioMcpOptions {
   output?: Writable;
   /** Settles when the process is asked to stop (SIGTERM, SIGINT): the session then ends as when its input closes. */
   stopRequested?: Promise<void>;
+  /**
+   * The search index worker's script (OpenOptions.searchIndexWorker; the CLI gives it): a store without a
+   * saved search index (the first session in a fresh clone) has it built on another thread.
+   */
+  searchIndexWorker?: string;
 }
 
 /**
@@ -42,7 +47,11 @@ export interface StdioMcpOptions {
  */
 export async function serveStdioMcp(options: StdioMcpOptions): Promise<void> {
   // The memory files are statted on a worker thread while the MCP server is made (a large store only).
-  const store = MemoryStore.prepare(options.projectDir, { watch: true, renames: gitRenameLookup(options.projectDir) }, { sweepAhead: true });
+  const store = MemoryStore.prepare(
+    options.projectDir,
+    { watch: true, renames: gitRenameLookup(options.projectDir), searchIndexWorker: options.searchIndexWorker },
+    { sweepAhead: true },
+  );
   // As in a server, index.json is written in a pause after changes (the last change starts the pause),
   // not rewritten whole by every store: see indexFlush.ts.
   let lastChangeAt = 0;

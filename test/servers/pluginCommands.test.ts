@@ -11,13 +11,17 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { PassThrough } from 'node:stream';
+import { INDEX_ASIDE_MIN_MEMORIES } from '../../src/core/searchIndexAside';
 import { MemoryStore } from '../../src/core/store';
+import { storePaths } from '../../src/core/storeFiles';
+import CLI_FILES from '../../src/shared/cliFiles.json';
 import { runHookCommand } from '../../src/servers/hookCommand';
 import { serveStdioMcp } from '../../src/servers/stdioMcp';
 import { pluginHooks } from '../../src/servers/pluginFiles';
 import { PLUGIN_TOOL_PREFIX, PROJECT_TOOL_PREFIX } from '../../src/shared/toolNames';
 import { CLI, REPO_ROOT, TOOL_NAMES, closedPort, deadPid, postHook, readState, serverJsonPath, sessionStartPayload, startTestServer, type Json } from '../support/serverKit';
-import { ltmRoot, makeTempProject, removeDir, sleep, snapshotDiff, snapshotFiles } from '../support/storeKit';
+import { upsertsDuring } from '../support/searchIndexCalls';
+import { ensureCliBuilt, ltmRoot, makeTempProject, removeDir, sleep, snapshotDiff, snapshotFiles, testId, writeMemory } from '../support/storeKit';
 
 /** `ltm hook <event>` as Claude Code runs it: the payload on stdin, the project in CLAUDE_PROJECT_DIR. */
 function runHook(event: string, payload: string, project: string, env: Record<string, string | undefined> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
@@ -210,6 +214,36 @@ describe('ltm mcp (stdio, as the plugin runs it)', function () {
       assert.ok(index.includes(stored.id as string), `index.json does not list the memory stored before ${signal}`);
       assert.ok(!fs.existsSync(path.join(ltmRoot(project), 'index-pending.json')), 'index.json is still marked as behind');
     }
+  });
+
+  it('in a store without a saved search index (a fresh clone), the index is built on a worker; a recall meanwhile waits for it', async () => {
+    ensureCliBuilt();
+    const writer = MemoryStore.open(project);
+    writer.init();
+    writer.dispose();
+    for (let n = 1; n <= INDEX_ASIDE_MIN_MEMORIES + 100; n++) {
+      writeMemory(ltmRoot(project), testId(n), { topic: n === 700 ? 'Rotate the zeppelin credentials' : `Build step ${n}`, content: `Run the build step number ${n}.` });
+    }
+    assert.ok(!fs.existsSync(storePaths(project).searchIndex));
+    const toServer = new PassThrough();
+    const fromServer = new PassThrough();
+    let recalled: Json = {};
+    const indexedHere = await upsertsDuring(async () => {
+      const serving = serveStdioMcp({ projectDir: project, version: 'test', input: toServer, output: fromServer, searchIndexWorker: path.join(REPO_ROOT, CLI_FILES.indexWorker) });
+      const client = new Client({ name: 'ltm-plugin-test', version: '1' });
+      await client.connect(new StdioServerTransport(fromServer, toServer));
+      try {
+        // Sent at once: held while the store opens and the worker indexes.
+        recalled = structured(await client.callTool({ name: 'recall', arguments: { query: 'zeppelin credentials' } }));
+      } finally {
+        await client.close();
+        toServer.end();
+        await serving;
+      }
+    });
+    assert.equal(indexedHere, 0, `${indexedHere} memories were indexed on the session's thread`);
+    assert.equal((recalled.memories as { id: string }[])[0]?.id, testId(700));
+    assert.ok(fs.existsSync(storePaths(project).searchIndex), 'the index built was saved for the next session');
   });
 
   it('a session that stores nothing creates nothing, though it opens the store', async () => {
