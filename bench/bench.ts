@@ -22,7 +22,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { bundleChildScript } from './lib/child';
 import type { BenchContext, BenchOptions, BenchSection } from './lib/context';
-import { machineInfo } from './lib/machine';
+import { machineInfo, probeText } from './lib/machine';
 import { printTargets, writeReport, type BenchReport, type SectionResult } from './lib/report';
 import { anchorsSection } from './sections/anchors';
 import { engineSection } from './sections/engine';
@@ -99,7 +99,7 @@ export async function runBench(sections: readonly BenchSection[] = SECTIONS): Pr
   try {
     ctx.log(`LTM bench: sections ${selected.map((s) => s.id).join(', ')}; sizes ${options.sizes.join(', ')}; ${options.reps} reps`);
     const machine = machineInfo(tmpRoot);
-    ctx.log(`${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; fsync'd 1 KB write ${machine.smallWriteMs?.toFixed(2)} ms`);
+    ctx.log(`${machine.cpuModel}, ${machine.cores} cores, Node ${machine.node}; fsync'd 1 KB write ${machine.smallWriteMs?.toFixed(2)} ms; probes: ${machine.probeMs ? probeText(machine.probeMs) : '–'}`);
     const results: SectionResult[] = [];
     for (const section of selected) {
       ctx.log(`section: ${section.title}`);

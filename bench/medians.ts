@@ -12,7 +12,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { MachineInfo } from './lib/machine';
+import { PROBE_ADDITIONS, PROBE_OBJECTS, type MachineInfo } from './lib/machine';
 import { renderTable, type Target } from './lib/report';
 
 interface RunFile {
@@ -75,6 +75,7 @@ function main(dirs: string[]): void {
   });
   const machine = runs[0]!.machine;
   const loads = runs.map((r) => `${r.machine.loadAverage.start.toFixed(2)} → ${r.machine.loadAverage.end?.toFixed(2) ?? '?'}`).join(', ');
+  const probes = runs.map((r) => (r.machine.probeMs ? `${r.machine.probeMs.cpu.toFixed(0)} / ${r.machine.probeMs.allocation.toFixed(0)} ms` : '–')).join(', ');
   const lines = [
     '# Benchmark medians',
     '',
@@ -83,7 +84,8 @@ function main(dirs: string[]): void {
       '"Before" is issue 13\'s measurement of the first version where it gave one.',
     '',
     `Machine: ${machine.cpuModel}, ${machine.cores} cores, ${(machine.totalMemoryBytes / 2 ** 30).toFixed(1)} GiB, Node ${machine.node}, ${machine.os}. ` +
-      `Load average (1 min) at the start and end of each run: ${loads} (the bench keeps about one core busy).`,
+      `Load average (1 min) at the start and end of each run: ${loads} (the bench keeps about one core busy). ` +
+      `Probes of each run (${PROBE_ADDITIONS.toLocaleString('en-US')} integer additions / ${PROBE_OBJECTS.toLocaleString('en-US')} objects made and sent through JSON, medians): ${probes}.`,
     '',
     renderTable({
       title: 'Targets',

@@ -15,6 +15,14 @@ export interface MachineInfo {
   tmpFilesystem: string;
   /** Median time of an fsync'd atomic write of 1 KB in the temp directory: the floor under every store write. */
   smallWriteMs: number | null;
+  /**
+   * Medians of two fixed pieces of single-threaded work, to compare runs of different days: integer
+   * additions in a register (`cpu`), and objects made and sent through JSON (`allocation`: fresh memory,
+   * collections). On 2026-12-02, while every timing of the bench ran 2–5 times slower than on
+   * 2026-11-28, this kind of machine gave ~85 ms for the additions and 550–950 ms for the objects; there
+   * is no figure of a faster day yet. Absent from runs before it was measured.
+   */
+  probeMs?: { cpu: number; allocation: number };
   /** 1-minute load average when the run started and ended: other work on the machine skews every number. */
   loadAverage: { start: number; end: number | null };
 }
@@ -68,6 +76,35 @@ function smallWriteMs(tmpRoot: string): number | null {
   }
 }
 
+/** The work of the probes (probeMs): integer additions, and small objects made and sent through JSON. */
+export const PROBE_ADDITIONS = 100_000_000;
+export const PROBE_OBJECTS = 300_000;
+
+function probeMs(): { cpu: number; allocation: number } {
+  const cpu: number[] = [];
+  const allocation: number[] = [];
+  let results = 0;
+  for (let run = 0; run < 5; run++) {
+    let t0 = performance.now();
+    results += additions();
+    cpu.push(performance.now() - t0);
+    t0 = performance.now();
+    const objects: { id: string; n: number; tags: string[] }[] = [];
+    for (let i = 0; i < PROBE_OBJECTS; i++) objects.push({ id: `mem_${i}`, n: i, tags: ['a', 'b'] });
+    results += (JSON.parse(JSON.stringify(objects)) as unknown[]).length;
+    allocation.push(performance.now() - t0);
+  }
+  // Used, so that the work is not optimised away.
+  if (results < 0) throw new Error('unreachable');
+  return { cpu: summarise(cpu).median, allocation: summarise(allocation).median };
+}
+
+function additions(): number {
+  let sum = 0;
+  for (let i = 0; i < PROBE_ADDITIONS; i++) sum += i;
+  return sum;
+}
+
 export function machineInfo(tmpRoot: string): MachineInfo {
   const tmp = fs.realpathSync(os.tmpdir());
   return {
@@ -79,6 +116,13 @@ export function machineInfo(tmpRoot: string): MachineInfo {
     tmpdir: tmp,
     tmpFilesystem: filesystemOf(tmp),
     smallWriteMs: smallWriteMs(tmpRoot),
+    probeMs: probeMs(),
     loadAverage: { start: os.loadavg()[0]!, end: null },
   };
+}
+
+/** The probes as a person reads them. */
+export function probeText(probe: { cpu: number; allocation: number }): string {
+  const n = (x: number) => x.toLocaleString('en-US');
+  return `${probe.cpu.toFixed(0)} ms for ${n(PROBE_ADDITIONS)} integer additions, ${probe.allocation.toFixed(0)} ms for ${n(PROBE_OBJECTS)} objects made and sent through JSON`;
 }

@@ -5,7 +5,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { MachineInfo } from './machine';
+import { probeText, type MachineInfo } from './machine';
 import type { Summary } from './stats';
 
 export type Cell = string | number | null;
@@ -128,6 +128,7 @@ export function renderMarkdown(report: BenchReport): string {
         ['OS', m.os],
         ['Temp directory', `${m.tmpdir} (${m.tmpFilesystem})`],
         ['fsync\'d 1 KB write', m.smallWriteMs === null ? '–' : `${ms(m.smallWriteMs)} ms median (atomic write: temp file, fsync, rename)`],
+        ['Probes', m.probeMs === undefined ? '–' : `${probeText(m.probeMs)} (medians; compare runs of other days by them)`],
         ['Load average (1 min)', `${m.loadAverage.start.toFixed(2)} at start, ${m.loadAverage.end?.toFixed(2) ?? '–'} at end (${m.cores} cores; the bench keeps about one busy, so values well above 1 mean other work was competing)`],
         ['Date', report.finishedAt],
       ],
