@@ -134,7 +134,15 @@ export class FolderMemory extends DisposableOwner {
     // server's searching requests wait for: serving need not.
     const store = await MemoryStore.openAsync(
       this.folder.uri.fsPath,
-      { renames: gitRenameLookup(this.folder.uri.fsPath), ...searchIndexWorkerOptions() },
+      {
+        renames: gitRenameLookup(this.folder.uri.fsPath),
+        ...searchIndexWorkerOptions(),
+        // The store watches memories/ itself too: VS Code's file events can come late or not at all (a remote
+        // or busy watcher: a memory Claude Code stored stayed out of the view), this one comes at once. Both
+        // lead to the same refresh, made once for events that come together.
+        watch: true,
+        onExternalChange: () => this.refreshSoon(),
+      },
       { untilSearchIndex: false, inSlices: true },
     );
     if (this.isDisposed) {
@@ -326,8 +334,14 @@ export class FolderMemory extends DisposableOwner {
     }
     // The server's own files change on every start; they say nothing about memories.
     if (/[\\/](?:server|server-identity|parse-cache|index-pending)\.json$|\.ltm-tmp$|[\\/]\.lock(?:[\\/]|$)/.test(uri.fsPath)) return;
+    this.refreshSoon();
+  }
+
+  /** Reads what changed on disk a moment from now (once for the events that come together), and tells the views. */
+  private refreshSoon(): void {
     clearTimeout(this.debounce);
     this.debounce = setTimeout(() => {
+      if (this.isDisposed) return;
       if (!this.storeInstance) {
         void this.start();
         return;
