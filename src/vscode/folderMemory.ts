@@ -70,6 +70,8 @@ export class FolderMemory extends DisposableOwner {
   /** Fires when the server the folder's clients use started, stopped or changed. */
   readonly onDidChangeServer = this.serverChanged.event;
   private debounce: NodeJS.Timeout | undefined;
+  /** Whether the refresh the debounce waits for must stat every memory file (refreshSoon). */
+  private fullRefreshPending = false;
   /** The store's changeCount when the views were last told of a change (-1: never). */
   private firedAtChange = -1;
   private starting: Promise<void> | null = null;
@@ -141,7 +143,8 @@ export class FolderMemory extends DisposableOwner {
         // or busy watcher: a memory Claude Code stored stayed out of the view), this one comes at once. Both
         // lead to the same refresh, made once for events that come together.
         watch: true,
-        onExternalChange: () => this.refreshSoon(),
+        // It names the memory files that changed: no need to stat every other one.
+        onExternalChange: () => this.refreshSoon({ full: false }),
       },
       { untilSearchIndex: false, inSlices: true },
     );
@@ -334,19 +337,26 @@ export class FolderMemory extends DisposableOwner {
     }
     // The server's own files change on every start; they say nothing about memories.
     if (/[\\/](?:server|server-identity|parse-cache|index-pending)\.json$|\.ltm-tmp$|[\\/]\.lock(?:[\\/]|$)/.test(uri.fsPath)) return;
-    this.refreshSoon();
+    this.refreshSoon({ full: true });
   }
 
-  /** Reads what changed on disk a moment from now (once for the events that come together), and tells the views. */
-  private refreshSoon(): void {
+  /**
+   * Reads what changed on disk a moment from now (once for the events that come together), and tells the
+   * views. `full`: every memory file is statted (VS Code's events, which do not reach the store's list of
+   * changed names); one such event in a burst makes the refresh full.
+   */
+  private refreshSoon({ full }: { full: boolean }): void {
+    this.fullRefreshPending ||= full;
     clearTimeout(this.debounce);
     this.debounce = setTimeout(() => {
       if (this.isDisposed) return;
+      const fullRefresh = this.fullRefreshPending;
+      this.fullRefreshPending = false;
       if (!this.storeInstance) {
         void this.start();
         return;
       }
-      this.storeInstance.refresh({ full: true });
+      this.storeInstance.refresh({ full: fullRefresh });
       // The file events of a change the UI made (and refreshed for at once), or of index.json written a moment
       // after the memory files, bring nothing new: a second refresh would only redraw the views under the pointer.
       if (this.storeInstance.changeCount !== this.firedAtChange) this.fireChanged();
