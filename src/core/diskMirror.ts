@@ -19,13 +19,16 @@ import {
   listDir,
   readTextIfExists,
   replaceWithTemp,
+  replaceWithTempAsync,
   sameSignature,
   statSignature,
   toJsonText,
   writeFileAtomic,
-  writeFileAtomicAsync,
   writeTempFile,
+  writeTempFileFrom,
+  writeTempFileFromAsync,
   type FileSignature,
+  type PieceWriter,
 } from './files';
 import { ChangedOnDiskError, unreadableFile } from './errors';
 import { LoadedFile, ReadTexts } from './loadedFile';
@@ -788,22 +791,31 @@ export class DiskMirror {
    * in this order, a crash between leaves a journal naming the old stats.json,
    * which no reader applies, and the new file holds its changes.
    */
-  writeStats(bytes: Buffer[]): void {
-    writeFileAtomic(this.paths.stats, bytes, { durable: false });
-    this.statsStatus = { kind: 'ok' };
-    this.statsSignature = statSignature(this.paths.stats);
-    this.removeStatsJournal();
+  writeStats(produce: (out: PieceWriter) => void): FileSignature {
+    const written = writeTempFileFrom(this.paths.stats, produce, { durable: false });
+    replaceWithTemp(written, this.paths.stats);
+    this.statsWritten(written.signature);
+    return written.signature;
   }
 
-  async writeStatsAsync(bytes: Buffer[]): Promise<void> {
+  /** writeStats for a producer that gives way to the event loop (a rendering in slices); the rename on the thread pool. */
+  async writeStatsAsync(produce: (out: PieceWriter) => Promise<void>): Promise<FileSignature> {
+    const written = await writeTempFileFromAsync(this.paths.stats, produce, { durable: false });
+    // Until the new signature is known, a refresh must not take stats.json for another writer's.
     this.statsWriteInFlight = true;
     try {
-      this.statsSignature = await writeFileAtomicAsync(this.paths.stats, bytes, { durable: false });
-      this.statsStatus = { kind: 'ok' };
-      this.removeStatsJournal();
+      await replaceWithTempAsync(written, this.paths.stats);
     } finally {
       this.statsWriteInFlight = false;
     }
+    this.statsWritten(written.signature);
+    return written.signature;
+  }
+
+  private statsWritten(signature: FileSignature): void {
+    this.statsStatus = { kind: 'ok' };
+    this.statsSignature = signature;
+    this.removeStatsJournal();
   }
 
   private removeStatsJournal(): void {

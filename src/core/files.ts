@@ -4,7 +4,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import { insertionPoint } from './sortedStrings';
 
 /** Temporary files are named so that the store's .gitignore and readers skip them. */
 export const TEMP_SUFFIX = '.ltm-tmp';
@@ -35,14 +34,99 @@ export function writeFileAtomic(file: string, data: string | readonly Buffer[], 
  * writeFileAtomic of what `produce` writes, a piece at a time: each piece is
  * written to the temporary file when it is given, so that a large file (a
  * search index of 50,000 memories is ~40 MB) never needs all its bytes at once.
- * A piece may be reused by its producer once `write` returns.
+ * A piece may be reused by its producer once `out.write` returns.
  */
-export function writeFileAtomicFrom(file: string, produce: (write: (piece: Uint8Array) => void) => void, options: WriteOptions = {}): void {
-  writeThroughTemp(file, options, (fd) =>
-    produce((piece) => {
-      for (let at = 0; at < piece.length; ) at += fs.writeSync(fd, piece, at, piece.length - at);
-    }),
-  );
+export function writeFileAtomicFrom(file: string, produce: (out: PieceWriter) => void, options: WriteOptions = {}): void {
+  replaceWithTemp(writeTempFileFrom(file, produce, options), file);
+}
+
+/** Text up to this many UTF-16 units is encoded into the writer's own block (PieceWriter.writeText). */
+const TEXT_BLOCK_UNITS = 1 << 18;
+
+/** Writes pieces one after the other to an open file, counting where the next one starts. */
+export class PieceWriter {
+  /** Bytes written so far: the position of the next piece in the file. */
+  position = 0;
+  /** Reused by writeText: 3 bytes a UTF-16 unit is the most UTF-8 takes. */
+  private textBlock: Buffer | null = null;
+
+  constructor(private readonly fd: number) {}
+
+  write(piece: Uint8Array): void {
+    for (let at = 0; at < piece.length; ) at += fs.writeSync(this.fd, piece, at, piece.length - at);
+    this.position += piece.length;
+  }
+
+  /**
+   * Writes text as UTF-8, encoded into one block reused from piece to piece:
+   * a Buffer made for each piece stays outside the heap until a full
+   * collection, which an idle server may not run for a long time (the ~15 MB
+   * of parse-cache.json at 50,000 memories stayed, once written, in its
+   * resident memory).
+   */
+  writeText(text: string): void {
+    if (text.length > TEXT_BLOCK_UNITS) {
+      this.write(Buffer.from(text, 'utf8'));
+      return;
+    }
+    this.textBlock ??= Buffer.allocUnsafe(TEXT_BLOCK_UNITS * 3);
+    this.write(this.textBlock.subarray(0, this.textBlock.write(text, 'utf8')));
+  }
+}
+
+/**
+ * The temporary file next to `file`, written piece by piece by `produce`
+ * (see writeTempFile), for the caller to rename over `file` (replaceWithTemp)
+ * or discard. A large file never needs all its bytes at once.
+ */
+export function writeTempFileFrom(file: string, produce: (out: PieceWriter) => void, options: WriteOptions = {}): TempFile {
+  return writeTempFileWith(file, options, (fd) => produce(new PieceWriter(fd)));
+}
+
+/**
+ * writeTempFileFrom with a producer that gives way to the event loop between
+ * its pieces (a rendering in slices): the writes themselves are synchronous,
+ * a piece at a time, so that no piece waits in memory for the thread pool.
+ */
+export async function writeTempFileFromAsync(file: string, produce: (out: PieceWriter) => Promise<void>, options: WriteOptions = {}): Promise<TempFile> {
+  const open = openTemp(file, options);
+  try {
+    await produce(new PieceWriter(open.fd));
+  } catch (error) {
+    discardTemp(open);
+    throw error;
+  }
+  return closeTemp(open, options);
+}
+
+/**
+ * Opens `file` for reading if it is still the version `signature` names
+ * (checked on the open descriptor, so a file replaced meanwhile is not read);
+ * null when it is gone, changed or cannot be read.
+ */
+export function openIfUnchanged(file: string, signature: FileSignature): number | null {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch {
+    return null;
+  }
+  try {
+    if (sameSignature(signatureOf(fs.fstatSync(fd)), signature)) return fd;
+  } catch {
+    // Unreadable: as if changed.
+  }
+  fs.closeSync(fd);
+  return null;
+}
+
+/** Reads exactly `length` bytes at `position` into `into`; throws if the file is shorter. */
+export function readExactly(fd: number, into: Buffer, length: number, position: number): void {
+  for (let done = 0; done < length; ) {
+    const read = fs.readSync(fd, into, done, length - done, position + done);
+    if (read === 0) throw new Error(`the file ended ${length - done} bytes early`);
+    done += read;
+  }
 }
 
 /** The temporary file, written by `write`, flushed unless not durable, and renamed over `file`; removed on any failure. */
@@ -60,20 +144,46 @@ export function writeTempFile(file: string, data: string, options: WriteOptions 
 }
 
 function writeTempFileWith(file: string, options: WriteOptions, write: (fd: number) => void): TempFile {
-  const temp = tempPathFor(file);
-  const fd = fs.openSync(temp, 'wx', options.mode ?? 0o666);
-  let signature: FileSignature;
+  const open = openTemp(file, options);
   try {
-    write(fd);
-    if (options.durable !== false) fs.fsyncSync(fd);
-    signature = signatureOf(fs.fstatSync(fd));
+    write(open.fd);
   } catch (error) {
-    fs.closeSync(fd);
-    fs.rmSync(temp, { force: true });
+    discardTemp(open);
     throw error;
   }
-  fs.closeSync(fd);
-  return { temp, signature };
+  return closeTemp(open, options);
+}
+
+interface OpenTemp {
+  temp: string;
+  fd: number;
+}
+
+function openTemp(file: string, options: WriteOptions): OpenTemp {
+  const temp = tempPathFor(file);
+  return { temp, fd: fs.openSync(temp, 'wx', options.mode ?? 0o666) };
+}
+
+/** Flushes (unless not durable), signs and closes a temporary file written; removes it if that fails. */
+function closeTemp(open: OpenTemp, options: WriteOptions): TempFile {
+  try {
+    if (options.durable !== false) fs.fsyncSync(open.fd);
+    const signature = signatureOf(fs.fstatSync(open.fd));
+    fs.closeSync(open.fd);
+    return { temp: open.temp, signature };
+  } catch (error) {
+    discardTemp(open);
+    throw error;
+  }
+}
+
+function discardTemp(open: OpenTemp): void {
+  try {
+    fs.closeSync(open.fd);
+  } catch {
+    // Closed already (its close failed): the file is removed all the same.
+  }
+  fs.rmSync(open.temp, { force: true });
 }
 
 /** A temporary file's name next to `file`: hidden, this process's, unique, and ending in TEMP_SUFFIX. */
@@ -89,14 +199,9 @@ function tempPathFor(file: string): string {
  * before the rename, which keeps inode, size and mtime).
  */
 export async function writeFileAtomicAsync(file: string, data: string | readonly Buffer[], options: WriteOptions = {}): Promise<FileSignature> {
-  const { temp, signature } = await writeTempFileAsync(file, data, options);
-  try {
-    await fs.promises.rename(temp, file);
-  } catch (error) {
-    await fs.promises.rm(temp, { force: true });
-    throw error;
-  }
-  return signature;
+  const written = await writeTempFileAsync(file, data, options);
+  await replaceWithTempAsync(written, file);
+  return written.signature;
 }
 
 /** A temporary file written for `file` (writeTempFileAsync), to be renamed over it or discarded. */
@@ -137,6 +242,16 @@ export function replaceWithTemp(written: TempFile, file: string): void {
     fs.renameSync(written.temp, file);
   } catch (error) {
     fs.rmSync(written.temp, { force: true });
+    throw error;
+  }
+}
+
+/** replaceWithTemp on libuv's thread pool. */
+export async function replaceWithTempAsync(written: TempFile, file: string): Promise<void> {
+  try {
+    await fs.promises.rename(written.temp, file);
+  } catch (error) {
+    await fs.promises.rm(written.temp, { force: true });
     throw error;
   }
 }
@@ -262,172 +377,3 @@ export function toJsonText(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
-interface Chunk {
-  /** Sorted; every key of a chunk sorts before every key of the next one. */
-  keys: string[];
-  bytes: Buffer | null;
-}
-
-/** Chunks split above this many members, so one change re-renders few. */
-const MAX_CHUNK = 64;
-
-/**
- * How many chunks (up to MAX_CHUNK members each, ~0.3 ms to render) a
- * rendering in slices (JsonMapChunks.buffersInSlices) renders between two
- * looks at the event loop: ~10 ms at most.
- */
-export const CHUNKS_PER_SLICE = 32;
-
-/**
- * The members of one large JSON map (`"key": value`, indented as in
- * JSON.stringify(value, null, 2) one level down), kept as bytes in chunks of
- * consecutive keys. Changing one member re-renders one small chunk; a write
- * reuses the bytes of every other chunk. index.json and stats.json are
- * rewritten on every store at 10,000 memories, so this keeps a store fast,
- * whatever the IDs look like.
- */
-export class JsonMapChunks<V> {
-  private chunks: Chunk[] = [];
-  private readonly chunkOfKey = new Map<string, Chunk>();
-  private value: (key: string) => V = () => {
-    throw new Error('JsonMapChunks.sync() or update() must run before rendering');
-  };
-
-  constructor(private readonly render: (value: V) => unknown) {}
-
-  /** Makes the map hold exactly `keys`; `value` is asked only for members that must be rendered. */
-  sync(keys: ReadonlySet<string>, value: (key: string) => V): void {
-    this.value = value;
-    const removed = [...this.chunkOfKey.keys()].filter((key) => !keys.has(key));
-    const added = [...keys].filter((key) => !this.chunkOfKey.has(key));
-    // Many changes (the first write, an index replaced by another process): lay the chunks out again.
-    if (removed.length + added.length > keys.size / 4) {
-      this.rebuild([...keys].sort());
-      return;
-    }
-    for (const key of removed) this.remove(key);
-    for (const key of added) this.add(key);
-  }
-
-  /** Adds, keeps or removes one member: the incremental form of sync(). */
-  update(key: string, present: boolean, value: (key: string) => V): void {
-    this.value = value;
-    if (!present) this.remove(key);
-    else if (this.chunkOfKey.has(key)) this.invalidate(key);
-    else this.add(key);
-  }
-
-  /** The member's value changed: its chunk is rendered again on the next write. */
-  invalidate(key: string): void {
-    const chunk = this.chunkOfKey.get(key);
-    if (chunk) chunk.bytes = null;
-  }
-
-  clear(): void {
-    this.chunks = [];
-    this.chunkOfKey.clear();
-  }
-
-  private rebuild(sortedKeys: string[]): void {
-    this.clear();
-    for (let i = 0; i < sortedKeys.length; i += MAX_CHUNK / 2) {
-      const chunk: Chunk = { keys: sortedKeys.slice(i, i + MAX_CHUNK / 2), bytes: null };
-      this.chunks.push(chunk);
-      for (const key of chunk.keys) this.chunkOfKey.set(key, chunk);
-    }
-  }
-
-  private add(key: string): void {
-    if (this.chunks.length === 0) this.chunks.push({ keys: [], bytes: null });
-    // The last chunk whose first key sorts before this key (or the first chunk).
-    let lo = 0;
-    let hi = this.chunks.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (this.chunks[mid]!.keys[0]! <= key) lo = mid;
-      else hi = mid - 1;
-    }
-    const index = lo;
-    const chunk = this.chunks[index]!;
-    chunk.keys.splice(insertionPoint(chunk.keys, key), 0, key);
-    chunk.bytes = null;
-    this.chunkOfKey.set(key, chunk);
-    if (chunk.keys.length > MAX_CHUNK) {
-      const upper: Chunk = { keys: chunk.keys.splice(MAX_CHUNK / 2), bytes: null };
-      for (const k of upper.keys) this.chunkOfKey.set(k, upper);
-      this.chunks.splice(index + 1, 0, upper);
-    }
-  }
-
-  private remove(key: string): void {
-    const chunk = this.chunkOfKey.get(key);
-    if (!chunk) return;
-    this.chunkOfKey.delete(key);
-    chunk.keys.splice(insertionPoint(chunk.keys, key), 1);
-    chunk.bytes = null;
-    if (chunk.keys.length === 0) this.chunks.splice(this.chunks.indexOf(chunk), 1);
-  }
-
-  /** The map's members as buffers, in key order, separated as JSON requires. */
-  buffers(): Buffer[] {
-    const out: Buffer[] = [];
-    for (const chunk of this.chunks) {
-      if (out.length > 0) out.push(MEMBER_SEPARATOR);
-      out.push(this.bytesOf(chunk));
-    }
-    return out;
-  }
-
-  /**
-   * buffers(), giving way to the event loop after every `chunksPerSlice`
-   * chunks it had to render: the first write after opening renders every
-   * member (~100 ms at 10,000 index.json entries, ~0.5 s at 50,000), and a
-   * server answers hooks meanwhile. A member invalidated meanwhile is
-   * rendered with what `value` gives now, and again at the next write; a
-   * caller that lets members be added or removed meanwhile must not use the
-   * result (IndexWriter drops such a flush: see its generation).
-   */
-  async buffersInSlices(chunksPerSlice: number): Promise<Buffer[]> {
-    const out: Buffer[] = [];
-    let rendered = 0;
-    for (const chunk of [...this.chunks]) {
-      if (chunk.bytes === null && ++rendered % chunksPerSlice === 0) await new Promise<void>((resolve) => setImmediate(resolve));
-      if (out.length > 0) out.push(MEMBER_SEPARATOR);
-      out.push(this.bytesOf(chunk));
-    }
-    return out;
-  }
-
-  private bytesOf(chunk: Chunk): Buffer {
-    chunk.bytes ??= Buffer.from(chunk.keys.map((key) => renderMember(key, this.render(this.value(key)))).join(',\n'), 'utf8');
-    return chunk.bytes;
-  }
-}
-
-const MEMBER_SEPARATOR = Buffer.from(',\n');
-
-function renderMember(key: string, value: unknown): string {
-  return `    ${JSON.stringify(key)}: ${JSON.stringify(value, null, 2).replace(/\n/g, '\n    ')}`;
-}
-
-/**
- * The bytes of `{ "version": 1, "<map>": { ...members }, ... }`, exactly as
- * JSON.stringify(value, null, 2) plus a newline would write them.
- */
-export function jsonWithMaps(maps: readonly (readonly [string, readonly Buffer[]])[]): Buffer[] {
-  const out: Buffer[] = [Buffer.from('{\n  "version": 1')];
-  for (const [key, members] of maps) {
-    if (members.length === 0) {
-      out.push(Buffer.from(`,\n  ${JSON.stringify(key)}: {}`));
-      continue;
-    }
-    out.push(Buffer.from(`,\n  ${JSON.stringify(key)}: {\n`), ...members, Buffer.from('\n  }'));
-  }
-  out.push(Buffer.from('\n}\n'));
-  return out;
-}
-
-/** A map member whose value is a list of plain strings (IDs). */
-export function stringListMember(key: string, values: readonly string[]): string {
-  return renderMember(key, values);
-}

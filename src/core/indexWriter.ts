@@ -3,10 +3,10 @@
  * their tags, which other tools and the reference implementation read.
  *
  * Rewriting 10,000 entries for every stored memory would dominate a write, so
- * the writer keeps each member's rendered bytes (JsonMapChunks) and the tag
- * index's bytes per tag, and renders again only what changed since the last
- * write. It also keeps the set of IDs index.json lists, which integrity
- * compares with the memory files.
+ * the writer renders again only what changed since the last write: the other
+ * members are copied from the file it wrote last (JsonMapChunks), and the tag
+ * index's bytes are kept per tag. It also keeps the set of IDs index.json
+ * lists, which integrity compares with the memory files.
  *
  * Even so a write costs bytes in proportion to the store (about 320 per
  * memory), so a server defers it (deferWrites): a store then only marks
@@ -15,7 +15,8 @@
  * under the lock, rendered and written without it).
  */
 import * as fs from 'node:fs';
-import { CHUNKS_PER_SLICE, JsonMapChunks, jsonWithMaps, replaceWithTemp, stringListMember, writeFileAtomic, writeTempFileAsync, type TempFile } from './files';
+import { replaceWithTemp, writeTempFileFrom, writeTempFileFromAsync, type PieceWriter, type TempFile } from './files';
+import { CHUNKS_PER_SLICE, JSON_MAPS_END, JSON_MAPS_START, JsonMapChunks, mapClosing, mapOpening, stringListMember } from './jsonMapChunks';
 import type { DiskMirror } from './diskMirror';
 import { clearIndexPending, markIndexPending } from './indexPending';
 import type { Memory, MemoryMeta } from './model';
@@ -159,13 +160,25 @@ export class IndexWriter {
       return;
     }
     this.prepareRender();
-    const bytes = this.bytes(this.members.buffers(), this.tagIndexBuffers());
+    const tags = this.tagIndexBuffers();
+    let written: TempFile;
     try {
-      writeFileAtomic(this.mirror.paths.index, bytes, { durable: false });
+      written = writeTempFileFrom(
+        this.mirror.paths.index,
+        (out) => {
+          this.writeStart(out);
+          this.members.writeTo(out, this.mirror.paths.index);
+          this.writeEnd(out, tags);
+        },
+        { durable: false },
+      );
+      replaceWithTemp(written, this.mirror.paths.index);
     } catch (error) {
+      this.members.abandoned();
       this.needsFullSync = true;
       throw error;
     }
+    this.members.committed(written.signature);
     this.written(this.ownIds!);
   }
 
@@ -195,11 +208,19 @@ export class IndexWriter {
    */
   async writeFlush(prepared: PreparedFlush): Promise<TempFile> {
     try {
-      const members = await this.members.buffersInSlices(this.options.chunksPerSlice ?? CHUNKS_PER_SLICE);
-      const bytes = this.bytes(members, await this.tagIndexBuffersInSlices());
-      return await writeTempFileAsync(this.mirror.paths.index, bytes, { durable: false });
+      const tags = await this.tagIndexBuffersInSlices();
+      return await writeTempFileFromAsync(
+        this.mirror.paths.index,
+        async (out) => {
+          this.writeStart(out);
+          await this.members.writeInSlices(out, this.mirror.paths.index, this.options.chunksPerSlice ?? CHUNKS_PER_SLICE);
+          this.writeEnd(out, tags);
+        },
+        { durable: false },
+      );
     } catch (error) {
       // What was rendered is not on disk: the next write looks at everything again.
+      this.members.abandoned();
       this.needsFullSync = true;
       prepared.generation = -1;
       throw error;
@@ -216,6 +237,7 @@ export class IndexWriter {
   commitFlush(prepared: PreparedFlush, written: TempFile): void {
     if (prepared.generation !== this.generation) {
       fs.rmSync(written.temp, { force: true });
+      this.members.abandoned();
       this.needsFullSync = true;
       this.onDeferred?.();
       return;
@@ -223,9 +245,11 @@ export class IndexWriter {
     try {
       replaceWithTemp(written, this.mirror.paths.index);
     } catch (error) {
+      this.members.abandoned();
       this.needsFullSync = true;
       throw error;
     }
+    this.members.committed(written.signature);
     this.written(prepared.ids);
   }
 
@@ -317,12 +341,19 @@ export class IndexWriter {
     if (this.generation === generation && this.needsFullSync) this.laidOut = { ids, generation };
   }
 
-  /** index.json's bytes: the members (rendered by the caller) and the tag index. */
-  private bytes(members: Buffer[], tags: Buffer[]): Buffer[] {
-    return jsonWithMaps([
-      ['memories', members],
-      ['tag_index', tags],
-    ]);
+  /** index.json up to its members (written by the caller). */
+  private writeStart(out: PieceWriter): void {
+    out.write(JSON_MAPS_START);
+    out.write(mapOpening('memories', this.members.isEmpty));
+  }
+
+  /** index.json after its members: the tag index. */
+  private writeEnd(out: PieceWriter, tags: readonly Buffer[]): void {
+    out.write(mapClosing(this.members.isEmpty));
+    out.write(mapOpening('tag_index', tags.length === 0));
+    for (const piece of tags) out.write(piece);
+    out.write(mapClosing(tags.length === 0));
+    out.write(JSON_MAPS_END);
   }
 
   /** index.json's entries by ID, for the integrity check; empty when it is not usable. */

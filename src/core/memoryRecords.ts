@@ -204,7 +204,7 @@ export class MemoryRecordCache {
     const records: FileRecord[] = [];
     for (const [, r] of live) records.push(r);
     try {
-      writeFileAtomicFrom(this.file, (write) => writeSavedRecords(records, (text) => write(Buffer.from(text, 'utf8'))), { durable: false });
+      writeFileAtomicFrom(this.file, (out) => writeSavedRecords(records, (text) => out.writeText(text)), { durable: false });
       this.changed = false;
     } catch {
       // Read-only checkouts still open; they only open more slowly.

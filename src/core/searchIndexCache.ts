@@ -81,7 +81,7 @@ export function saveSearchIndex(file: string, index: MemorySearchIndex, files: R
       writeFileAtomic(file, [bytes], { durable: false });
       return { bytes };
     }
-    writeFileAtomicFrom(file, (write) => index.writeSerialized(versionOf, write), { durable: false });
+    writeFileAtomicFrom(file, (out) => index.writeSerialized(versionOf, (piece) => out.write(piece)), { durable: false });
     return { bytes: null };
   } catch {
     return null;

@@ -7,15 +7,16 @@
  * changed entries to the stats journal (statsJournal.ts: O(1) bytes per
  * change), and stats.json is rewritten only when the journal is long, when
  * stats.json is missing or unusable, and on compact() (server stop, fix). For
- * those rewrites the writer keeps each member's bytes and renders again only
- * the memories changed since the last one; a server compacts in a pause
- * (deferCompaction, compactAsync), rendering in slices and answering requests
- * between them. The stats themselves are the mirror's
+ * those rewrites the writer renders again only the memories changed since the
+ * last one, and copies the others from the stats.json it wrote (JsonMapChunks);
+ * a server compacts in a pause (deferCompaction, compactAsync), rendering in
+ * slices and answering requests between them. The stats themselves are the mirror's
  * (DiskMirror.stats, replaced when the file is read again); this class changes
  * them and tracks what its bytes are missing.
  */
 import type { DiskMirror } from './diskMirror';
-import { CHUNKS_PER_SLICE, JsonMapChunks, jsonWithMaps } from './files';
+import type { PieceWriter } from './files';
+import { CHUNKS_PER_SLICE, JSON_MAPS_END, JSON_MAPS_START, JsonMapChunks, mapClosing, mapOpening } from './jsonMapChunks';
 import type { Memory, MemoryStats } from './model';
 import { compactionDue, journalLine } from './statsJournal';
 import { statsEntryJson } from './storeFiles';
@@ -136,7 +137,7 @@ export class StatsWriter {
    * missing or unusable) stats.json rewritten with every change.
    */
   write(): void {
-    if (this.appendOrCompact()) this.mirror.writeStats(this.render());
+    if (this.appendOrCompact()) this.rewrite();
   }
 
   /**
@@ -165,7 +166,7 @@ export class StatsWriter {
    * fix leave stats.json whole for readers of the reference format.
    */
   compact(): void {
-    if (this.compactionNeeded()) this.mirror.writeStats(this.render());
+    if (this.compactionNeeded()) this.rewrite();
   }
 
   /** compact(), rendered in slices and written without blocking (rewriteInSlices): a server's compaction (deferCompaction). */
@@ -191,9 +192,50 @@ export class StatsWriter {
    */
   private async rewriteInSlices(): Promise<void> {
     const readings = this.readings;
-    const members = await this.renderMembers().buffersInSlices(this.options.chunksPerSlice ?? CHUNKS_PER_SLICE);
-    if (readings !== this.readings) return;
-    await this.mirror.writeStatsAsync(jsonWithMaps([['memories', members]]));
+    const members = this.renderMembers();
+    const overtaken = () => readings !== this.readings;
+    let signature;
+    try {
+      signature = await this.mirror.writeStatsAsync(async (out) => {
+        this.writeStart(out, members);
+        await members.writeInSlices(out, this.mirror.paths.stats, this.options.chunksPerSlice ?? CHUNKS_PER_SLICE);
+        // Read again meanwhile: what was rendered is out of date and is not put in place.
+        if (overtaken()) throw new OvertakenRewrite();
+        this.writeEnd(out, members);
+      });
+    } catch (error) {
+      members.abandoned();
+      if (overtaken()) return;
+      throw error;
+    }
+    members.committed(signature);
+  }
+
+  /** stats.json rewritten with every change, at once. */
+  private rewrite(): void {
+    const members = this.renderMembers();
+    let signature;
+    try {
+      signature = this.mirror.writeStats((out) => {
+        this.writeStart(out, members);
+        members.writeTo(out, this.mirror.paths.stats);
+        this.writeEnd(out, members);
+      });
+    } catch (error) {
+      members.abandoned();
+      throw error;
+    }
+    members.committed(signature);
+  }
+
+  private writeStart(out: PieceWriter, members: JsonMapChunks<MemoryStats>): void {
+    out.write(JSON_MAPS_START);
+    out.write(mapOpening('memories', members.isEmpty));
+  }
+
+  private writeEnd(out: PieceWriter, members: JsonMapChunks<MemoryStats>): void {
+    out.write(mapClosing(members.isEmpty));
+    out.write(JSON_MAPS_END);
   }
 
   /** Appends the unwritten changes; true when stats.json must be rewritten instead (or now as well). */
@@ -227,11 +269,6 @@ export class StatsWriter {
     this.unwritten.add(id);
   }
 
-  /** stats.json as bytes, every change included. */
-  private render(): Buffer[] {
-    return jsonWithMaps([['memories', this.renderMembers().buffers()]]);
-  }
-
   /** The members brought in step with the stats, every change included: what remains is rendering their bytes. */
   private renderMembers(): JsonMapChunks<MemoryStats> {
     const { stats } = this.mirror;
@@ -244,3 +281,6 @@ export class StatsWriter {
     return this.members;
   }
 }
+
+/** A rewrite of stats.json that stats.json read again made out of date: dropped, not an error. */
+class OvertakenRewrite extends Error {}

@@ -2,7 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ChangedOnDiskError } from '../../src/core/errors';
-import { statSignature, toJsonText } from '../../src/core/files';
+import { statSignature, toJsonText, type PieceWriter } from '../../src/core/files';
 import { sweepSignatures } from '../../src/core/signatureSweep';
 import { statCallsDuring } from '../support/fsCalls';
 import { afterRenameOnto } from '../support/renameFaults';
@@ -503,7 +503,9 @@ describe('DiskMirror', () => {
   });
 
   describe('stats.json written by this process', () => {
-    const statsBytes = (entries: Record<string, unknown>) => [Buffer.from(toJsonText({ version: 1, memories: entries }))];
+    /** A producer of stats.json with these entries, as StatsWriter gives writeStats. */
+    const statsBytes = (entries: Record<string, unknown>) => (out: PieceWriter) => out.write(Buffer.from(toJsonText({ version: 1, memories: entries })));
+    const statsBytesAsync = (entries: Record<string, unknown>) => async (out: PieceWriter) => statsBytes(entries)(out);
     const entry = (n: number) => ({ access_count: n, accessed_at: '2026-01-02T00:00:00.000Z', last_session: n, priority: 0 });
 
     it('writeStats records its signature: the next refresh() does not read stats.json again', () => {
@@ -527,18 +529,27 @@ describe('DiskMirror', () => {
       assert.equal(h.mirror.changeCount, before + 1);
     });
 
-    it('while an async write of stats.json is in flight, refresh() keeps off the file; once done, its signature is recorded', async () => {
+    it('while the rename of an async write of stats.json is in flight, refresh() keeps off the file; once done, its signature is recorded', async () => {
       h.mirror.refresh();
       drain(h.log);
       h.mirror.stats.set(A, entry(1));
       const stats = h.mirror.stats;
-      const writing = h.mirror.writeStatsAsync(statsBytes({ [A]: entry(1) }));
-      // The disk changes under the write (as when its rename lands before its signature is recorded).
-      fs.writeFileSync(h.paths.stats, toJsonText({ version: 1, memories: { [B]: entry(9) } }));
-      h.mirror.refresh();
-      assert.equal(h.mirror.stats, stats, 'refresh() read stats.json during the write');
+      const { rename } = fs.promises;
+      let renamed = false;
+      // A refresh between the rename landing and its signature being recorded: the file on disk is not the one recorded.
+      fs.promises.rename = async (...args: Parameters<typeof rename>) => {
+        await rename(...args);
+        renamed = true;
+        h.mirror.refresh();
+      };
+      try {
+        assert.deepEqual(await h.mirror.writeStatsAsync(statsBytesAsync({ [A]: entry(1) })), statSignature(h.paths.stats));
+      } finally {
+        fs.promises.rename = rename;
+      }
+      assert.ok(renamed);
+      assert.equal(h.mirror.stats, stats, 'refresh() read stats.json during the rename');
       assert.deepEqual(drain(h.log), []);
-      await writing;
       assert.deepEqual(h.mirror.statsSignature, statSignature(h.paths.stats));
       assert.deepEqual(JSON.parse(fs.readFileSync(h.paths.stats, 'utf8')).memories, { [A]: entry(1) });
       h.mirror.refresh();
@@ -549,7 +560,7 @@ describe('DiskMirror', () => {
     it('a failed async write leaves refresh() free to read the file again', async () => {
       h.mirror.refresh();
       fs.rmSync(h.paths.root, { recursive: true });
-      await assert.rejects(h.mirror.writeStatsAsync(statsBytes({})));
+      await assert.rejects(h.mirror.writeStatsAsync(statsBytesAsync({})));
       fs.mkdirSync(h.paths.root, { recursive: true });
       fs.writeFileSync(h.paths.stats, toJsonText({ version: 1, memories: { [B]: entry(2) } }));
       h.mirror.refresh();

@@ -4,7 +4,7 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { JsonMapChunks, TEMP_SUFFIX, readTextIfExists, sameSignature, signatureOf, statSignature, writeFileAtomic, writeFileAtomicAsync, writeFileAtomicFrom } from '../../src/core/files';
+import { TEMP_SUFFIX, readTextIfExists, sameSignature, signatureOf, statSignature, writeFileAtomic, writeFileAtomicAsync, writeFileAtomicFrom } from '../../src/core/files';
 import { makeTempProject, removeDir } from '../support/storeKit';
 
 describe('writeFileAtomicAsync', () => {
@@ -108,36 +108,6 @@ describe('signatureOf', () => {
   });
 });
 
-describe('JsonMapChunks.buffersInSlices', () => {
-  it('gives the bytes buffers() gives, giving way to the event loop between slices of rendered chunks', async () => {
-    const keys = Array.from({ length: 200 }, (_, i) => `key${String(i).padStart(3, '0')}`);
-    const values = new Map(keys.map((key, i) => [key, { n: i, text: `value of ${key}` }]));
-    const sliced = new JsonMapChunks<{ n: number; text: string }>((v) => v);
-    const whole = new JsonMapChunks<{ n: number; text: string }>((v) => v);
-    for (const map of [sliced, whole]) map.sync(new Set(keys), (key) => values.get(key)!);
-    let turns = 0;
-    let counting = true;
-    const count = () => {
-      if (!counting) return;
-      turns++;
-      setImmediate(count);
-    };
-    setImmediate(count);
-    const bytes = await sliced.buffersInSlices(1);
-    counting = false;
-    assert.equal(Buffer.concat(bytes).toString(), Buffer.concat(whole.buffers()).toString());
-    // 200 keys in chunks of 32: 7 chunks, each rendered in a turn of its own.
-    assert.ok(turns >= 6, `the event loop ran ${turns} times meanwhile`);
-    // Nothing left to render: the next call renders nothing and gives way to nothing.
-    turns = 0;
-    counting = true;
-    setImmediate(count);
-    await sliced.buffersInSlices(1);
-    counting = false;
-    assert.equal(turns, 0);
-  });
-});
-
 describe('writeFileAtomicFrom', () => {
   let dir: string;
   beforeEach(() => (dir = makeTempProject('ltm-files-')));
@@ -146,21 +116,36 @@ describe('writeFileAtomicFrom', () => {
   it('writes each piece as it is given, so a producer may reuse its buffer', () => {
     const file = path.join(dir, 'search-index.bin');
     const block = new Uint8Array(4);
-    writeFileAtomicFrom(file, (write) => {
+    writeFileAtomicFrom(file, (out) => {
       for (let i = 0; i < 5; i++) {
         block.fill(65 + i);
-        write(block);
+        out.write(block);
       }
     });
     assert.equal(fs.readFileSync(file, 'utf8'), 'AAAABBBBCCCCDDDDEEEE');
+  });
+
+  it('writes text as UTF-8, short or longer than its block, and counts the bytes', () => {
+    const file = path.join(dir, 'parse-cache.json');
+    const long = 'é€😀x'.repeat(100_000);
+    let position = 0;
+    writeFileAtomicFrom(file, (out) => {
+      out.writeText('{"a":"é€😀"');
+      out.writeText(long);
+      out.writeText('}');
+      position = out.position;
+    });
+    const expected = `{"a":"é€😀"${long}}`;
+    assert.equal(fs.readFileSync(file, 'utf8'), expected);
+    assert.equal(position, Buffer.byteLength(expected));
   });
 
   it('a producer that fails leaves the target as it was and no temporary file', () => {
     const file = path.join(dir, 'search-index.bin');
     fs.writeFileSync(file, 'old');
     assert.throws(() =>
-      writeFileAtomicFrom(file, (write) => {
-        write(Buffer.from('partial'));
+      writeFileAtomicFrom(file, (out) => {
+        out.write(Buffer.from('partial'));
         throw new Error('the producer failed');
       }),
     /the producer failed/);

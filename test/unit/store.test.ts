@@ -2,6 +2,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LtmError } from '../../src/core/errors';
+import { JsonMapChunks } from '../../src/core/jsonMapChunks';
 import { MemoryStore, type MemoryView, type StoreInput } from '../../src/core/store';
 import { afterRenameOnto } from '../support/renameFaults';
 import {
@@ -850,13 +851,32 @@ describe('MemoryStore: changes made outside the store', () => {
     store.deferIndexWrites(() => undefined);
     const deferred = await store.store({ topic: 'Deferred', content: 'b' });
     const order: string[] = [];
-    const flushing = store.flushIndex().then(() => order.push('flushed'));
-    // The flush has decided (under the lock) by the next turn of the event loop, and is writing the file.
-    await new Promise<void>((resolve) => setImmediate(resolve));
-    // It holds the lock to decide and to put the file in place, not while it renders and writes it.
-    const during = await store.store({ topic: 'Stored during the flush', content: 'c' });
-    order.push('stored');
-    await flushing;
+    // The flush's writing of the members is held until the store below is done, as a long render in slices
+    // (50,000 memories) would hold it: a flush that kept the lock meanwhile would never let that store finish.
+    const { writeInSlices } = JsonMapChunks.prototype;
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let held = 0;
+    JsonMapChunks.prototype.writeInSlices = async function (this: JsonMapChunks<unknown>, ...args: Parameters<typeof writeInSlices>) {
+      held++;
+      await released;
+      return writeInSlices.apply(this, args);
+    };
+    let during: Awaited<ReturnType<typeof store.store>>;
+    try {
+      const flushing = store.flushIndex().then(() => order.push('flushed'));
+      // The flush has decided (under the lock) by the next turn of the event loop, and is writing the file.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      assert.equal(held, 1, 'the flush is writing index.json');
+      // It holds the lock to decide and to put the file in place, not while it renders and writes it.
+      during = await store.store({ topic: 'Stored during the flush', content: 'c' });
+      order.push('stored');
+      release();
+      await flushing;
+    } finally {
+      JsonMapChunks.prototype.writeInSlices = writeInSlices;
+      release();
+    }
     assert.deepEqual(order, ['stored', 'flushed']);
     const listed = () => memoryKeys(path.join(ctx.root, 'index.json'));
     assert.ok(listed().includes(deferred.memory.id));
