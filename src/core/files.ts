@@ -43,12 +43,17 @@ export function writeFileAtomicFrom(file: string, produce: (out: PieceWriter) =>
 /** Text up to this many UTF-16 units is encoded into the writer's own block (PieceWriter.writeText). */
 const TEXT_BLOCK_UNITS = 1 << 18;
 
+/**
+ * The block writeText encodes into (3 bytes a UTF-16 unit is the most UTF-8
+ * takes): one for the process, made when first needed, as each piece is
+ * encoded and written before writeText returns.
+ */
+let textBlock: Buffer | null = null;
+
 /** Writes pieces one after the other to an open file, counting where the next one starts. */
 export class PieceWriter {
   /** Bytes written so far: the position of the next piece in the file. */
   position = 0;
-  /** Reused by writeText: 3 bytes a UTF-16 unit is the most UTF-8 takes. */
-  private textBlock: Buffer | null = null;
 
   constructor(private readonly fd: number) {}
 
@@ -58,7 +63,8 @@ export class PieceWriter {
   }
 
   /**
-   * Writes text as UTF-8, encoded into one block reused from piece to piece:
+   * Writes text as UTF-8, encoded into one block reused from piece to piece
+   * (and from file to file):
    * a Buffer made for each piece stays outside the heap until a full
    * collection, which an idle server may not run for a long time (the ~15 MB
    * of parse-cache.json at 50,000 memories stayed, once written, in its
@@ -69,8 +75,8 @@ export class PieceWriter {
       this.write(Buffer.from(text, 'utf8'));
       return;
     }
-    this.textBlock ??= Buffer.allocUnsafe(TEXT_BLOCK_UNITS * 3);
-    this.write(this.textBlock.subarray(0, this.textBlock.write(text, 'utf8')));
+    textBlock ??= Buffer.allocUnsafe(TEXT_BLOCK_UNITS * 3);
+    this.write(textBlock.subarray(0, textBlock.write(text, 'utf8')));
   }
 }
 

@@ -40,6 +40,12 @@ export const CHUNKS_PER_SLICE = 32;
 
 /** Consecutive chunks copied from the last file are read and written together, up to this many bytes. */
 const COPY_BLOCK = 1 << 20;
+/**
+ * The block they are read into: one for the process, made when first needed
+ * (a block made per write would wait outside the heap for a full collection),
+ * as a run is read and written before CopiedRun.flush returns.
+ */
+let copyBlock: Buffer | null = null;
 
 const MEMBER_SEPARATOR = Buffer.from(',\n');
 
@@ -222,7 +228,6 @@ function changed(chunk: Chunk): void {
  * written together, a block at a time.
  */
 class CopiedRun {
-  private readonly block = Buffer.allocUnsafe(COPY_BLOCK);
   private readonly chunks: Chunk[] = [];
   /** Where the run starts and ends in the last file. */
   private start = 0;
@@ -242,7 +247,7 @@ class CopiedRun {
   /** Adds `chunk` if it follows the run in the last file and the run stays within a block. */
   extend(chunk: Chunk): boolean {
     if (this.chunks.length === 0 || chunk.at !== this.end + MEMBER_SEPARATOR.length) return false;
-    if (chunk.at + chunk.length - this.start > this.block.length) return false;
+    if (chunk.at + chunk.length - this.start > COPY_BLOCK) return false;
     this.chunks.push(chunk);
     this.end = chunk.at + chunk.length;
     return true;
@@ -253,7 +258,7 @@ class CopiedRun {
     if (this.chunks.length === 0) return;
     const length = this.end - this.start;
     // A single chunk longer than a block (members of many KB) is read on its own.
-    const into = length > this.block.length ? Buffer.allocUnsafe(length) : this.block;
+    const into = length > COPY_BLOCK ? Buffer.allocUnsafe(length) : (copyBlock ??= Buffer.allocUnsafe(COPY_BLOCK));
     readExactly(this.from, into, length, this.start);
     for (const chunk of this.chunks) {
       chunk.writtenAt = this.out.position + (chunk.at - this.start);
