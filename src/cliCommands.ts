@@ -436,21 +436,17 @@ export const COMMANDS: readonly Command[] = [
       const { serveStdioMcp } = await import('./servers/stdioMcp');
       // Stopped by a signal (a client that does not wait for the session's end), it still writes what is
       // pending (index.json, the caches) before it exits, as when its input closes.
-      let onSignal = () => undefined as void;
-      const stopRequested = new Promise<void>((resolve) => (onSignal = resolve));
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
+      const stop = stopSignals();
       try {
         await serveStdioMcp({
           projectDir: claudeProjectDir(projectDir, values),
           version,
           sessionId: process.env.CLAUDE_CODE_SESSION_ID || undefined,
-          stopRequested,
+          stopRequested: stop.requested,
           ...searchIndexWorkerOptions(),
         });
       } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
+        stop.dispose();
       }
       return { json: null, text: '', raw: true };
     },
@@ -569,6 +565,25 @@ function setupText(command: 'init' | 'uninit', projectDir: string, changes: read
   return `${command === 'init' ? 'Set up' : 'Removed'} LTM for Claude Code in ${projectDir}:\n${lines.join('\n')}\n${next}`;
 }
 
+/**
+ * SIGINT and SIGTERM (Ctrl-C, an editor or a client stopping the process) as a promise, instead of
+ * Node's default of exiting at once: a server stopped so still writes what is pending. `dispose`
+ * gives the signals back to Node's default.
+ */
+function stopSignals(): { requested: Promise<void>; dispose(): void } {
+  let onSignal = () => undefined as void;
+  const requested = new Promise<void>((resolve) => (onSignal = resolve));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  return {
+    requested,
+    dispose: () => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+    },
+  };
+}
+
 /** Runs the server until SIGINT or SIGTERM, then removes server.json. */
 async function serve({ projectDir, version, values }: CommandInput): Promise<Output> {
   const port = integer('port', str(values, 'port'), 0);
@@ -576,10 +591,8 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
   const budget = integer('budget', str(values, 'budget'), MIN_INJECTION_BUDGET_TOKENS);
   // Listened for before the server starts: a Ctrl-C while it claims the project (server.json is
   // written by then) must stop it cleanly, not kill the process and leave server.json behind.
-  let onSignal = () => undefined as void;
-  const stopRequested = new Promise<void>((resolve) => (onSignal = resolve));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  const stop = stopSignals();
+  const stopRequested = stop.requested;
   // Prepared, not opened: the server claims the project and listens first, then the memories are
   // read (openInSteps below). A request that needs them before that opens the store itself.
   // The memory files are statted on a worker thread from now on, while the server starts.
@@ -591,8 +604,7 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
     // Claims the project atomically: when another server runs, this throws a 'busy' error naming it.
     server = await LtmServer.start({ store, version, preferredPort: port, injectionBudgetTokens: () => budget ?? DEFAULT_INJECTION_BUDGET_TOKENS, log });
   } catch (error) {
-    process.off('SIGINT', onSignal);
-    process.off('SIGTERM', onSignal);
+    stop.dispose();
     store.dispose();
     throw error;
   }

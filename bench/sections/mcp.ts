@@ -72,7 +72,9 @@ interface SizeResult {
   /** `ltm mcp` (stdio, one process per session, as the plugin runs it). */
   stdio: { handshake: Summary; recallAtOnce: Summary; recallAfterPause: Summary };
   ltm: { connectMs: number; firstCallMs: number; sessionId?: string };
-  floors: Record<'perRequest' | 'reused', { connectMs: number; firstCallMs: number; sessionId?: string }>;
+  floors: Record<'perRequest' | 'reused', { connectMs: number; firstCallMs: number; sessionId?: string; peakRssMb: number | null }>;
+  /** The bare HTTP floor's peak RSS (VmHWM) after its calls: Node itself with a server and JSON. */
+  barePeakRssMb: number | null;
   memoriesAfter: number;
   load: { start: number; end: number };
   /** Bytes `ltm serve` wrote (files and answers) per store_memory in a burst of BURST, and with what it wrote in the pause after. */
@@ -174,16 +176,18 @@ class McpBench {
         const floor = await startPortChild(ctx.childScript('bench/child/mcpNoopServer.ts'), [mode]);
         try {
           const result = this.calls({ kind: 'mcp', url: `http://127.0.0.1:${floor.port}/mcp`, warmup, reps, first: noop[0]!, series: { noop } });
-          floors[key] = { connectMs: result.connectMs, firstCallMs: result.firstCallMs, sessionId: result.sessionId };
+          floors[key] = { connectMs: result.connectMs, firstCallMs: result.firstCallMs, sessionId: result.sessionId, peakRssMb: peakRssMb(floor.child.pid!) };
           addRow(key === 'perRequest' ? 'noopPerRequest' : 'noopReused', result.samples.noop);
         } finally {
           floor.child.kill('SIGKILL');
         }
       }
       const bare = await startPortChild(ctx.childScript('bench/child/bareServer.ts'));
+      let barePeakRss: number | null;
       try {
         const body = { jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'recall', arguments: { query: queries[0] } } };
         addRow('bare', this.calls({ kind: 'bare', port: bare.port, warmup, reps, body }).samples.bare);
+        barePeakRss = peakRssMb(bare.child.pid!);
       } finally {
         bare.child.kill('SIGKILL');
       }
@@ -206,6 +210,7 @@ class McpBench {
         load: { start: loadStart, end: os.loadavg()[0]! },
         bytesPerStore,
         peakRssMb: peakRss,
+        barePeakRssMb: barePeakRss,
       };
     } finally {
       fs.rmSync(projectDir, { recursive: true, force: true });
@@ -307,10 +312,21 @@ function sizeTables(r: SizeResult): Table[] {
             `then the same with what it wrote in the ${AFTER_BURST_MS} ms pause after (index.json once${r.bytesPerStore ? `, ${fmtBytes(r.bytesPerStore.indexJson)}` : ''})`,
         ],
         ['server peak RSS', r.peakRssMb === null ? 'not measured' : `${r.peakRssMb.toFixed(1)} MB`, 'VmHWM of the `ltm serve` process after start, the recall and store_memory calls and the burst'],
+        ['floors: peak RSS', rssFloorsText(r), rssFloorsWhat(r)],
         ['load average (1 min)', `${r.load.start.toFixed(2)} → ${r.load.end.toFixed(2)}`, "at the start and end of this size's measurements"],
       ],
     },
   ];
+}
+
+/** The floors' peak RSS: what Node and the MCP SDK take before LTM keeps anything. */
+function rssFloorsText(r: SizeResult): string {
+  const mb = (v: number | null | undefined) => (v === null || v === undefined ? 'not measured' : `${v.toFixed(1)} MB`);
+  return `${mb(r.floors.reused.peakRssMb)} / ${mb(r.barePeakRssMb)}`;
+}
+
+function rssFloorsWhat(r: SizeResult): string {
+  return `VmHWM of the reused no-op SDK server and of the bare HTTP server after their calls (a warmup and ${fmtInt(r.reps)} timed, as many as recall's)`;
 }
 
 function summaryTable(results: readonly SizeResult[]): Table {
@@ -329,6 +345,7 @@ function summaryTable(results: readonly SizeResult[]): Table {
       [`ltm mcp (stdio): first recall after ${STDIO_PAUSE_MS} ms`, ...results.map((r) => cell(r.stdio.recallAfterPause))],
       ['bytes written per store_memory (burst / with the pause after)', ...results.map((r) => (r.bytesPerStore ? `${fmtBytes(r.bytesPerStore.burst)} / ${fmtBytes(r.bytesPerStore.withPause)}` : null))],
       ['server peak RSS', ...results.map((r) => (r.peakRssMb === null ? null : `${r.peakRssMb.toFixed(1)} MB`))],
+      ['floors: peak RSS (no-op SDK server reused / bare HTTP)', ...results.map(rssFloorsText)],
     ],
   };
 }
@@ -403,7 +420,15 @@ function targetsFor(r: SizeResult): Target[] {
     ),
     ...(r.peakRssMb === null
       ? []
-      : [target(`Server peak RSS at ${at}`, 'VmHWM of `ltm serve` after start, recall, store_memory and a burst of stores', r.peakRssMb, limit('peakRss', r.size), 'MB')]),
+      : [
+          target(
+            `Server peak RSS at ${at}`,
+            `VmHWM of \`ltm serve\` after start, recall, store_memory and a burst of stores (floors after as many calls as recall's: the reused no-op SDK server / bare HTTP ${rssFloorsText(r)})`,
+            r.peakRssMb,
+            limit('peakRss', r.size),
+            'MB',
+          ),
+        ]),
   ];
 }
 
