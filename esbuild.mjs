@@ -9,6 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 const CLI_FILES = JSON.parse(fs.readFileSync('src/shared/cliFiles.json', 'utf8'));
+const PLUGIN_MCP_NODE_OPTIONS = JSON.parse(fs.readFileSync('src/shared/pluginMcpNodeOptions.json', 'utf8'));
 /** Names this build of the CLI bundle; its code cache starts with the same line (see src/cliLauncher.ts). */
 const CLI_BUILD_ID = `// ltm-build ${randomUUID()}`;
 
@@ -113,8 +114,8 @@ const problemMatcher = {
   name: 'problem-matcher',
   setup(build) {
     build.onStart(() => {
-      // A rebuilt bundle keeps this run's build ID: its old code cache must go.
-      fs.rmSync(CLI_FILES.codeCache, { force: true });
+      // A rebuilt bundle keeps this run's build ID: its old code caches must go.
+      for (const cache of [CLI_FILES.codeCache, CLI_FILES.pluginMcpCodeCache]) fs.rmSync(cache, { force: true });
       console.log('[watch] build started');
     });
     build.onEnd((result) => {
@@ -150,7 +151,8 @@ if (watch) {
   await Promise.all(contexts.map((c) => c.dispose()));
   fs.chmodSync(CLI_FILES.launcher, 0o755);
   if (production) for (const bundle of [CLI_FILES.bundle, 'dist/extension.js']) assertLatin1(bundle);
-  writeCliCodeCache();
+  writeCliCodeCache(CLI_FILES.codeCache, []);
+  writeCliCodeCache(CLI_FILES.pluginMcpCodeCache, PLUGIN_MCP_NODE_OPTIONS);
 }
 
 /**
@@ -171,21 +173,24 @@ function assertLatin1(file) {
 
 /**
  * Saves V8's code for the CLI bundle after running its module initialisation in a fresh `node`
- * (no flags, as `ltm` runs), compiled by the launcher's own code. The cache file starts with the
- * bundle's build-ID line, so that a launcher never uses it with another build of the bundle.
+ * started with `nodeOptions` (none, as `ltm` runs; the plugin's for `ltm mcp`: V8 takes cached code
+ * only in a process started with the same V8 options), compiled by the launcher's own code, into
+ * `cacheFile`. The file starts with the bundle's build-ID line, so that a launcher never uses it
+ * with another build of the bundle.
  */
-function writeCliCodeCache() {
-  fs.rmSync(CLI_FILES.codeCache, { force: true });
+function writeCliCodeCache(cacheFile, nodeOptions) {
+  fs.rmSync(cacheFile, { force: true });
   const launcher = path.resolve(CLI_FILES.launcher);
+  const target = path.resolve(cacheFile);
   const script = `
     const fs = require('node:fs');
     const launcher = require(${JSON.stringify(launcher)});
-    const { bundle, codeCache } = launcher.bundleFiles();
+    const { bundle } = launcher.bundleFiles();
     const { script } = launcher.compileBundle(bundle, null);
     launcher.runBundle(script, bundle);
     const id = launcher.buildIdOf(fs.readFileSync(bundle, 'utf8'));
-    fs.writeFileSync(codeCache + '.tmp', Buffer.concat([Buffer.from(id + '\\n'), script.createCachedData()]));
-    fs.renameSync(codeCache + '.tmp', codeCache);
+    fs.writeFileSync(${JSON.stringify(target + '.tmp')}, Buffer.concat([Buffer.from(id + '\\n'), script.createCachedData()]));
+    fs.renameSync(${JSON.stringify(target + '.tmp')}, ${JSON.stringify(target)});
   `;
-  execFileSync(process.execPath, ['-e', script], { stdio: 'inherit' });
+  execFileSync(process.execPath, [...nodeOptions, '-e', script], { stdio: 'inherit' });
 }

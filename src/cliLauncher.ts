@@ -17,10 +17,19 @@ import Module, { createRequire } from 'node:module';
 import * as path from 'node:path';
 import * as vm from 'node:vm';
 import CLI_FILES from './shared/cliFiles.json';
+import PLUGIN_MCP_NODE_OPTIONS from './shared/pluginMcpNodeOptions.json';
 
-/** Where the bundle and its code cache are, next to this file. */
-export function bundleFiles(dir = __dirname): { bundle: string; codeCache: string } {
-  return { bundle: path.join(dir, path.basename(CLI_FILES.bundle)), codeCache: path.join(dir, path.basename(CLI_FILES.codeCache)) };
+/**
+ * Where the bundle and its code cache are, next to this file. V8 takes cached code only from a
+ * process started with the same V8 options as the one that made it, so the build makes two: one
+ * for `node` without options (the `ltm` bin, hooks, VS Code's terminal), one for the options the
+ * Claude Code plugin starts `ltm mcp` with (pluginMcpNodeOptions.json); a process started with any
+ * other options gets the first, which V8 may reject (then the bundle is compiled as without a cache).
+ */
+export function bundleFiles(dir = __dirname, execArgv: readonly string[] = process.execArgv): { bundle: string; codeCache: string } {
+  const forPluginMcp = execArgv.length === PLUGIN_MCP_NODE_OPTIONS.length && execArgv.every((option, i) => option === PLUGIN_MCP_NODE_OPTIONS[i]);
+  const codeCache = forPluginMcp ? CLI_FILES.pluginMcpCodeCache : CLI_FILES.codeCache;
+  return { bundle: path.join(dir, path.basename(CLI_FILES.bundle)), codeCache: path.join(dir, path.basename(codeCache)) };
 }
 
 /** The bundle's build ID: its first line, `// ltm-build <uuid>` (esbuild.mjs), or null. */

@@ -14,7 +14,8 @@ import { jobMain } from '../lib/jobMain';
 import { callOk } from '../lib/mcpTraffic';
 
 export interface StdioStartupJob {
-  cliPath: string;
+  /** Node's arguments for `ltm mcp`, as the plugin launches it (pluginMcpLaunch). */
+  args: string[];
   projectDir: string;
   /** Processes per kind of first recall. */
   runs: number;
@@ -38,7 +39,7 @@ async function session(job: StdioStartupJob, result: StdioStartupResult, paused:
   await client.connect(
     new StdioClientTransport({
       command: process.execPath,
-      args: [job.cliPath, 'mcp'],
+      args: job.args,
       cwd: job.projectDir,
       env: { ...(process.env as Record<string, string>), CLAUDE_PROJECT_DIR: job.projectDir },
       stderr: 'inherit',

@@ -1,13 +1,16 @@
 /**
  * MCP traffic for the MCP benchmark: the real MCP SDK client
  * (StreamableHTTPClientTransport) over real HTTP, as Claude Code talks to
- * `ltm serve`. It runs in small child processes (bench/child/mcpCalls.ts,
+ * `ltm serve`, or over stdio to an `ltm mcp` process it starts, as Claude
+ * Code runs the plugin's server. It runs in small child processes (bench/child/mcpCalls.ts,
  * bench/child/serveStartup.ts), so the bench's large heap stays out of the times.
  */
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { HookClient } from './hookTraffic';
+import { peakRssMb } from './procStats';
 
 /** Connects the SDK client (initialize, then notifications/initialized), with the bearer token if given. */
 export async function connectMcp(url: string, token?: string): Promise<Client> {
@@ -29,16 +32,28 @@ export interface GeneratedCall {
   args: Record<string, unknown>;
 }
 
-export interface McpCallsJob {
-  kind: 'mcp';
-  url: string;
-  token?: string;
+/** Tool calls through the MCP SDK client, to whichever server. */
+interface ToolCallsJob {
   warmup: number;
   /** The first is timed as "the first call after the client connects"; then each series runs warmup + reps calls. */
   first: GeneratedCall;
   /** Timed series by row key; call i of a series uses calls[i % calls.length]. */
   series: Record<string, GeneratedCall[]>;
   reps: number;
+}
+
+/** To a running server over HTTP. */
+export interface McpCallsJob extends ToolCallsJob {
+  kind: 'mcp';
+  url: string;
+  token?: string;
+}
+
+/** To an `ltm mcp` process that the client starts (`node <args>` in the project) over stdio. */
+export interface StdioCallsJob extends ToolCallsJob {
+  kind: 'stdio';
+  args: string[];
+  projectDir: string;
 }
 
 export interface BareJob {
@@ -50,7 +65,7 @@ export interface BareJob {
   body: unknown;
 }
 
-export type CallsJob = McpCallsJob | BareJob;
+export type CallsJob = McpCallsJob | StdioCallsJob | BareJob;
 
 export interface CallsResult {
   /** initialize + notifications/initialized (MCP only). */
@@ -60,15 +75,35 @@ export interface CallsResult {
   samples: Record<string, number[]>;
   /** The MCP session ID the server gave, if any. */
   sessionId?: string;
+  /** stdio: the `ltm mcp` process's peak RSS (VmHWM) after the calls, before its input closed. */
+  peakRssMb?: number | null;
 }
 
 export async function runCalls(job: CallsJob): Promise<CallsResult> {
-  return job.kind === 'mcp' ? runMcpCalls(job) : runBareCalls(job);
+  if (job.kind === 'bare') return runBareCalls(job);
+  if (job.kind === 'mcp') return runMcpCalls(job, () => connectMcp(job.url, job.token));
+  let transport: StdioClientTransport | undefined;
+  return runMcpCalls(
+    job,
+    async () => {
+      transport = new StdioClientTransport({
+        command: process.execPath,
+        args: job.args,
+        cwd: job.projectDir,
+        env: { ...(process.env as Record<string, string>), CLAUDE_PROJECT_DIR: job.projectDir },
+        stderr: 'inherit',
+      });
+      const client = new Client({ name: 'ltm-bench', version: '1.0.0' });
+      await client.connect(transport);
+      return client;
+    },
+    () => (transport?.pid ? peakRssMb(transport.pid) : null),
+  );
 }
 
-async function runMcpCalls(job: McpCallsJob): Promise<CallsResult> {
+async function runMcpCalls(job: ToolCallsJob, connect: () => Promise<Client>, peakRss?: () => number | null): Promise<CallsResult> {
   let t0 = performance.now();
-  const client = await connectMcp(job.url, job.token);
+  const client = await connect();
   const connectMs = performance.now() - t0;
   try {
     t0 = performance.now();
@@ -84,7 +119,8 @@ async function runMcpCalls(job: McpCallsJob): Promise<CallsResult> {
         if (i >= job.warmup) times.push(performance.now() - t0);
       }
     }
-    return { connectMs, firstCallMs, samples, sessionId: (client.transport as StreamableHTTPClientTransport).sessionId };
+    const sessionId = client.transport instanceof StreamableHTTPClientTransport ? client.transport.sessionId : undefined;
+    return { connectMs, firstCallMs, samples, sessionId, ...(peakRss ? { peakRssMb: peakRss() } : {}) };
   } finally {
     await client.close();
   }

@@ -18,6 +18,7 @@ import { summarise, type Summary } from '../lib/stats';
 import { startServer, stopServer, untilReady } from '../lib/serveProcess';
 import { bytesWritten, peakRssMb } from '../lib/procStats';
 import { gitCopyOf } from '../lib/gitProject';
+import { pluginMcpLaunch } from '../../src/servers/pluginFiles';
 import { EngineBench } from './engine';
 
 /** The targets: [at 10,000 memories, at 50,000]; sizes over 10,000 get the second. */
@@ -75,6 +76,8 @@ interface SizeResult {
   floors: Record<'perRequest' | 'reused', { connectMs: number; firstCallMs: number; sessionId?: string; peakRssMb: number | null }>;
   /** The bare HTTP floor's peak RSS (VmHWM) after its calls: Node itself with a server and JSON. */
   barePeakRssMb: number | null;
+  /** An `ltm mcp` process's peak RSS (VmHWM) after the same recall and store_memory calls (no burst). */
+  stdioPeakRssMb: number | null;
   memoriesAfter: number;
   load: { start: number; end: number };
   /** Bytes `ltm serve` wrote (files and answers) per store_memory in a burst of BURST, and with what it wrote in the pause after. */
@@ -88,6 +91,8 @@ const DESCRIBE: Record<string, string> = {
   store: 'tools/call store_memory (a generated memory: topic, content, tags)',
   noopPerRequest: 'a no-op tool on a minimal SDK server that builds a McpServer and stateless transport per request (bench/child/mcpNoopServer.ts per-request)',
   noopReused: 'the same no-op tool on a minimal SDK server that keeps one McpServer and transport per MCP session (mcpNoopServer.ts reused)',
+  stdioRecall: 'recall through the SDK stdio client to an `ltm mcp` process started as the plugin\'s .mcp.json starts it, after the rows above',
+  stdioStore: 'store_memory, the same way (other generated memories)',
   bare: 'the same tools/call body POSTed to a bare node:http server that parses it and answers {} (bench/child/bareServer.ts)',
 };
 
@@ -117,9 +122,10 @@ class McpBench {
       const copied = startups({ runs: NO_CACHE_RUNS, caches: 'copied', kinds: ['recall'] });
       ctx.log(`  serve start → first session_start in a git repository (a committed copy): ${processReps} fresh servers`);
       const inGit = this.startupsInGit(projectDir, queries[0]!, processReps);
+      const stdioArgs = pluginMcpLaunch(ctx.repoRoot).args;
       ctx.log(`  ltm mcp (stdio): ${processReps} fresh sessions recalling at once, ${processReps} recalling ${STDIO_PAUSE_MS} ms after the handshake`);
       const stdio = runJobChild<StdioStartupResult>(ctx, 'bench/child/stdioStartup.ts', {
-        cliPath: ctx.cliPath,
+        args: stdioArgs,
         projectDir,
         runs: processReps,
         query: queries[0]!,
@@ -192,6 +198,15 @@ class McpBench {
         bare.child.kill('SIGKILL');
       }
 
+      ctx.log(`  the same recall and store_memory calls to ltm mcp (stdio, as the plugin launches it), for its peak RSS`);
+      const stdioStores: GeneratedCall[] = Array.from({ length: warmup + reps }, () => {
+        const m = corpus.memory();
+        return { name: 'store_memory', args: { topic: m.topic, content: m.content, tags: m.tags } };
+      });
+      const stdioCalls = this.calls({ kind: 'stdio', args: stdioArgs, projectDir, warmup, reps, first: recalls[1]!, series: { recall: recalls, store: stdioStores } });
+      addRow('stdioRecall', stdioCalls.samples.recall);
+      addRow('stdioStore', stdioCalls.samples.store);
+
       const memoriesAfter = fs.readdirSync(storePaths(projectDir).memories).filter((f) => f.endsWith('.md')).length;
       return {
         size,
@@ -211,6 +226,7 @@ class McpBench {
         bytesPerStore,
         peakRssMb: peakRss,
         barePeakRssMb: barePeakRss,
+        stdioPeakRssMb: stdioCalls.peakRssMb ?? null,
       };
     } finally {
       fs.rmSync(projectDir, { recursive: true, force: true });
@@ -255,6 +271,8 @@ const ROWS: [key: string, label: string][] = [
   ['noopPerRequest', 'no-op tool, server per request (floor)'],
   ['noopReused', 'no-op tool, server reused (floor)'],
   ['bare', 'bare HTTP (machine floor)'],
+  ['stdioRecall', 'ltm mcp (stdio): recall'],
+  ['stdioStore', 'ltm mcp (stdio): store_memory'],
 ];
 
 function rowsFor(r: SizeResult): TimingRow[] {
@@ -269,9 +287,9 @@ function sizeTables(r: SizeResult): Table[] {
   const label = fmtInt(r.size);
   return [
     timingTable(
-      `${label} memories: MCP calls over HTTP`,
+      `${label} memories: MCP calls`,
       rowsFor(r),
-      `The MCP SDK client in its own process, one call at a time on keep-alive connections; ${r.reps} timed calls per row after the warm-up.`,
+      `The MCP SDK client in its own process, one call at a time, over HTTP on keep-alive connections (over stdio in the ltm mcp rows); ${r.reps} timed calls per row after the warm-up.`,
     ),
     {
       title: `${label} memories: start and first calls`,
@@ -311,8 +329,9 @@ function sizeTables(r: SizeResult): Table[] {
           `what \`ltm serve\` wrote (wchar of /proc/<pid>/io: files and HTTP answers) per call in a burst of ${BURST} store_memory calls, less the memory files themselves; ` +
             `then the same with what it wrote in the ${AFTER_BURST_MS} ms pause after (index.json once${r.bytesPerStore ? `, ${fmtBytes(r.bytesPerStore.indexJson)}` : ''})`,
         ],
-        ['server peak RSS', r.peakRssMb === null ? 'not measured' : `${r.peakRssMb.toFixed(1)} MB`, 'VmHWM of the `ltm serve` process after start, the recall and store_memory calls and the burst'],
+        ['server peak RSS', mbText(r.peakRssMb), 'VmHWM of the `ltm serve` process after start, the recall and store_memory calls and the burst'],
         ['floors: peak RSS', rssFloorsText(r), rssFloorsWhat(r)],
+        ['ltm mcp (stdio): peak RSS', mbText(r.stdioPeakRssMb), `VmHWM of an \`ltm mcp\` process started as the plugin starts it, after ${fmtInt(r.reps)} recall and ${fmtInt(r.reps)} store_memory calls (and the warm-up)`],
         ['load average (1 min)', `${r.load.start.toFixed(2)} → ${r.load.end.toFixed(2)}`, "at the start and end of this size's measurements"],
       ],
     },
@@ -321,8 +340,11 @@ function sizeTables(r: SizeResult): Table[] {
 
 /** The floors' peak RSS: what Node and the MCP SDK take before LTM keeps anything. */
 function rssFloorsText(r: SizeResult): string {
-  const mb = (v: number | null | undefined) => (v === null || v === undefined ? 'not measured' : `${v.toFixed(1)} MB`);
-  return `${mb(r.floors.reused.peakRssMb)} / ${mb(r.barePeakRssMb)}`;
+  return `${mbText(r.floors.reused.peakRssMb)} / ${mbText(r.barePeakRssMb)}`;
+}
+
+function mbText(value: number | null | undefined): string {
+  return value === null || value === undefined ? 'not measured' : `${value.toFixed(1)} MB`;
 }
 
 function rssFloorsWhat(r: SizeResult): string {
@@ -344,8 +366,9 @@ function summaryTable(results: readonly SizeResult[]): Table {
       ['ltm mcp (stdio): spawn → first recall at once', ...results.map((r) => cell(r.stdio.recallAtOnce))],
       [`ltm mcp (stdio): first recall after ${STDIO_PAUSE_MS} ms`, ...results.map((r) => cell(r.stdio.recallAfterPause))],
       ['bytes written per store_memory (burst / with the pause after)', ...results.map((r) => (r.bytesPerStore ? `${fmtBytes(r.bytesPerStore.burst)} / ${fmtBytes(r.bytesPerStore.withPause)}` : null))],
-      ['server peak RSS', ...results.map((r) => (r.peakRssMb === null ? null : `${r.peakRssMb.toFixed(1)} MB`))],
+      ['server peak RSS', ...results.map((r) => mbText(r.peakRssMb))],
       ['floors: peak RSS (no-op SDK server reused / bare HTTP)', ...results.map(rssFloorsText)],
+      ['ltm mcp (stdio): peak RSS', ...results.map((r) => mbText(r.stdioPeakRssMb))],
     ],
   };
 }

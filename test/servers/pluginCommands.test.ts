@@ -17,7 +17,7 @@ import { storePaths } from '../../src/core/storeFiles';
 import CLI_FILES from '../../src/shared/cliFiles.json';
 import { runHookCommand } from '../../src/servers/hookCommand';
 import { serveStdioMcp } from '../../src/servers/stdioMcp';
-import { pluginHooks } from '../../src/servers/pluginFiles';
+import { pluginHooks, pluginMcpLaunch } from '../../src/servers/pluginFiles';
 import { PLUGIN_TOOL_PREFIX, PROJECT_TOOL_PREFIX } from '../../src/shared/toolNames';
 import { CLI, REPO_ROOT, TOOL_NAMES, closedPort, deadPid, postHook, readState, serverJsonPath, sessionStartPayload, startTestServer, type Json } from '../support/serverKit';
 import { upsertsDuring } from '../support/searchIndexCalls';
@@ -45,9 +45,12 @@ function contextOf(stdout: string): string {
   return ((JSON.parse(stdout) as { hookSpecificOutput: { additionalContext: string } }).hookSpecificOutput).additionalContext;
 }
 
+/** `ltm mcp` as the plugin's .mcp.json launches it, from the repository's build. */
+const MCP_ARGS = pluginMcpLaunch(REPO_ROOT).args;
+
 async function stdioClient(project: string, env: Record<string, string> = {}): Promise<Client> {
   const client = new Client({ name: 'ltm-plugin-test', version: '1' });
-  await client.connect(new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], cwd: project, env: { ...(process.env as Record<string, string>), CLAUDE_PROJECT_DIR: project, ...env }, stderr: 'pipe' }));
+  await client.connect(new StdioClientTransport({ command: process.execPath, args: MCP_ARGS, cwd: project, env: { ...(process.env as Record<string, string>), CLAUDE_PROJECT_DIR: project, ...env }, stderr: 'pipe' }));
   return client;
 }
 
@@ -189,7 +192,7 @@ describe('ltm mcp (stdio, as the plugin runs it)', function () {
 
   it('stopped by SIGTERM or SIGINT instead of the end of its input, it still writes index.json before it exits', async () => {
     for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-      const transport = new StdioClientTransport({ command: process.execPath, args: [CLI, 'mcp'], cwd: project, env: { ...(process.env as Record<string, string>), CLAUDE_PROJECT_DIR: project }, stderr: 'pipe' });
+      const transport = new StdioClientTransport({ command: process.execPath, args: MCP_ARGS, cwd: project, env: { ...(process.env as Record<string, string>), CLAUDE_PROJECT_DIR: project }, stderr: 'pipe' });
       const client = new Client({ name: 'ltm-plugin-test', version: '1' });
       await client.connect(transport);
       const topic = `Stored before ${signal}`;

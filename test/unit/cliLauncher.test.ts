@@ -10,6 +10,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { buildIdOf, bundleFiles, compileBundle } from '../../src/cliLauncher';
 import CLI_FILES from '../../src/shared/cliFiles.json';
+import { pluginMcpLaunch } from '../../src/servers/pluginFiles';
 import { REPO_ROOT, ensureCliBuilt } from '../support/storeKit';
 
 const VERSION = (JSON.parse(fs.readFileSync(path.join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
@@ -41,6 +42,28 @@ describe('the CLI launcher (dist/cli.js)', function () {
     const { bundle, codeCache } = bundleFiles(path.join(REPO_ROOT, 'dist'));
     assert.ok(buildIdOf(fs.readFileSync(bundle, 'utf8')), 'the bundle starts with its build ID');
     assert.equal(compileBundle(bundle, codeCache).cacheUsed, true);
+  });
+
+  it("a process started with the Claude Code plugin's options for `ltm mcp` takes the code cache the build made for them", () => {
+    // V8 rejects cached code made in a process started with other V8 options: the default cache would
+    // leave every plugin session compiling the bundle anew.
+    const probe = path.join(dir, 'probe.js');
+    fs.writeFileSync(
+      probe,
+      `const launcher = require(${JSON.stringify(path.join(REPO_ROOT, CLI_FILES.launcher))});
+       const { bundle, codeCache } = launcher.bundleFiles(${JSON.stringify(path.join(REPO_ROOT, 'dist'))});
+       console.log(JSON.stringify({ codeCache, cacheUsed: launcher.compileBundle(bundle, codeCache).cacheUsed }));`,
+    );
+    const run = (options: readonly string[]) => {
+      const r = spawnSync(process.execPath, [...options, probe], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      return JSON.parse(r.stdout) as { codeCache: string; cacheUsed: boolean };
+    };
+    const launch = pluginMcpLaunch(REPO_ROOT);
+    const options = launch.args.slice(0, launch.args.indexOf(path.join(REPO_ROOT, CLI_FILES.launcher)));
+    assert.ok(options.length > 0, 'the plugin starts ltm mcp with Node options');
+    assert.deepEqual(run(options), { codeCache: path.join(REPO_ROOT, CLI_FILES.pluginMcpCodeCache), cacheUsed: true });
+    assert.deepEqual(run([]), { codeCache: path.join(REPO_ROOT, CLI_FILES.codeCache), cacheUsed: true });
   });
 
   it('runs the CLI without a code cache', () => {

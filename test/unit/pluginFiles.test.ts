@@ -38,7 +38,13 @@ describe('Claude Code plugin files', () => {
 
   it('names the tools as Claude Code names a plugin server: no text says mcp__ltm__', () => {
     for (const [file, text] of Object.entries(files)) assert.ok(!text.includes(PROJECT_TOOL_PREFIX), file);
-    assert.deepEqual(JSON.parse(files['.mcp.json']!), { mcpServers: { ltm: { command: 'node', args: [`\${CLAUDE_PLUGIN_ROOT}/${PLUGIN_CLI}`, 'mcp'] } } });
+    assert.deepEqual(JSON.parse(files['.mcp.json']!).mcpServers.ltm.args.slice(-2), [`\${CLAUDE_PLUGIN_ROOT}/${PLUGIN_CLI}`, 'mcp']);
+  });
+
+  it('starts `ltm mcp` with a young generation of at most 4 MB halves (a process per session, for its whole life)', () => {
+    assert.deepEqual(JSON.parse(files['.mcp.json']!), {
+      mcpServers: { ltm: { command: 'node', args: ['--max-semi-space-size=4', `\${CLAUDE_PLUGIN_ROOT}/${PLUGIN_CLI}`, 'mcp'] } },
+    });
   });
 
   it("ships ltm init's slash commands, for the plugin's tool names and without init's marker", () => {
