@@ -15,12 +15,14 @@ const ROOT = path.resolve(__dirname, '..');
 /** Where the marketplace's plugin entry points (its `source`, relative to the repository root). */
 export const PLUGIN_DIR = path.join(ROOT, 'dist', 'claude-plugin');
 
-/** Copied as they are: the CLI (launcher, bundle and its two code caches, side by side), the hook script, the license. */
+/** Copied as they are: the CLI (launcher, bundle, its two code caches and the search index worker, side by side), the hook script, the license. */
 const COPIED: readonly [from: string, to: string][] = [
   [CLI_FILES.launcher, PLUGIN_CLI],
   [CLI_FILES.bundle, path.join(path.dirname(PLUGIN_CLI), path.basename(CLI_FILES.bundle))],
   [CLI_FILES.codeCache, path.join(path.dirname(PLUGIN_CLI), path.basename(CLI_FILES.codeCache))],
   [CLI_FILES.pluginMcpCodeCache, path.join(path.dirname(PLUGIN_CLI), path.basename(CLI_FILES.pluginMcpCodeCache))],
+  // Looked for next to the bundle: without it, a session in a fresh clone builds the search index on the thread that answers.
+  [CLI_FILES.indexWorker, path.join(path.dirname(PLUGIN_CLI), path.basename(CLI_FILES.indexWorker))],
   ['hooks/ltm-hook.sh', PLUGIN_HOOK_SCRIPT],
   ['LICENSE', 'LICENSE'],
 ];

@@ -6,6 +6,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import CLI_FILES from '../../src/shared/cliFiles.json';
 import { PLUGIN_DIR, buildPlugin } from '../../scripts/buildPlugin';
 import { MANAGED_MARKER, SLASH_COMMANDS } from '../../src/servers/claudeTemplates';
 import { HOOK_EVENTS } from '../../src/servers/hookSettings';
@@ -73,6 +74,9 @@ describe('Claude Code plugin files', () => {
       assert.deepEqual([...new Set(referenced)].sort(), [PLUGIN_CLI, PLUGIN_HOOK_SCRIPT].sort());
       for (const file of [...referenced, ...Object.keys(files)]) assert.ok(fs.existsSync(path.join(out, file)), file);
       assert.ok((fs.statSync(path.join(out, PLUGIN_HOOK_SCRIPT)).mode & 0o111) !== 0, 'the hook script is executable');
+      // What the CLI looks for next to itself: the bundle, its code caches, the search index worker (without
+      // it, a session in a fresh clone would build the search index on the thread that answers).
+      for (const file of Object.values(CLI_FILES)) assert.ok(fs.existsSync(path.join(out, path.dirname(PLUGIN_CLI), path.basename(file))), file);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }
