@@ -4,8 +4,8 @@
  *
  * Rewriting 10,000 entries for every stored memory would dominate a write, so
  * the writer renders again only what changed since the last write: the other
- * members are copied from the file it wrote last (JsonMapChunks), and the tag
- * index's bytes are kept per tag. It also keeps the set of IDs index.json
+ * members, and the tags whose lists did not change, are copied from the file
+ * it wrote last (JsonMapChunks). It also keeps the set of IDs index.json
  * lists, which integrity compares with the memory files.
  *
  * Even so a write costs bytes in proportion to the store (about 320 per
@@ -15,8 +15,8 @@
  * under the lock, rendered and written without it).
  */
 import * as fs from 'node:fs';
-import { replaceWithTemp, writeTempFileFrom, writeTempFileFromAsync, type PieceWriter, type TempFile } from './files';
-import { CHUNKS_PER_SLICE, JSON_MAPS_END, JSON_MAPS_START, JsonMapChunks, mapClosing, mapOpening, stringListMember } from './jsonMapChunks';
+import { replaceWithTemp, writeTempFileFrom, writeTempFileFromAsync, type FileSignature, type PieceWriter, type TempFile } from './files';
+import { CHUNKS_PER_SLICE, JSON_MAPS_END, JSON_MAPS_START, JsonMapChunks, mapClosing, mapOpening } from './jsonMapChunks';
 import type { DiskMirror } from './diskMirror';
 import { clearIndexPending, markIndexPending } from './indexPending';
 import type { Memory, MemoryMeta } from './model';
@@ -24,9 +24,12 @@ import { indexEntryOf, readIndexEntries } from './storeFiles';
 
 /** Memories laid out between two looks at the event loop (layOutAhead): a few milliseconds. */
 const IDS_PER_SLICE = 2048;
-/** IDs of the tag index rendered between two looks at the event loop (a flush): ~5 ms. */
-const TAG_IDS_PER_SLICE = 32_768;
-const TAG_SEPARATOR = Buffer.from(',\n');
+/**
+ * Tags rendered between two looks at the event loop (a flush): one, as a tag that many memories share
+ * lists thousands of IDs (~5 ms for 30,000), and a flush renders only the tags whose lists changed, but
+ * for its first, which renders them all.
+ */
+const TAG_CHUNKS_PER_SLICE = 1;
 
 /** A flush decided under the lock (IndexWriter.prepareFlush), until it is put in place. */
 export interface PreparedFlush {
@@ -63,10 +66,15 @@ export class IndexWriter {
    */
   private readonly renderedMemory = (id: string): Memory => this.indexed.get(id)!;
 
-  /** Tags of each memory as last written to the tag index, and the IDs under each tag. */
+  /** Tags of each memory as last written to the tag index, and the IDs under each tag (none empty). */
   private readonly indexedTags = new Map<string, readonly string[]>();
   private readonly tagIds = new Map<string, Set<string>>();
-  private readonly tagBytes = new Map<string, Buffer | null>();
+  /**
+   * The tag index, a tag a chunk: a tag whose list did not change is copied from the file written last.
+   * Its rendered bytes were kept per tag before (~3.7 MB at 50,000 memories, for a server's life).
+   */
+  private readonly tags = new JsonMapChunks<readonly string[]>((ids) => ids, { maxChunk: 1 });
+  private readonly tagList = (tag: string): string[] => [...this.tagIds.get(tag)!].sort();
 
   /** Set by deferWrites: told when index.json falls behind, so that its caller schedules flush(). */
   private onDeferred: (() => void) | null = null;
@@ -87,7 +95,7 @@ export class IndexWriter {
 
   constructor(
     private readonly mirror: DiskMirror,
-    private readonly options: { chunksPerSlice?: number; tagIdsPerSlice?: number } = {},
+    private readonly options: { chunksPerSlice?: number } = {},
   ) {}
 
   /**
@@ -160,25 +168,26 @@ export class IndexWriter {
       return;
     }
     this.prepareRender();
-    const tags = this.tagIndexBuffers();
+    const index = this.mirror.paths.index;
     let written: TempFile;
     try {
       written = writeTempFileFrom(
-        this.mirror.paths.index,
+        index,
         (out) => {
           this.writeStart(out);
-          this.members.writeTo(out, this.mirror.paths.index);
-          this.writeEnd(out, tags);
+          this.members.writeTo(out, index);
+          this.writeBetween(out);
+          this.tags.writeTo(out, index);
+          this.writeEnd(out);
         },
         { durable: false },
       );
-      replaceWithTemp(written, this.mirror.paths.index);
+      replaceWithTemp(written, index);
     } catch (error) {
-      this.members.abandoned();
-      this.needsFullSync = true;
+      this.abandoned();
       throw error;
     }
-    this.members.committed(written.signature);
+    this.committed(written.signature);
     this.written(this.ownIds!);
   }
 
@@ -207,21 +216,22 @@ export class IndexWriter {
    * caller runs one flush at a time), so what is rendered is what was decided.
    */
   async writeFlush(prepared: PreparedFlush): Promise<TempFile> {
+    const index = this.mirror.paths.index;
     try {
-      const tags = await this.tagIndexBuffersInSlices();
       return await writeTempFileFromAsync(
-        this.mirror.paths.index,
+        index,
         async (out) => {
           this.writeStart(out);
-          await this.members.writeInSlices(out, this.mirror.paths.index, this.options.chunksPerSlice ?? CHUNKS_PER_SLICE);
-          this.writeEnd(out, tags);
+          await this.members.writeInSlices(out, index, this.options.chunksPerSlice ?? CHUNKS_PER_SLICE);
+          this.writeBetween(out);
+          await this.tags.writeInSlices(out, index, TAG_CHUNKS_PER_SLICE);
+          this.writeEnd(out);
         },
         { durable: false },
       );
     } catch (error) {
       // What was rendered is not on disk: the next write looks at everything again.
-      this.members.abandoned();
-      this.needsFullSync = true;
+      this.abandoned();
       prepared.generation = -1;
       throw error;
     }
@@ -237,20 +247,31 @@ export class IndexWriter {
   commitFlush(prepared: PreparedFlush, written: TempFile): void {
     if (prepared.generation !== this.generation) {
       fs.rmSync(written.temp, { force: true });
-      this.members.abandoned();
-      this.needsFullSync = true;
+      this.abandoned();
       this.onDeferred?.();
       return;
     }
     try {
       replaceWithTemp(written, this.mirror.paths.index);
     } catch (error) {
-      this.members.abandoned();
-      this.needsFullSync = true;
+      this.abandoned();
       throw error;
     }
-    this.members.committed(written.signature);
+    this.committed(written.signature);
     this.written(prepared.ids);
+  }
+
+  /** The file written is index.json now: members and tags are where it holds them. */
+  private committed(signature: FileSignature): void {
+    this.members.committed(signature);
+    this.tags.committed(signature);
+  }
+
+  /** The file written was not put in place: the next write looks at everything again. */
+  private abandoned(): void {
+    this.members.abandoned();
+    this.tags.abandoned();
+    this.needsFullSync = true;
   }
 
   private written(ids: Set<string>): void {
@@ -347,12 +368,15 @@ export class IndexWriter {
     out.write(mapOpening('memories', this.members.isEmpty));
   }
 
-  /** index.json after its members: the tag index. */
-  private writeEnd(out: PieceWriter, tags: readonly Buffer[]): void {
+  /** index.json between its members and its tag index's members. */
+  private writeBetween(out: PieceWriter): void {
     out.write(mapClosing(this.members.isEmpty));
-    out.write(mapOpening('tag_index', tags.length === 0));
-    for (const piece of tags) out.write(piece);
-    out.write(mapClosing(tags.length === 0));
+    out.write(mapOpening('tag_index', this.tags.isEmpty));
+  }
+
+  /** index.json after its tag index's members. */
+  private writeEnd(out: PieceWriter): void {
+    out.write(mapClosing(this.tags.isEmpty));
     out.write(JSON_MAPS_END);
   }
 
@@ -374,63 +398,23 @@ export class IndexWriter {
     if (previous === tags) return;
     for (const tag of previous ?? []) {
       this.tagIds.get(tag)?.delete(id);
-      this.tagBytes.set(tag, null);
+      this.tagChanged(tag);
     }
     for (const tag of tags ?? []) {
       let ids = this.tagIds.get(tag);
       if (!ids) this.tagIds.set(tag, (ids = new Set()));
       ids.add(id);
-      this.tagBytes.set(tag, null);
+      this.tagChanged(tag);
     }
     if (tags) this.indexedTags.set(id, tags);
     else this.indexedTags.delete(id);
   }
 
-  private tagIndexBuffers(): Buffer[] {
-    const out: Buffer[] = [];
-    for (const rendered of this.tagIndexSteps(out)) void rendered;
-    return out;
-  }
-
-  /**
-   * tagIndexBuffers(), giving way to the event loop once every
-   * TAG_IDS_PER_SLICE IDs rendered: a flush's first render of the tag index
-   * (every tag) held it ~25 ms at 50,000 memories, and a tag that many memories
-   * share is rendered whole again whenever one of them changes.
-   */
-  private async tagIndexBuffersInSlices(): Promise<Buffer[]> {
-    const out: Buffer[] = [];
-    let sinceLastLook = 0;
-    for (const rendered of this.tagIndexSteps(out)) {
-      sinceLastLook += rendered;
-      if (sinceLastLook < (this.options.tagIdsPerSlice ?? TAG_IDS_PER_SLICE)) continue;
-      sinceLastLook = 0;
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
-    return out;
-  }
-
-  /** Puts the tag index's buffers, in tag order, into `out`, yielding after each tag rendered anew the number of its IDs. */
-  private *tagIndexSteps(out: Buffer[]): Generator<number, void, undefined> {
-    for (const tag of [...this.tagBytes.keys()].sort()) {
-      let bytes = this.tagBytes.get(tag);
-      if (bytes === null || bytes === undefined) {
-        const ids = this.tagIds.get(tag);
-        if (!ids || ids.size === 0) {
-          this.tagIds.delete(tag);
-          this.tagBytes.delete(tag);
-          continue;
-        }
-        bytes = Buffer.from(stringListMember(tag, [...ids].sort()), 'utf8');
-        this.tagBytes.set(tag, bytes);
-        if (out.length > 0) out.push(TAG_SEPARATOR);
-        out.push(bytes);
-        yield ids.size;
-        continue;
-      }
-      if (out.length > 0) out.push(TAG_SEPARATOR);
-      out.push(bytes);
-    }
+  /** A tag's list of IDs changed: rendered again at the next write, or gone from the index with its last memory. */
+  private tagChanged(tag: string): void {
+    const present = (this.tagIds.get(tag)?.size ?? 0) > 0;
+    if (!present) this.tagIds.delete(tag);
+    this.tags.update(tag, present, this.tagList);
   }
 
 }

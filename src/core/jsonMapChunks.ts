@@ -1,8 +1,9 @@
 /**
  * One large JSON map (`"key": value` members, indented as in
  * JSON.stringify(value, null, 2) one level down), written in chunks of
- * consecutive keys: index.json's memories and stats.json's, rewritten on
- * every store at 10,000 memories (or in a server's pause after one).
+ * consecutive keys: index.json's memories and tag index and stats.json's
+ * memories, rewritten on every store at 10,000 memories (or in a server's
+ * pause after one).
  *
  * A chunk changed since the last write is rendered again; every other chunk
  * is copied from the file this map wrote last, where the chunk remembers its
@@ -28,7 +29,7 @@ interface Chunk {
   writtenLength: number;
 }
 
-/** Chunks split above this many members, so one change re-renders few. */
+/** Chunks split above this many members (unless told otherwise), so one change re-renders few. */
 const MAX_CHUNK = 64;
 
 /**
@@ -58,7 +59,22 @@ export class JsonMapChunks<V> {
   /** The file the chunks' places are in (`committed`), as this map wrote it; null before the first write. */
   private lastFile: FileSignature | null = null;
 
-  constructor(private readonly render: (value: V) => unknown) {}
+  /** Members a chunk holds at most; a full one splits in two. */
+  private readonly maxChunk: number;
+  /** Members of a chunk laid out anew, and of each half of a split one. */
+  private readonly halfChunk: number;
+
+  /**
+   * `maxChunk`: 1 for maps whose members are large and change one at a time (index.json's tag index:
+   * a tag many memories share lists thousands of IDs, rendered again only when its own list changes).
+   */
+  constructor(
+    private readonly render: (value: V) => unknown,
+    options: { maxChunk?: number } = {},
+  ) {
+    this.maxChunk = Math.max(1, options.maxChunk ?? MAX_CHUNK);
+    this.halfChunk = Math.max(1, Math.floor(this.maxChunk / 2));
+  }
 
   get isEmpty(): boolean {
     return this.chunks.length === 0;
@@ -173,8 +189,8 @@ export class JsonMapChunks<V> {
 
   private rebuild(sortedKeys: string[]): void {
     this.clear();
-    for (let i = 0; i < sortedKeys.length; i += MAX_CHUNK / 2) {
-      const chunk = newChunk(sortedKeys.slice(i, i + MAX_CHUNK / 2));
+    for (let i = 0; i < sortedKeys.length; i += this.halfChunk) {
+      const chunk = newChunk(sortedKeys.slice(i, i + this.halfChunk));
       this.chunks.push(chunk);
       for (const key of chunk.keys) this.chunkOfKey.set(key, chunk);
     }
@@ -195,8 +211,8 @@ export class JsonMapChunks<V> {
     chunk.keys.splice(insertionPoint(chunk.keys, key), 0, key);
     changed(chunk);
     this.chunkOfKey.set(key, chunk);
-    if (chunk.keys.length > MAX_CHUNK) {
-      const upper = newChunk(chunk.keys.splice(MAX_CHUNK / 2));
+    if (chunk.keys.length > this.maxChunk) {
+      const upper = newChunk(chunk.keys.splice(this.halfChunk));
       for (const k of upper.keys) this.chunkOfKey.set(k, upper);
       this.chunks.splice(index + 1, 0, upper);
     }
