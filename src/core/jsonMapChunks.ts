@@ -208,6 +208,13 @@ export class JsonMapChunks<V> {
     }
     const index = lo;
     const chunk = this.chunks[index]!;
+    if (this.maxChunk === 1 && chunk.keys.length > 0) {
+      // A member a chunk: the new one gets its own, and its neighbour's bytes are still copied.
+      const own = newChunk([key]);
+      this.chunks.splice(key < chunk.keys[0]! ? index : index + 1, 0, own);
+      this.chunkOfKey.set(key, own);
+      return;
+    }
     chunk.keys.splice(insertionPoint(chunk.keys, key), 0, key);
     changed(chunk);
     this.chunkOfKey.set(key, chunk);

@@ -21,13 +21,18 @@ interface Value {
 /** A map written to `file` as `{ "version": 1, "m": {...} }`, counting the members it renders. */
 class Harness {
   readonly values = new Map<string, Value>();
-  readonly map = new JsonMapChunks<Value>((v) => {
-    this.rendered++;
-    return v;
-  });
+  readonly map: JsonMapChunks<Value>;
   rendered = 0;
 
-  constructor(readonly file: string) {}
+  constructor(
+    readonly file: string,
+    options: { maxChunk?: number } = {},
+  ) {
+    this.map = new JsonMapChunks<Value>((v) => {
+      this.rendered++;
+      return v;
+    }, options);
+  }
 
   set(key: string, value: Value | undefined): void {
     if (value) this.values.set(key, value);
@@ -161,8 +166,9 @@ describe('JsonMapChunks', () => {
     assert.equal(fs.readFileSync(h.file, 'utf8'), h.expected());
   });
 
-  it('gives the right file after any sequence of changes, writes and dropped writes', () => {
-    fc.assert(
+  for (const maxChunk of [undefined, 1, 2]) {
+    it(`gives the right file after any sequence of changes, writes and dropped writes (${maxChunk ?? 'default'} members a chunk at most)`, () => {
+      fc.assert(
       fc.property(
         fc.array(
           fc.oneof(
@@ -175,7 +181,7 @@ describe('JsonMapChunks', () => {
           { maxLength: 40 },
         ),
         (steps) => {
-          const h = new Harness(path.join(dir, `map-${Math.random().toString(36).slice(2)}.json`));
+          const h = new Harness(path.join(dir, `map-${Math.random().toString(36).slice(2)}.json`), { maxChunk });
           for (const step of steps) {
             if (step.kind === 'set') h.set(keyOf(step.key), valueOf(step.key, step.version));
             else if (step.kind === 'delete') h.set(keyOf(step.key), undefined);
@@ -193,6 +199,21 @@ describe('JsonMapChunks', () => {
       ),
       { numRuns: 150 },
     );
+    });
+  }
+
+  it('with a member a chunk, renders only the members that changed and copies the others', () => {
+    const h = new Harness(path.join(dir, 'map.json'), { maxChunk: 1 });
+    for (let i = 0; i < 100; i++) h.set(keyOf(i), valueOf(i));
+    h.write();
+    assert.equal(h.rendered, 100);
+    h.rendered = 0;
+    h.set(keyOf(7), valueOf(7, 1));
+    h.set(keyOf(150), valueOf(150));
+    h.set(keyOf(30), undefined);
+    h.write();
+    assert.equal(h.rendered, 2);
+    assert.equal(fs.readFileSync(h.file, 'utf8'), h.expected());
   });
 
   describe('writeInSlices', () => {
