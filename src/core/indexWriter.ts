@@ -390,17 +390,21 @@ export class IndexWriter {
 
   /**
    * Moves a memory within the tag index. A memory's tags array is replaced
-   * whenever its file is read again, so an identical array means no change.
+   * whenever its file is read again, so an identical array means no change;
+   * a tag it keeps keeps its list (and its bytes, copied at the next write:
+   * a tag many memories share is not rendered again for an edit of one of them).
    */
   private updateTags(id: string, active: boolean): void {
     const previous = this.indexedTags.get(id);
     const tags = active ? this.mirror.files.get(id)!.memory.tags : undefined;
     if (previous === tags) return;
     for (const tag of previous ?? []) {
+      if (tags?.includes(tag)) continue;
       this.tagIds.get(tag)?.delete(id);
       this.tagChanged(tag);
     }
     for (const tag of tags ?? []) {
+      if (previous?.includes(tag)) continue;
       let ids = this.tagIds.get(tag);
       if (!ids) this.tagIds.set(tag, (ids = new Set()));
       ids.add(id);

@@ -296,11 +296,6 @@ function renderMember(key: string, value: unknown): string {
   return `    ${JSON.stringify(key)}: ${JSON.stringify(value, null, 2).replace(/\n/g, '\n    ')}`;
 }
 
-/** A map member whose value is a list of plain strings (IDs). */
-export function stringListMember(key: string, values: readonly string[]): string {
-  return renderMember(key, values);
-}
-
 /** The start of `{ "version": 1, "<map>": { ...members }, ... }`, exactly as JSON.stringify(value, null, 2) writes it. */
 export const JSON_MAPS_START = Buffer.from('{\n  "version": 1');
 /** Its end, and the newline after it. */

@@ -100,6 +100,33 @@ describe('IndexWriter', () => {
       assert.equal(readIndex(), expected());
     });
 
+    it('a memory edited with its tags kept renders none of them again: only a tag whose list changed is', () => {
+      for (let i = 0; i < 20; i++) writeMemory(h.paths.root, testId(0x1000 + i), { tags: ['shared', `own${i}`] });
+      h.mirror.refresh();
+      h.index.write();
+      // Tags rendered (not copied) by each write, from the tag index's own chunks.
+      const tags = Reflect.get(h.index, 'tags') as JsonMapChunks<unknown>;
+      const steps = Reflect.get(JsonMapChunks.prototype, 'writeSteps') as (this: JsonMapChunks<unknown>, ...args: unknown[]) => Generator<boolean>;
+      let rendered = 0;
+      Reflect.set(JsonMapChunks.prototype, 'writeSteps', function* (this: JsonMapChunks<unknown>, ...args: unknown[]) {
+        for (const step of steps.apply(this, args)) {
+          if (this === tags && step) rendered++;
+          yield step;
+        }
+      });
+      try {
+        h.mirror.writeMemoryFile(testId(0x1000), memoryText(testId(0x1000), { topic: 'Edited', tags: ['shared', 'own0'] }));
+        h.index.write();
+        assert.equal(rendered, 0);
+        h.mirror.writeMemoryFile(testId(0x1001), memoryText(testId(0x1001), { topic: 'Retagged', tags: ['shared', 'other'] }));
+        h.index.write();
+        assert.equal(rendered, 1, 'only "other", new: "own1" is gone and "shared" copied');
+      } finally {
+        Reflect.set(JsonMapChunks.prototype, 'writeSteps', steps);
+      }
+      assert.equal(readIndex(), expected());
+    });
+
     it('renders every active memory and the tag index, sorted, exactly as JSON.stringify would', () => {
       h.mirror.writeMemoryFile(C, memoryText(C, { tags: ['zeta', 'alpha'], topic: 'Gamma' }));
       h.mirror.writeMemoryFile(A, memoryText(A, { tags: ['alpha'], topic: 'Alpha', difficulty: 0.9, phase: 1 }));
