@@ -2,6 +2,7 @@
  * The file primitives every write of the store goes through, on real files.
  */
 import { strict as assert } from 'node:assert';
+import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { TEMP_SUFFIX, readTextIfExists, sameSignature, signatureOf, statSignature, writeFileAtomic, writeFileAtomicAsync, writeFileAtomicFrom } from '../../src/core/files';
@@ -151,5 +152,91 @@ describe('writeFileAtomicFrom', () => {
     /the producer failed/);
     assert.equal(fs.readFileSync(file, 'utf8'), 'old');
     assert.deepEqual(fs.readdirSync(dir).filter((name) => name.endsWith(TEMP_SUFFIX)), []);
+  });
+});
+
+describe('writeFileAtomic: the file it replaces', () => {
+  let dir: string;
+  beforeEach(() => (dir = makeTempProject('ltm-files-')));
+  afterEach(() => removeDir(dir));
+
+  /** The files this process holds open that were deleted (Linux names them "<path> (deleted)" in /proc/self/fd). */
+  const heldDeleted = (file: string): number =>
+    fs.readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`) === `${fs.realpathSync(path.dirname(file))}/${path.basename(file)} (deleted)`;
+      } catch {
+        return false; // The descriptor readdir itself used, closed since.
+      }
+    }).length;
+
+  /**
+   * Keeps every thread of libuv's pool waiting on a read from a FIFO until the
+   * returned function writes to them: work queued to the pool waits meanwhile.
+   */
+  function occupyThreadPool(): () => Promise<void> {
+    const threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
+    const reads: Promise<void>[] = [];
+    const fds: number[] = [];
+    for (let i = 0; i < threads; i++) {
+      const fifo = path.join(dir, `pool-${i}.fifo`);
+      execFileSync('mkfifo', [fifo]);
+      // Read and write: open does not wait for a writer, and a read waits for data.
+      const fd = fs.openSync(fifo, 'r+');
+      fds.push(fd);
+      reads.push(new Promise((resolve, reject) => fs.read(fd, Buffer.alloc(1), 0, 1, null, (error) => (error ? reject(error) : resolve()))));
+    }
+    return async () => {
+      for (const fd of fds) fs.writeSync(fd, 'x');
+      await Promise.all(reads);
+      for (const fd of fds) fs.closeSync(fd);
+    };
+  }
+
+  it('is released after the rename, on the thread pool: the event loop does not free its blocks', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const file = path.join(dir, 'index.json');
+    fs.writeFileSync(file, Buffer.alloc(1 << 20, 'x'));
+    const release = occupyThreadPool();
+    try {
+      writeFileAtomic(file, 'new', { durable: false });
+      assert.equal(fs.readFileSync(file, 'utf8'), 'new');
+      assert.equal(heldDeleted(file), 1, 'the old file is still held when the write returns, its close queued to the pool');
+    } finally {
+      await release();
+    }
+    for (let i = 0; i < 100 && heldDeleted(file) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(heldDeleted(file), 0, 'and closed once the pool is free');
+  });
+
+  it('is not waited for when it is a FIFO (opening one for reading would block until a writer came)', function () {
+    if (process.platform === 'win32') this.skip();
+    this.timeout(30_000);
+    const file = path.join(dir, 'stats.json');
+    execFileSync('mkfifo', [file]);
+    // In a process of its own: a write stuck in open() would stop this one, timeouts included.
+    const write = `require(${JSON.stringify(require.resolve('../../src/core/files'))}).writeFileAtomic(${JSON.stringify(file)}, '{}\\n', { durable: false })`;
+    const run = spawnSync(process.execPath, ['--import', 'tsx', '-e', write], { encoding: 'utf8', timeout: 20_000 });
+    assert.equal(run.status, 0, `the write ended: ${run.error?.message ?? run.stderr}`);
+    assert.equal(fs.readFileSync(file, 'utf8'), '{}\n');
+  });
+
+  it('a failed rename leaves it in place, held by nothing, and no temporary file', async function () {
+    if (process.platform !== 'linux') this.skip();
+    // A directory in the file's place: the rename of a file over it fails (EISDIR).
+    const file = path.join(dir, 'index.json');
+    fs.mkdirSync(file);
+    assert.throws(() => writeFileAtomic(file, 'new', { durable: false }), /EISDIR|EEXIST|ENOTEMPTY|directory/);
+    assert.ok(fs.statSync(file).isDirectory());
+    assert.deepEqual(fs.readdirSync(dir).filter((name) => name.endsWith(TEMP_SUFFIX)), []);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const held = fs.readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/self/fd/${fd}`) === fs.realpathSync(file);
+      } catch {
+        return false;
+      }
+    });
+    assert.deepEqual(held, [], 'the descriptor opened on it is closed');
   });
 });
