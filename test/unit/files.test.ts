@@ -160,15 +160,17 @@ describe('writeFileAtomic: the file it replaces', () => {
   beforeEach(() => (dir = makeTempProject('ltm-files-')));
   afterEach(() => removeDir(dir));
 
-  /** The files this process holds open that were deleted (Linux names them "<path> (deleted)" in /proc/self/fd). */
-  const heldDeleted = (file: string): number =>
+  /** How many descriptors of this process are open on `target`, as /proc/self/fd names it (Linux). */
+  const heldAs = (target: string): number =>
     fs.readdirSync('/proc/self/fd').filter((fd) => {
       try {
-        return fs.readlinkSync(`/proc/self/fd/${fd}`) === `${fs.realpathSync(path.dirname(file))}/${path.basename(file)} (deleted)`;
+        return fs.readlinkSync(`/proc/self/fd/${fd}`) === target;
       } catch {
         return false; // The descriptor readdir itself used, closed since.
       }
     }).length;
+  /** The same for the file `file` was before it was replaced: Linux names it "<path> (deleted)". */
+  const heldDeleted = (file: string): number => heldAs(`${fs.realpathSync(path.dirname(file))}/${path.basename(file)} (deleted)`);
 
   /**
    * Keeps every thread of libuv's pool waiting on a read from a FIFO until the
@@ -230,13 +232,6 @@ describe('writeFileAtomic: the file it replaces', () => {
     assert.ok(fs.statSync(file).isDirectory());
     assert.deepEqual(fs.readdirSync(dir).filter((name) => name.endsWith(TEMP_SUFFIX)), []);
     await new Promise((resolve) => setTimeout(resolve, 20));
-    const held = fs.readdirSync('/proc/self/fd').filter((fd) => {
-      try {
-        return fs.readlinkSync(`/proc/self/fd/${fd}`) === fs.realpathSync(file);
-      } catch {
-        return false;
-      }
-    });
-    assert.deepEqual(held, [], 'the descriptor opened on it is closed');
+    assert.equal(heldAs(fs.realpathSync(file)), 0, 'the descriptor opened on it is closed');
   });
 });
