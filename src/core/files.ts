@@ -263,26 +263,41 @@ export function replaceWithTemp(written: TempFile, file: string): void {
     fs.rmSync(written.temp, { force: true });
     throw error;
   } finally {
-    if (replaced !== null) fs.close(replaced, ignoreCloseError);
+    if (replaced !== null) releaseHeld(replaced);
   }
 }
 
 /**
+ * The most replaced files held at once, their closes waiting for the thread
+ * pool: past it a rename releases the old file itself, as before. A pool kept
+ * busy (slow disks, a network file system) while thousands of files are
+ * rewritten in one go must not use up the process's descriptors, which the
+ * next write's temporary file needs.
+ */
+export const MAX_HELD_REPLACED = 64;
+let heldReplaced = 0;
+
+/**
  * The file a rename is about to replace, opened for reading, or null (none,
- * unreadable, Windows). Without blocking: a FIFO put in the file's place
- * opens at once, where a plain open would wait for a writer forever.
+ * unreadable, Windows, MAX_HELD_REPLACED held). Without blocking: a FIFO put
+ * in the file's place opens at once, where a plain open would wait for a
+ * writer forever.
  */
 function holdReplaced(file: string): number | null {
-  if (process.platform === 'win32') return null;
+  if (process.platform === 'win32' || heldReplaced >= MAX_HELD_REPLACED) return null;
   try {
-    return fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    heldReplaced++;
+    return fd;
   } catch {
     return null;
   }
 }
 
-/** A failed close of a file only held for its release has nothing left to lose or report. */
-function ignoreCloseError(): void {}
+/** Closes a held file on the thread pool; a failed close of a file only held for its release has nothing left to lose or report. */
+function releaseHeld(fd: number): void {
+  fs.close(fd, () => heldReplaced--);
+}
 
 /** replaceWithTemp on libuv's thread pool. */
 export async function replaceWithTempAsync(written: TempFile, file: string): Promise<void> {

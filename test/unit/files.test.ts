@@ -5,7 +5,7 @@ import { strict as assert } from 'node:assert';
 import { execFileSync, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { TEMP_SUFFIX, readTextIfExists, sameSignature, signatureOf, statSignature, writeFileAtomic, writeFileAtomicAsync, writeFileAtomicFrom } from '../../src/core/files';
+import { MAX_HELD_REPLACED, TEMP_SUFFIX, readTextIfExists, sameSignature, signatureOf, statSignature, writeFileAtomic, writeFileAtomicAsync, writeFileAtomicFrom } from '../../src/core/files';
 import { makeTempProject, removeDir } from '../support/storeKit';
 
 describe('writeFileAtomicAsync', () => {
@@ -176,12 +176,13 @@ describe('writeFileAtomic: the file it replaces', () => {
    * Keeps every thread of libuv's pool waiting on a read from a FIFO until the
    * returned function writes to them: work queued to the pool waits meanwhile.
    */
+  let occupied = 0;
   function occupyThreadPool(): () => Promise<void> {
     const threads = Number(process.env.UV_THREADPOOL_SIZE ?? 4);
     const reads: Promise<void>[] = [];
     const fds: number[] = [];
     for (let i = 0; i < threads; i++) {
-      const fifo = path.join(dir, `pool-${i}.fifo`);
+      const fifo = path.join(dir, `pool-${(occupied += 1)}.fifo`);
       execFileSync('mkfifo', [fifo]);
       // Read and write: open does not wait for a writer, and a read waits for data.
       const fd = fs.openSync(fifo, 'r+');
@@ -209,6 +210,30 @@ describe('writeFileAtomic: the file it replaces', () => {
     }
     for (let i = 0; i < 100 && heldDeleted(file) > 0; i++) await new Promise((resolve) => setTimeout(resolve, 5));
     assert.equal(heldDeleted(file), 0, 'and closed once the pool is free');
+  });
+
+  it('is held for at most MAX_HELD_REPLACED files at once: past that, a rename releases the old file itself', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const files = Array.from({ length: MAX_HELD_REPLACED + 10 }, (_, i) => path.join(dir, `cache-${i}.json`));
+    for (const file of files) fs.writeFileSync(file, 'old');
+    const release = occupyThreadPool();
+    try {
+      for (const file of files) writeFileAtomic(file, 'new', { durable: false });
+      for (const file of files) assert.equal(fs.readFileSync(file, 'utf8'), 'new');
+      assert.equal(files.reduce((held, file) => held + heldDeleted(file), 0), MAX_HELD_REPLACED, 'the pool busy: as many held as allowed, no more');
+    } finally {
+      await release();
+    }
+    for (let i = 0; i < 100 && files.some((file) => heldDeleted(file) > 0); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+    assert.equal(files.reduce((held, file) => held + heldDeleted(file), 0), 0, 'all closed once the pool is free');
+    // The count went back down with the closes: a write holds its old file again.
+    const release2 = occupyThreadPool();
+    try {
+      writeFileAtomic(files[0]!, 'newer', { durable: false });
+      assert.equal(heldDeleted(files[0]!), 1);
+    } finally {
+      await release2();
+    }
   });
 
   it('is not waited for when it is a FIFO (opening one for reading would block until a writer came)', function () {
