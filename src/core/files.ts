@@ -279,14 +279,15 @@ let heldReplaced = 0;
 
 /**
  * The file a rename is about to replace, opened for reading, or null (none,
- * unreadable, Windows, MAX_HELD_REPLACED held). Without blocking: a FIFO put
- * in the file's place opens at once, where a plain open would wait for a
- * writer forever.
+ * unreadable, a symbolic link, Windows, MAX_HELD_REPLACED held). Without
+ * blocking: a FIFO put in the file's place opens at once, where a plain open
+ * would wait for a writer forever. Not through a link: the rename replaces the
+ * link, and the file it points to stays.
  */
 function holdReplaced(file: string): number | null {
   if (process.platform === 'win32' || heldReplaced >= MAX_HELD_REPLACED) return null;
   try {
-    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK);
+    const fd = fs.openSync(file, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOFOLLOW);
     heldReplaced++;
     return fd;
   } catch {

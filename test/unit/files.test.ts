@@ -236,6 +236,24 @@ describe('writeFileAtomic: the file it replaces', () => {
     }
   });
 
+  it('is not the file a symbolic link in its place points to, which the rename leaves alone', async function () {
+    if (process.platform !== 'linux') this.skip();
+    const target = path.join(dir, 'elsewhere.json');
+    fs.writeFileSync(target, 'kept');
+    const file = path.join(dir, 'index.json');
+    fs.symlinkSync(target, file);
+    const release = occupyThreadPool();
+    try {
+      writeFileAtomic(file, 'new', { durable: false });
+      assert.equal(heldAs(fs.realpathSync(target)), 0, 'nothing to release: the target is not held');
+    } finally {
+      await release();
+    }
+    assert.equal(fs.readFileSync(file, 'utf8'), 'new');
+    assert.ok(!fs.lstatSync(file).isSymbolicLink(), 'the link itself was replaced');
+    assert.equal(fs.readFileSync(target, 'utf8'), 'kept');
+  });
+
   it('is not waited for when it is a FIFO (opening one for reading would block until a writer came)', function () {
     if (process.platform === 'win32') this.skip();
     this.timeout(30_000);
