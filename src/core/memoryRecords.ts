@@ -22,8 +22,7 @@
  * found damaged when used: its file is read instead.
  */
 import { createHash } from 'node:crypto';
-import * as path from 'node:path';
-import { readTextIfExists, statSignature, writeFileAtomicFrom, type FileSignature } from './files';
+import { readTextIfExists, writeFileAtomicFrom, type FileSignature } from './files';
 import { LoadedFile, type FileRecord, type ReadTexts } from './loadedFile';
 import { copyMeta, parseFrontmatter } from './memoryFile';
 import type { Anchor, MemoryMeta, PhaseChange, UnreadableAnchor } from './model';
@@ -118,28 +117,6 @@ export class MemoryRecordCache {
     const { ids } = saved;
     for (let row = 0; row < ids.length; row++) this.rowOf.set(ids[row]!, row);
     if (this.rowOf.size !== ids.length) this.changed = true;
-  }
-
-  /**
-   * Whether the memory files look copied or moved since the cache was saved
-   * (a project copied with `cp -r`, restored from a backup: every file has a
-   * new inode or time): `samples` files spread over the cache are statted, and
-   * none has the version its record was made from. False for an empty cache.
-   */
-  looksCopied(memoriesDir: string, samples = 8): boolean {
-    const saved = this.saved;
-    if (!saved || saved.ids.length === 0) return false;
-    const step = Math.max(1, Math.floor(saved.ids.length / samples));
-    for (let row = 0; row < saved.ids.length; row += step) {
-      let signature: FileSignature | null;
-      try {
-        signature = statSignature(path.join(memoriesDir, `${saved.ids[row]!}.md`));
-      } catch {
-        return false;
-      }
-      if (signature && saved.sizes[row] === signature.size && saved.mtimes[row] === signature.mtimeMs && saved.inos[row] === signature.ino) return false;
-    }
-    return true;
   }
 
   /**

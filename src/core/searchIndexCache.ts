@@ -6,13 +6,14 @@
  * A cache in the strict sense: the memory files are the truth, and the index
  * is rebuilt from them whenever the file is missing, damaged, of another
  * format, or not git-ignored. Each document carries the signature of the file
- * it was indexed from; on loading, documents whose file changed, appeared or
- * went away since are indexed again, one by one.
+ * it was indexed from and the digest of its text; on loading, documents whose
+ * file changed (in its text, not only its signature), appeared or went away
+ * since are indexed again, one by one.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readTextIfExists, writeFileAtomic, writeFileAtomicFrom, type FileSignature } from './files';
-import { MemorySearchIndex, type SearchableMemory } from './search';
+import { MemorySearchIndex, searchedTextDigest, type SearchableMemory } from './search';
 
 /** An indexed memory as the cache sees it: its text and the signature of its file. */
 export interface IndexedFile {
@@ -53,15 +54,20 @@ export function loadSearchIndex(file: string, files: ReadonlyMap<string, Indexed
   const gone: string[] = [];
   for (const id of index.ids()) if (!files.has(id)) gone.push(id);
   const stale: [string, IndexedFile][] = [];
+  let sameText = 0;
   // Read before the index changes: the versions are by slot, as loaded.
   for (const entry of files) {
     const slot = index.slotOfDocument(entry[0]);
-    if (slot === undefined || !versions.isAt(slot, entry[1].signature)) stale.push(entry);
+    if (slot !== undefined && versions.isAt(slot, entry[1].signature)) continue;
+    // Another version of the file, with the text indexed (a copied or restored project: every file has a
+    // new inode and time; a checkout that rewrote it unchanged): kept, and saved under its new signature.
+    if (slot !== undefined && index.textDigestAt(slot) === searchedTextDigest(entry[1].memory)) sameText++;
+    else stale.push(entry);
   }
-  // Out in one pass, then in again: after a copy of the project every document is stale.
+  // Out in one pass, then in again: many documents may be stale at once.
   index.removeMany([...gone, ...stale.map(([id]) => id)]);
   for (const [, f] of stale) index.upsert(f.memory);
-  return { index, changed: gone.length + stale.length > 0, indexedHere: stale.length };
+  return { index, changed: gone.length + stale.length + sameText > 0, indexedHere: stale.length };
 }
 
 /**

@@ -7,8 +7,9 @@
  * - a little-endian u32: the length of a JSON header (format, field names,
  *   the document ID of each slot or null for a free one, the terms in
  *   ascending order), then the header;
- * - padding to 8 bytes, then the version of each slot's text as three
- *   doubles (SnapshotVersions; NaN for none);
+ * - padding to 8 bytes, then the version of each slot's text as four
+ *   doubles (SnapshotVersions; NaN for none): the size, mtime and inode of
+ *   the file it was read from, and the digest of the text itself;
  * - u32 numbers: the field lengths of every slot (slot-major), then for each
  *   term and field the number of documents holding it;
  * - the postings, in numbers of the header's `width` bytes: for each term and
@@ -31,7 +32,7 @@ import type { FileSignature } from './files';
  * stop words, fields or this layout change, so that a snapshot saved by an
  * older version is rebuilt rather than read.
  */
-export const SEARCH_INDEX_FORMAT = 'ltm-search-5';
+export const SEARCH_INDEX_FORMAT = 'ltm-search-6';
 
 /** Bytes per number of a snapshot's postings. */
 export type PostingWidth = 2 | 4;
@@ -57,8 +58,13 @@ interface SnapshotHeader {
   terms: readonly string[];
 }
 
-/** Numbers per slot in a snapshot's versions: the size, mtime and inode of the file the document was read from. */
-const VERSION_NUMBERS = 3;
+/**
+ * Numbers per slot in a snapshot's versions: the size, mtime and inode of the
+ * file the document was read from, and the digest of its searched text
+ * (searchedTextDigest in search.ts). 'ltm-search-5' had no digest: a copied
+ * project, every file with a new inode and time, had its index built anew.
+ */
+const VERSION_NUMBERS = 4;
 
 /**
  * The version of each document's text a loaded snapshot was indexed from,
@@ -76,6 +82,11 @@ export class SnapshotVersions {
     // A slot saved without a version holds NaN, which equals nothing.
     return at + VERSION_NUMBERS <= n.length && n[at] === signature.size && n[at + 1] === signature.mtimeMs && n[at + 2] === signature.ino;
   }
+
+  /** The digest of the text the document in `slot` was indexed from; NaN when none was saved. */
+  textDigestAt(slot: number): number {
+    return this.numbers[slot * VERSION_NUMBERS + 3] ?? NaN;
+  }
 }
 
 /** What an index gives to be saved (see writeSnapshotStart). */
@@ -89,6 +100,8 @@ export interface SnapshotContents {
   terms: readonly string[];
   /** The version of each document's text (the signature of its file); undefined when unknown. */
   versionOf: (id: string) => FileSignature | undefined;
+  /** The digest of the text indexed in each slot in use (NaN when unknown). */
+  textDigestAt: (slot: number) => number;
 }
 
 /** Where a snapshot's versions start after a JSON header `jsonLength` bytes long (and its own length before it): padded to 8 bytes, for doubles. */
@@ -112,9 +125,11 @@ export function writeSnapshotStart(contents: SnapshotContents, write: (piece: Ui
   write(start);
   const versions = new Float64Array(contents.ids.length * VERSION_NUMBERS).fill(NaN);
   contents.ids.forEach((id, slot) => {
-    const version = id === undefined ? undefined : contents.versionOf(id);
-    if (!version) return;
+    if (id === undefined) return;
     const at = slot * VERSION_NUMBERS;
+    versions[at + 3] = contents.textDigestAt(slot);
+    const version = contents.versionOf(id);
+    if (!version) return;
     versions[at] = version.size;
     versions[at + 1] = version.mtimeMs;
     versions[at + 2] = version.ino;

@@ -110,8 +110,7 @@ export class StoreOpening {
       this.loadRecords();
       await step();
     }
-    // After the record cache is loaded: it tells whether the files were copied since.
-    if (!this.opened && this.searchIndexWorker !== undefined && this.savedSearchIndexUnusable()) {
+    if (!this.opened && this.searchIndexWorker !== undefined && !fs.existsSync(this.parts.paths.searchIndex)) {
       this.parts.queries.buildSearchIndexAside(this.searchIndexWorker);
     }
     if (!this.opened) {
@@ -141,15 +140,6 @@ export class StoreOpening {
     // Every file read was handed over, whichever refresh read it (a request may have opened the store in between).
     this.parts.queries.finishSearchIndexAside();
     await step();
-  }
-
-  /**
-   * Whether the saved search index would be of no use: there is none, or the
-   * files were copied since the caches were saved (every document would be
-   * indexed again from its text, on this thread).
-   */
-  private savedSearchIndexUnusable(): boolean {
-    return !fs.existsSync(this.parts.paths.searchIndex) || this.records.looksCopied(this.parts.paths.memories);
   }
 
   /** The memory files' signatures from a worker thread, for a store large enough to gain from it. */

@@ -396,7 +396,7 @@ export class StoreQueries {
    */
   buildSearchIndexAside(workerScript: string): void {
     if (this.searchIndex || this.indexFeed || this.indexAside) return;
-    // search-index.bin is missing or of copied files: it is not read, whether or not the worker answers.
+    // search-index.bin is missing: it is not read, whether or not the worker answers.
     this.savedSearchIndex = null;
     this.indexFeed = SearchIndexFeed.start(workerScript);
   }
@@ -452,7 +452,7 @@ export class StoreQueries {
       const { index, changed, indexedHere } = loadSearchIndex(this.mirror.paths.searchIndex, this.mirror.files, saved);
       this.searchIndex = index;
       this.searchIndexUnsaved = changed || !onDisk;
-      // Built, or mostly indexed again (a copied project: every document stale).
+      // Built, or mostly indexed again (the texts changed: a checkout of another branch).
       this.searchIndexBuiltHere = indexedHere > this.mirror.files.size / 2;
     }
     return this.searchIndex;

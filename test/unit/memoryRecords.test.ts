@@ -75,31 +75,6 @@ describe('MemoryRecordCache (parse-cache.json)', () => {
     assert.equal(record?.summary, 'A summary.');
   });
 
-  it('looksCopied: true when no sampled file is the version its record was made from, false when one is', () => {
-    const empty = new MemoryRecordCache(cacheFile);
-    empty.load();
-    assert.equal(empty.looksCopied(dir), false, 'no cache');
-    const files = Array.from({ length: 20 }, (_, i) => writeMemory(dir, `mem_${(i + 1).toString(16).padStart(8, '0')}`, `Topic ${i}`));
-    const cache = new MemoryRecordCache(cacheFile);
-    cache.noteChange();
-    cache.save(files.map((f) => [f.name, f.loaded.record()]));
-    const load = (memoriesDir = dir) => {
-      const next = new MemoryRecordCache(cacheFile);
-      next.load();
-      return next.looksCopied(memoriesDir);
-    };
-    assert.equal(load(), false, 'as saved');
-    // One file rewritten (a checkout, an edit): the others are still the versions recorded.
-    fs.writeFileSync(files[0]!.file, memoryText('mem_00000001', 'Topic 0, edited'));
-    assert.equal(load(), false, 'one file changed');
-    // Every file with a new inode and time, as `cp -r` leaves them.
-    const copy = path.join(dir, 'copy');
-    fs.mkdirSync(copy);
-    for (const f of files) fs.copyFileSync(f.file, path.join(copy, f.name));
-    assert.equal(load(copy), true, 'copied');
-    assert.equal(load(path.join(dir, 'missing')), true, 'every file gone');
-  });
-
   it('reuses parsed frontmatter by the digest of its text, and returns copies', () => {
     const cache = new MemoryRecordCache(cacheFile);
     const { frontmatter } = splitFrontmatter(memoryText('mem_0000000a', 'Topic A'));

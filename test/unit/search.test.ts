@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import MiniSearch from 'minisearch';
 import { indexTerm, matchesAsPrefix, queryWords, tokenize, typosAllowed } from '../../src/core/analyzer';
 import type { FileSignature } from '../../src/core/files';
-import { MemorySearchIndex, type SearchableMemory } from '../../src/core/search';
+import { MemorySearchIndex, searchedTextDigest, type SearchableMemory } from '../../src/core/search';
 
 /** A file version for each document ID, different for each: what a store saves an index with. */
 function versionOf(id: string): FileSignature {
@@ -138,9 +138,10 @@ describe('search index', () => {
         for (const query of queries) assert.deepEqual([...loadedUnaligned.index.search(query)], [...original.search(query)], `"${query}" loaded from unaligned bytes`);
         for (const query of queries) assert.deepEqual([...loadedHalfAligned.index.search(query)], [...original.search(query)], `"${query}" loaded from bytes 4 bytes in`);
         for (const id of current.keys()) {
-          const slot = loaded.index.slotOfDocument(id)!;
+          const slot: number = loaded.index.slotOfDocument(id)!;
           assert.ok(loaded.versions.isAt(slot, versionOf(id)), `${id}: its version, saved`);
           assert.ok(!loaded.versions.isAt(slot, { ...versionOf(id), mtimeMs: versionOf(id).mtimeMs + 0.001 }), `${id}: only its version`);
+          assert.equal(loaded.index.textDigestAt(slot), searchedTextDigest(current.get(id)!), `${id}: the digest of its text, saved`);
         }
         for (const query of queries) assert.deepEqual([...loaded.index.search(query)], [...original.search(query)], `"${query}" right after loading`);
         // Saved again with some terms read by the searches and the rest not (their numbers are copied as they are).
@@ -150,6 +151,7 @@ describe('search index', () => {
         assert.ok(bytes.equals(saved), 'changes never write into the bytes the index was loaded from');
         assert.equal(loaded.index.size, current.size);
         for (const query of queries) assertSameHits(loaded.index, [...current.values()], query);
+        for (const [id, memory] of current) assert.equal(loaded.index.textDigestAt(loaded.index.slotOfDocument(id)!), searchedTextDigest(memory), `${id}: the digest of its text, after changes`);
       }),
       { numRuns: 300 },
     );
@@ -223,6 +225,23 @@ describe('search index', () => {
       }),
       { numRuns: 200 },
     );
+  });
+
+  it('searchedTextDigest: the same for the same searched text, another when any field changes or text moves between fields', () => {
+    const memory: SearchableMemory = { id: 'm1', topic: 'Pool timeout', tags: ['db', 'pool'], keywords: ['hikari'], summary: 'Raise the pool.', content: 'The pool ran dry.' };
+    const digest = searchedTextDigest(memory);
+    assert.ok(Number.isSafeInteger(digest) && digest >= 0 && digest < 2 ** 48);
+    assert.equal(searchedTextDigest({ ...memory, id: 'm2', tags: [...memory.tags] }), digest, 'the ID is not searched text; a copied list is the same text');
+    const others: SearchableMemory[] = [
+      { ...memory, topic: 'Pool timeouts' },
+      { ...memory, tags: ['db'] },
+      { ...memory, keywords: [] },
+      { ...memory, summary: 'Raise the pool!' },
+      { ...memory, content: 'The pool ran dry' },
+      { ...memory, topic: 'Pool', summary: 'timeout Raise the pool.' },
+      { ...memory, keywords: ['pool'], tags: ['db', 'hikari'] },
+    ];
+    for (const other of others) assert.notEqual(searchedTextDigest(other), digest, JSON.stringify(other));
   });
 
   it('a document saved without a version matches none, and the others keep theirs', () => {

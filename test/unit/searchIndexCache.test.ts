@@ -1,10 +1,12 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { MemoryStore } from '../../src/core/store';
+import { MemoryStore } from '../../src/core/store';
 import { loadSearchIndex } from '../../src/core/searchIndexCache';
 import { statSignature } from '../../src/core/files';
-import { useProject } from '../support/storeKit';
+import { storePaths } from '../../src/core/storeFiles';
+import { makeTempProject, removeDir, useProject } from '../support/storeKit';
+import { upsertsDuring } from '../support/searchIndexCalls';
 
 function searchIds(store: MemoryStore, query: string): string[] {
   return store.search(query).map((r) => r.id);
@@ -72,6 +74,39 @@ describe('search-index.bin (the persisted search index)', () => {
     reopened.flushCaches();
     assert.notDeepEqual(statSignature(indexFile()), saved, 'a change is saved');
     assert.equal(ctx.open().search('pelican').length, 1);
+  });
+
+  it('a copied project keeps its saved index: files with new inodes and times but the same text are not indexed again; one edited in the copy is', async () => {
+    const first = ctx.open();
+    const [edited, , kept] = await storeThree(first);
+    first.flushCaches();
+    const copy = makeTempProject('ltm-searchcache-copy-');
+    try {
+      fs.cpSync(ctx.project, copy, { recursive: true });
+      const copiedFile = (id: string) => path.join(storePaths(copy).memories, `${id}.md`);
+      assert.notEqual(statSignature(copiedFile(kept!))!.ino, statSignature(memoryFile(kept!))!.ino, 'a copy has new inodes');
+      fs.writeFileSync(copiedFile(edited!), fs.readFileSync(copiedFile(edited!), 'utf8').replaceAll('zebra', 'giraffe'));
+
+      let store!: MemoryStore;
+      const indexedHere = await upsertsDuring(() => {
+        store = MemoryStore.open(copy);
+        assert.deepEqual(searchIds(store, 'giraffe'), [edited], 'the text edited in the copy is searched');
+        assert.deepEqual(searchIds(store, 'zebra'), [], 'its old text is not');
+        assert.deepEqual(searchIds(store, 'kingfisher'), [kept]);
+      });
+      assert.equal(indexedHere, 1, 'only the edited memory is indexed again');
+      // Saved under the copy's signatures: the next process neither indexes nor reads a text again.
+      store.flushCaches();
+      store.dispose();
+      const again = await upsertsDuring(() => {
+        const next = MemoryStore.open(copy);
+        assert.deepEqual(searchIds(next, 'giraffe'), [edited]);
+        next.dispose();
+      });
+      assert.equal(again, 0);
+    } finally {
+      removeDir(copy);
+    }
   });
 
   it('a damaged or foreign file is rebuilt from the memory files, never answered from', async () => {

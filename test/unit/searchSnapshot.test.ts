@@ -26,7 +26,14 @@ const version = (n: number): FileSignature => ({ size: 100 + n, mtimeMs: 1.7e12 
  * the counts of "alpha" (topic: slot 0 ×2; content: slot 2 ×1) and "beta"
  * (content: slots 0 and 2, ×1 and ×3), then their postings.
  */
-const CONTENTS: SnapshotContents = { fields: FIELDS, width: 2, ids: ['a', undefined, 'c'], terms: ['alpha', 'beta'], versionOf: (id) => (id === 'a' ? version(1) : undefined) };
+const CONTENTS: SnapshotContents = {
+  fields: FIELDS,
+  width: 2,
+  ids: ['a', undefined, 'c'],
+  terms: ['alpha', 'beta'],
+  versionOf: (id) => (id === 'a' ? version(1) : undefined),
+  textDigestAt: (slot) => (slot === 0 ? 2 ** 47 + 3 : NaN),
+};
 const LENGTHS = [4, 10, 7, 70, 2, 5];
 const COUNTS = [1, 1, 0, 2];
 const ALPHA = [0, 2, 2, 1];
@@ -52,6 +59,9 @@ describe('searchSnapshot: the saved form of a search index', () => {
       assert.ok(!parts.versions.isAt(0, { ...version(1), ino: version(1).ino + 1 }));
       assert.ok(!parts.versions.isAt(2, version(1)), 'a document saved without a version matches none');
       assert.ok(!parts.versions.isAt(3, version(1)), 'nor does a slot past the end');
+      assert.equal(parts.versions.textDigestAt(0), 2 ** 47 + 3, 'the text digest, all 48 bits');
+      assert.ok(Number.isNaN(parts.versions.textDigestAt(2)), 'none saved');
+      assert.ok(Number.isNaN(parts.versions.textDigestAt(3)), 'none past the end');
     });
   }
 
