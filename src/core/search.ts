@@ -18,24 +18,14 @@
  * ranking differs from MiniSearch's in one way (see `coordination`): the bonus
  * for matching more of the query's words also weighs how informative they are.
  */
-import { hash } from 'node:crypto';
-import { forEachToken, indexTerm, matchesAsPrefix, queryWords, stemOf, typosAllowed } from './analyzer';
+import { matchesAsPrefix, queryWords, stemOf, typosAllowed } from './analyzer';
 import { addEntry, dropEntries, entryCount, removeEntry, type FieldPostings } from './postingLists';
 import { HitColumnPool, RankOrder, SlotList } from './rankHeap';
 import type { FileSignature } from './files';
 import type { Expansions } from './relatedTerms';
 import { countsAt, largestPosting, readSnapshot, savedPostingsLength, SERIALIZE_BLOCK, SnapshotNumbersWriter, writeSnapshotStart, type PostingNumbers, type PostingWidth, type SnapshotVersions } from './searchSnapshot';
+import { digestOfFieldTexts, FIELD_COUNT, FIELDS, fieldTerms, type SearchableMemory } from './searchedText';
 import { TermDictionary } from './termDictionary';
-
-export interface SearchableMemory {
-  id: string;
-  topic: string;
-  tags: readonly string[];
-  /** Other words a search might use (a memory's `keywords`); archived memories have none. */
-  keywords?: readonly string[];
-  summary: string;
-  content: string;
-}
 
 export interface SearchHit {
   id: string;
@@ -47,32 +37,6 @@ export interface SearchHit {
   words: number;
 }
 
-/** Searched fields, with the boost a match in each gets. */
-const FIELDS = [
-  { name: 'topic', boost: 3, text: (m: SearchableMemory) => m.topic },
-  { name: 'tags', boost: 2, text: (m: SearchableMemory) => m.tags.join(' ') },
-  // Written to be searched by: as strong as tags.
-  { name: 'keywords', boost: 2, text: (m: SearchableMemory) => (m.keywords ?? []).join(' ') },
-  { name: 'summary', boost: 1.5, text: (m: SearchableMemory) => m.summary },
-  { name: 'content', boost: 1, text: (m: SearchableMemory) => m.content },
-] as const;
-const FIELD_COUNT = FIELDS.length;
-
-/**
- * The digest of what the index holds of `memory` (its searched fields; 48
- * bits of their SHA-1, exact in a double): equal digests, equal entries. It
- * lets a saved index keep the documents of files that are new versions of
- * the same text (a copied or restored project: every inode and time new),
- * which would otherwise all be indexed again. ~2 µs a memory.
- */
-export function searchedTextDigest(memory: SearchableMemory): number {
-  return digestOfFieldTexts(FIELDS.map((f) => f.text(memory)));
-}
-
-function digestOfFieldTexts(texts: readonly string[]): number {
-  // NUL apart: no field's text holds one (the tokenizer would split there anyway), so no two splits collide.
-  return hash('sha1', texts.join('\u0000'), 'buffer').readUIntLE(0, 6);
-}
 
 /** BM25+ parameters (MiniSearch's defaults): saturation, length normalisation, lower bound. */
 const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
@@ -125,26 +89,6 @@ export interface SearchIndexOptions {
 /** The documents holding one term, per field: parallel lists of slots and term frequencies (postingLists.ts). */
 interface Posting extends FieldPostings {
   term: string;
-}
-
-/**
- * A field's text as the index holds it: its length (the number of distinct
- * tokens, as MiniSearch counts it) and how often each indexed term occurs.
- */
-function fieldTerms(text: string): { length: number; termCounts: Map<string, number> } {
-  const counts = new Map<string, number>();
-  forEachToken(text, (token) => counts.set(token, (counts.get(token) ?? 0) + 1));
-  const length = counts.size;
-  // The token counts become the term counts in place: most tokens are their own term (lower case, no
-  // stop word), and a second map cost a third of building an index. A term added here is visited
-  // later by the same loop, and is its own term.
-  for (const [token, count] of counts) {
-    const term = indexTerm(token);
-    if (term === token) continue;
-    counts.delete(token);
-    if (term) counts.set(term, (counts.get(term) ?? 0) + count);
-  }
-  return { length, termCounts: counts };
 }
 
 /** A document as MemorySearchIndex.scoresOf() measures it (see scoringDocument). */

@@ -20,7 +20,8 @@
  */
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { FileSignature } from './files';
-import { MemorySearchIndex, type SearchableMemory } from './search';
+import { MemorySearchIndex } from './search';
+import type { SearchableMemory } from './searchedText';
 import { firstAnswer } from './workerAnswer';
 
 /** A memory as handed to the worker: its searched text and the signature of the file it was read from. */

@@ -13,7 +13,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { readTextIfExists, writeFileAtomic, writeFileAtomicFrom, type FileSignature } from './files';
-import { MemorySearchIndex, searchedTextDigest, type SearchableMemory } from './search';
+import { MemorySearchIndex } from './search';
+import { searchedTextDigest, type SearchableMemory } from './searchedText';
 
 /** An indexed memory as the cache sees it: its text and the signature of its file. */
 export interface IndexedFile {

@@ -61,7 +61,7 @@ interface SnapshotHeader {
 /**
  * Numbers per slot in a snapshot's versions: the size, mtime and inode of the
  * file the document was read from, and the digest of its searched text
- * (searchedTextDigest in search.ts). 'ltm-search-5' had no digest: a copied
+ * (searchedTextDigest, searchedText.ts). 'ltm-search-5' had no digest: a copied
  * project, every file with a new inode and time, had its index built anew.
  */
 const VERSION_NUMBERS = 4;

@@ -12,7 +12,8 @@
  * the two are averaged, so that a short memory is not a duplicate of every
  * long one that happens to contain its few words.
  */
-import type { MemorySearchIndex, ScoringDocument, SearchableMemory } from './search';
+import type { MemorySearchIndex, ScoringDocument } from './search';
+import type { SearchableMemory } from './searchedText';
 import type { Expansions } from './relatedTerms';
 
 /**

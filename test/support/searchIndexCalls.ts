@@ -1,5 +1,6 @@
 /** What the search index does on this thread while a test runs. */
-import { MemorySearchIndex, type SearchableMemory } from '../../src/core/search';
+import { MemorySearchIndex } from '../../src/core/search';
+import type { SearchableMemory } from '../../src/core/searchedText';
 
 /** Counts MemorySearchIndex.upsert calls on this thread during `work`: each is a document indexed here (not on a worker). */
 export async function upsertsDuring(work: () => Promise<void> | void): Promise<number> {

@@ -1,7 +1,8 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
 import { HitColumnPool, HitColumns, RankHeap, RankOrder, SlotList } from '../../src/core/rankHeap';
-import { MemorySearchIndex, type SearchableMemory } from '../../src/core/search';
+import { MemorySearchIndex } from '../../src/core/search';
+import type { SearchableMemory } from '../../src/core/searchedText';
 
 function memory(id: string, content: string): SearchableMemory {
   return { id, topic: `topic of ${id}`, tags: [], summary: '', content };

@@ -2,7 +2,8 @@ import { strict as assert } from 'node:assert';
 import { stemOf } from '../../src/core/analyzer';
 import { DEVELOPER_TERM_GROUPS } from '../../src/core/developerTerms';
 import { RelatedTerms, developerVocabulary, vocabularyTables } from '../../src/core/relatedTerms';
-import { MemorySearchIndex, RELATED_WEIGHT, type SearchableMemory } from '../../src/core/search';
+import { MemorySearchIndex, RELATED_WEIGHT } from '../../src/core/search';
+import type { SearchableMemory } from '../../src/core/searchedText';
 
 function reached(terms: RelatedTerms, query: string, word: string): string[] {
   return [...(terms.expand(query).get(word)?.keys() ?? [])].sort();

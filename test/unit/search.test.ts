@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import MiniSearch from 'minisearch';
 import { indexTerm, matchesAsPrefix, queryWords, tokenize, typosAllowed } from '../../src/core/analyzer';
 import type { FileSignature } from '../../src/core/files';
-import { MemorySearchIndex, searchedTextDigest, type SearchableMemory } from '../../src/core/search';
+import { MemorySearchIndex } from '../../src/core/search';
+import { searchedTextDigest, type SearchableMemory } from '../../src/core/searchedText';
 
 /** A file version for each document ID, different for each: what a store saves an index with. */
 function versionOf(id: string): FileSignature {
@@ -225,23 +226,6 @@ describe('search index', () => {
       }),
       { numRuns: 200 },
     );
-  });
-
-  it('searchedTextDigest: the same for the same searched text, another when any field changes or text moves between fields', () => {
-    const memory: SearchableMemory = { id: 'm1', topic: 'Pool timeout', tags: ['db', 'pool'], keywords: ['hikari'], summary: 'Raise the pool.', content: 'The pool ran dry.' };
-    const digest = searchedTextDigest(memory);
-    assert.ok(Number.isSafeInteger(digest) && digest >= 0 && digest < 2 ** 48);
-    assert.equal(searchedTextDigest({ ...memory, id: 'm2', tags: [...memory.tags] }), digest, 'the ID is not searched text; a copied list is the same text');
-    const others: SearchableMemory[] = [
-      { ...memory, topic: 'Pool timeouts' },
-      { ...memory, tags: ['db'] },
-      { ...memory, keywords: [] },
-      { ...memory, summary: 'Raise the pool!' },
-      { ...memory, content: 'The pool ran dry' },
-      { ...memory, topic: 'Pool', summary: 'timeout Raise the pool.' },
-      { ...memory, keywords: ['pool'], tags: ['db', 'hikari'] },
-    ];
-    for (const other of others) assert.notEqual(searchedTextDigest(other), digest, JSON.stringify(other));
   });
 
   it('a document saved without a version matches none, and the others keep theirs', () => {

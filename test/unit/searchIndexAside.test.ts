@@ -8,7 +8,8 @@
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MemorySearchIndex, type SearchableMemory } from '../../src/core/search';
+import { MemorySearchIndex } from '../../src/core/search';
+import type { SearchableMemory } from '../../src/core/searchedText';
 import { INDEX_ASIDE_MIN_MEMORIES, SearchIndexFeed } from '../../src/core/searchIndexAside';
 import { MemoryStore } from '../../src/core/store';
 import { storePaths } from '../../src/core/storeFiles';
