@@ -37,7 +37,6 @@ export interface SearchHit {
   words: number;
 }
 
-
 /** BM25+ parameters (MiniSearch's defaults): saturation, length normalisation, lower bound. */
 const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
 /** BM25's inverse document frequency of a term `count` of `documents` documents hold. */

@@ -95,7 +95,7 @@ describe('search-index.bin (the persisted search index)', () => {
         assert.deepEqual(searchIds(store, 'kingfisher'), [kept]);
       });
       assert.equal(indexedHere, 1, 'only the edited memory is indexed again');
-      // Saved under the copy's signatures: the next process neither indexes nor reads a text again.
+      // Saved under the copy's signatures: the next process indexes nothing again.
       store.flushCaches();
       store.dispose();
       const again = await upsertsDuring(() => {
