@@ -19,33 +19,27 @@ import {
   listDir,
   readTextIfExists,
   replaceWithTemp,
-  replaceWithTempAsync,
   sameSignature,
   statSignature,
   toJsonText,
   writeFileAtomic,
   writeTempFile,
-  writeTempFileFrom,
-  writeTempFileFromAsync,
   type FileSignature,
-  type PieceWriter,
 } from './files';
 import { ChangedOnDiskError, unreadableFile } from './errors';
 import { LoadedFile, ReadTexts } from './loadedFile';
 import { StateFile } from './stateFile';
+import { StatsFile } from './statsFile';
 import { MemoryFileSignatures } from './memoryFileSignatures';
 import { MentionedIds, mentionedIdsOfFile, mentionedIdsOfFileAsync, type FileMentions } from './memoryIds';
 import { InvalidMemoryFile, memoryOf, parseBody, splitFrontmatter } from './memoryFile';
 import type { MemoryRecordCache } from './memoryRecords';
 import type { SweptSignatures } from './signatureSweep';
-import { applyJournal, journalAppliesTo, journalHeader, readJournalLines } from './statsJournal';
 import { MEMORY_ID_FORMAT, isMemoryId, type ArchiveReason, type Memory, type MemoryStats } from './model';
 import {
   archiveIndexJson,
-  ensureGitignore,
   readArchiveIndex,
   readIndexIds,
-  readStats,
   readStoreFile,
   type ArchiveIndex,
   type JsonFileStatus,
@@ -106,31 +100,10 @@ export class DiskMirror {
   /** The memory IDs index.json's bytes hold, as read for indexMentions while indexFile is not read (null: not read). */
   private indexMentioned: MentionedIds | null = null;
 
-  /** stats.json's entries with the stats journal (statsJournal.ts) applied. */
-  stats = new Map<string, MemoryStats>();
-  statsStatus: JsonFileStatus = { kind: 'missing' };
-  statsSignature: FileSignature | null = null;
-  /**
-   * stats.log as read: its signature, the bytes of complete lines read (the
-   * next read starts there), how many lines they hold, and whether it applies
-   * to stats.json as read (a journal naming another stats.json is ignored).
-   */
-  private journal: { signature: FileSignature | null; consumed: number; lines: number; applies: boolean } = {
-    signature: null,
-    consumed: 0,
-    lines: 0,
-    applies: false,
-  };
-
+  /** stats.json and its journal: read here, written through StatsWriter (statsFile.ts). */
+  readonly statsFile: StatsFile;
   /** state.json: read here, written through its own updates (stateFile.ts). */
   readonly stateFile: StateFile;
-
-  /**
-   * While this process writes stats.json without blocking (under the lock):
-   * until the rename is done and its signature recorded, the memory copy is
-   * newer than the disk, and refresh() must not read the file.
-   */
-  private statsWriteInFlight = false;
 
   // --- archives/ -----------------------------------------------------------
   archiveIndex: ArchiveIndex = { memories: new Map(), purged: new Map() };
@@ -154,6 +127,10 @@ export class DiskMirror {
     private readonly records: MemoryRecordCache,
     private readonly events: MirrorEvents,
   ) {
+    this.statsFile = new StatsFile(paths, () => {
+      this.changes++;
+      this.events.statsRead();
+    });
     this.stateFile = new StateFile(paths.state, () => this.changes++);
   }
 
@@ -164,6 +141,19 @@ export class DiskMirror {
 
   get stateStatus(): JsonFileStatus {
     return this.stateFile.status;
+  }
+
+  /** stats.json's entries with the stats journal applied, as read (statsFile writes them). */
+  get stats(): Map<string, MemoryStats> {
+    return this.statsFile.stats;
+  }
+
+  get statsStatus(): JsonFileStatus {
+    return this.statsFile.status;
+  }
+
+  get statsSignature(): FileSignature | null {
+    return this.statsFile.signature;
   }
 
   /**
@@ -489,7 +479,7 @@ export class DiskMirror {
       this.changes++;
       this.events.indexChanged();
     }
-    this.refreshStats();
+    this.statsFile.refresh();
     this.stateFile.refresh();
     const archiveSig = statSignature(this.paths.archiveIndex);
     if (
@@ -504,78 +494,6 @@ export class DiskMirror {
       this.events.archivesChanged();
       if (read.status.kind !== 'ok') this.rebuildArchiveIndex(read.status.kind === 'missing' ? 'legacy' : 'recovered');
     }
-  }
-
-  /**
-   * stats.json and its journal. Lines appended since the last look are read
-   * alone (the journal is bounded, but reading only the new bytes keeps a
-   * busy server's refresh O(1)); anything else re-reads both files.
-   */
-  private refreshStats(): void {
-    const inFlight = this.statsWriteInFlight;
-    const statsSig = inFlight ? this.statsSignature : statSignature(this.paths.stats);
-    const journalSig = inFlight ? this.journal.signature : statSignature(this.paths.statsJournal);
-    const statsChanged = !sameSignature(statsSig, this.statsSignature) || (statsSig === null && this.statsStatus.kind !== 'missing');
-    if (!statsChanged && sameSignature(journalSig, this.journal.signature)) return;
-    const known = this.journal.signature;
-    if (!statsChanged && this.journal.applies && journalSig && known && journalSig.ino === known.ino && journalSig.size > known.size) {
-      // Only appended: read the new lines.
-      const tail = this.readJournalFrom(this.journal.consumed);
-      applyJournal(this.stats, readJournalLines(tail.text).changes);
-      this.journal = { ...this.journal, signature: journalSig, consumed: this.journal.consumed + tail.bytes, lines: this.journal.lines + tail.lines };
-      this.changes++;
-      this.events.statsRead();
-      return;
-    }
-    const read = readStats(readStoreFile(this.paths.stats));
-    this.statsSignature = statsSig;
-    this.stats = read.value;
-    this.statsStatus = read.status;
-    const whole = this.readJournalFrom(0);
-    const applies = journalAppliesTo(whole.text, statsSig);
-    if (applies) applyJournal(this.stats, readJournalLines(whole.text).changes);
-    this.journal = { signature: journalSig, consumed: whole.bytes, lines: whole.lines, applies };
-    this.changes++;
-    this.events.statsRead();
-  }
-
-  /** The complete lines of stats.log from byte `offset` on (a line cut short by a kill is not complete). */
-  private readJournalFrom(offset: number): { text: string; bytes: number; lines: number } {
-    let bytes: Buffer;
-    try {
-      const fd = fs.openSync(this.paths.statsJournal, 'r');
-      try {
-        const size = fs.fstatSync(fd).size;
-        bytes = Buffer.alloc(Math.max(0, size - offset));
-        let read = 0;
-        while (read < bytes.length) {
-          const n = fs.readSync(fd, bytes, read, bytes.length - read, offset + read);
-          if (n === 0) break;
-          read += n;
-        }
-        bytes = bytes.subarray(0, read);
-      } finally {
-        fs.closeSync(fd);
-      }
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { text: '', bytes: 0, lines: 0 };
-      throw error;
-    }
-    const end = bytes.lastIndexOf(0x0a) + 1;
-    let lines = 0;
-    for (let i = 0; i < end; i++) if (bytes[i] === 0x0a) lines++;
-    return { text: bytes.subarray(0, end).toString('utf8'), bytes: end, lines };
-  }
-
-  /** Lines in the stats journal that apply to stats.json (0 without one). */
-  get statsJournalLines(): number {
-    // The first line is the header.
-    return this.journal.applies ? Math.max(0, this.journal.lines - 1) : 0;
-  }
-
-  /** Whether a stats journal file exists, applying or not. */
-  get hasStatsJournal(): boolean {
-    return this.journal.signature !== null;
   }
 
   private refreshArchiveFiles(): void {
@@ -759,67 +677,5 @@ export class DiskMirror {
     this.indexFile = { status: { kind: 'ok' }, ids, text: null };
     this.indexMentioned = null;
     this.indexSignature = statSignature(this.paths.index);
-  }
-
-  /**
-   * Appends lines (journalLine) to the stats journal. A journal that does not
-   * apply to stats.json as it is (stale, or half-started by a killed writer) is
-   * replaced by a new one naming it. The caller holds the lock and made sure
-   * stats.json exists (statsSignature).
-   */
-  appendStatsJournal(lines: readonly string[]): void {
-    const base = this.statsSignature;
-    if (!base) throw new Error('the stats journal needs stats.json to apply to');
-    const text = lines.join('');
-    if (!this.journal.applies) {
-      // A store made by an older version has no ignore line for the journal yet (a read may start it).
-      ensureGitignore(this.paths);
-      writeFileAtomic(this.paths.statsJournal, journalHeader(base) + text, { durable: false });
-      const signature = statSignature(this.paths.statsJournal);
-      this.journal = { signature, consumed: signature?.size ?? 0, lines: lines.length + 1, applies: true };
-      return;
-    }
-    // After a line cut short by a kill, the next one starts on a line of its own.
-    const cut = (this.journal.signature?.size ?? 0) > this.journal.consumed;
-    fs.appendFileSync(this.paths.statsJournal, cut ? `\n${text}` : text);
-    const signature = statSignature(this.paths.statsJournal);
-    this.journal = { signature, consumed: signature?.size ?? 0, lines: this.journal.lines + lines.length + (cut ? 1 : 0), applies: true };
-  }
-
-  /**
-   * Writes stats.json with every change (compaction), then removes the journal:
-   * in this order, a crash between leaves a journal naming the old stats.json,
-   * which no reader applies, and the new file holds its changes.
-   */
-  writeStats(produce: (out: PieceWriter) => void): FileSignature {
-    const written = writeTempFileFrom(this.paths.stats, produce, { durable: false });
-    replaceWithTemp(written, this.paths.stats);
-    this.statsWritten(written.signature);
-    return written.signature;
-  }
-
-  /** writeStats for a producer that gives way to the event loop (a rendering in slices); the rename on the thread pool. */
-  async writeStatsAsync(produce: (out: PieceWriter) => Promise<void>): Promise<FileSignature> {
-    const written = await writeTempFileFromAsync(this.paths.stats, produce, { durable: false });
-    // Until the new signature is known, a refresh must not take stats.json for another writer's.
-    this.statsWriteInFlight = true;
-    try {
-      await replaceWithTempAsync(written, this.paths.stats);
-    } finally {
-      this.statsWriteInFlight = false;
-    }
-    this.statsWritten(written.signature);
-    return written.signature;
-  }
-
-  private statsWritten(signature: FileSignature): void {
-    this.statsStatus = { kind: 'ok' };
-    this.statsSignature = signature;
-    this.removeStatsJournal();
-  }
-
-  private removeStatsJournal(): void {
-    if (this.journal.signature !== null || fs.existsSync(this.paths.statsJournal)) fs.rmSync(this.paths.statsJournal, { force: true });
-    this.journal = { signature: null, consumed: 0, lines: 0, applies: false };
   }
 }

@@ -176,7 +176,7 @@ export class StatsWriter {
   }
 
   private compactionNeeded(): boolean {
-    return this.mirror.hasStatsJournal || this.unwritten.size > 0 || !this.statsFileUsable();
+    return this.mirror.statsFile.hasJournal || this.unwritten.size > 0 || !this.statsFileUsable();
   }
 
   /**
@@ -196,7 +196,7 @@ export class StatsWriter {
     const overtaken = () => readings !== this.readings;
     let signature;
     try {
-      signature = await this.mirror.writeStatsAsync(async (out) => {
+      signature = await this.mirror.statsFile.writeAsync(async (out) => {
         this.writeStart(out, members);
         await members.writeInSlices(out, this.mirror.paths.stats, this.options.chunksPerSlice ?? CHUNKS_PER_SLICE);
         // Read again meanwhile: what was rendered is out of date and is not put in place.
@@ -216,7 +216,7 @@ export class StatsWriter {
     const members = this.renderMembers();
     let signature;
     try {
-      signature = this.mirror.writeStats((out) => {
+      signature = this.mirror.statsFile.write((out) => {
         this.writeStart(out, members);
         members.writeTo(out, this.mirror.paths.stats);
         this.writeEnd(out, members);
@@ -243,9 +243,9 @@ export class StatsWriter {
     if (!this.statsFileUsable()) return true;
     if (this.unwritten.size === 0) return false;
     const { stats } = this.mirror;
-    this.mirror.appendStatsJournal([...this.unwritten].map((id) => journalLine(id, stats.get(id))));
+    this.mirror.statsFile.appendJournal([...this.unwritten].map((id) => journalLine(id, stats.get(id))));
     this.unwritten.clear();
-    const lines = this.mirror.statsJournalLines;
+    const lines = this.mirror.statsFile.journalLines;
     if (!compactionDue(lines, stats.size)) return false;
     if (!this.onCompactionDue) return true;
     // Told once, and again only if the journal doubled since without a compaction: the one asked for could

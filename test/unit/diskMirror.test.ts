@@ -513,7 +513,7 @@ describe('DiskMirror', () => {
       drain(h.log);
       h.mirror.stats.set(A, entry(1));
       const stats = h.mirror.stats;
-      h.mirror.writeStats(statsBytes({ [A]: entry(1) }));
+      h.mirror.statsFile.write(statsBytes({ [A]: entry(1) }));
       h.mirror.refresh();
       assert.equal(h.mirror.stats, stats, 'the stats map was not replaced');
       assert.deepEqual(drain(h.log), []);
@@ -543,7 +543,7 @@ describe('DiskMirror', () => {
         h.mirror.refresh();
       };
       try {
-        assert.deepEqual(await h.mirror.writeStatsAsync(statsBytesAsync({ [A]: entry(1) })), statSignature(h.paths.stats));
+        assert.deepEqual(await h.mirror.statsFile.writeAsync(statsBytesAsync({ [A]: entry(1) })), statSignature(h.paths.stats));
       } finally {
         fs.promises.rename = rename;
       }
@@ -560,7 +560,7 @@ describe('DiskMirror', () => {
     it('a failed async write leaves refresh() free to read the file again', async () => {
       h.mirror.refresh();
       fs.rmSync(h.paths.root, { recursive: true });
-      await assert.rejects(h.mirror.writeStatsAsync(statsBytesAsync({})));
+      await assert.rejects(h.mirror.statsFile.writeAsync(statsBytesAsync({})));
       fs.mkdirSync(h.paths.root, { recursive: true });
       fs.writeFileSync(h.paths.stats, toJsonText({ version: 1, memories: { [B]: entry(2) } }));
       h.mirror.refresh();

@@ -276,7 +276,7 @@ describe('StatsWriter', () => {
         ids.forEach((id, i) => sliced.stats.set(id, entry(i)));
         sliced.stats.write();
         // A journal one line short of its compaction (more than max(256, 200/4) lines).
-        for (let i = 0; sliced.mirror.statsJournalLines < 256; i++) {
+        for (let i = 0; sliced.mirror.statsFile.journalLines < 256; i++) {
           sliced.stats.set(ids[i % ids.length]!, entry(i + 1));
           sliced.stats.write();
         }
