@@ -503,7 +503,7 @@ describe('DiskMirror', () => {
   });
 
   describe('stats.json written by this process', () => {
-    /** A producer of stats.json with these entries, as StatsWriter gives writeStats. */
+    /** A producer of stats.json with these entries, as StatsWriter gives statsFile.write. */
     const statsBytes = (entries: Record<string, unknown>) => (out: PieceWriter) => out.write(Buffer.from(toJsonText({ version: 1, memories: entries })));
     const statsBytesAsync = (entries: Record<string, unknown>) => async (out: PieceWriter) => statsBytes(entries)(out);
     const entry = (n: number) => ({ access_count: n, accessed_at: '2026-01-02T00:00:00.000Z', last_session: n, priority: 0 });
