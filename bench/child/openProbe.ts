@@ -1,9 +1,11 @@
 /**
  * Run in a fresh process (bundled by bench/lib/child.ts, like dist/cli.js):
  * opens a store, lists it once, flushes its caches as the CLI does, and
- * prints what that cost as one JSON line.
+ * prints what that cost as one JSON line. With `--held`, it then loads (or
+ * builds) the search index and flushes the caches again, as a server does
+ * once it has opened, and adds the heap the open store holds after that.
  *
- *   node --expose-gc open-probe.js <projectDir>
+ *   node --expose-gc open-probe.js <projectDir> [--held]
  */
 import { MemoryStore } from '../../src/core/store';
 
@@ -20,8 +22,16 @@ function main(): void {
   // As the CLI does after every command: saves what was parsed (a no-op when the record cache was complete).
   store.flushCaches();
   const t3 = performance.now();
+  const gc = () => (globalThis as { gc?: () => void }).gc?.();
+  let heldHeapUsed: number | undefined;
+  if (process.argv[3] === '--held') {
+    store.warmSearchIndex();
+    store.flushCaches();
+    gc();
+    heldHeapUsed = process.memoryUsage().heapUsed;
+  }
   store.dispose();
-  (globalThis as { gc?: () => void }).gc?.();
+  gc();
   const memory = process.memoryUsage();
   process.stdout.write(
     `${JSON.stringify({
@@ -34,6 +44,7 @@ function main(): void {
       total: list.total,
       rss: memory.rss,
       heapUsed: memory.heapUsed,
+      ...(heldHeapUsed === undefined ? {} : { heldHeapUsed }),
     })}\n`,
   );
 }

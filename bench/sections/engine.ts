@@ -66,6 +66,8 @@ interface ProbeOutput {
   total: number;
   rss: number;
   heapUsed: number;
+  /** With --held: the heap the open store holds once its search index is loaded and its caches saved (after gc). */
+  heldHeapUsed?: number;
 }
 
 interface BuildInfo {
@@ -91,6 +93,8 @@ interface SizeResult {
   rows: Record<string, { summary: Summary; samples: number[] }>;
   memory: {
     childAfterOpenList: { rssMB: number; heapUsedMB: number };
+    /** A fresh process's heap with the store open as a server holds it, opened without caches and with them (see heldHeap). */
+    heldAfterOpen: { freshCloneMB: number; cachedMB: number };
     inProcessBaseline: { rssMB: number; heapUsedMB: number };
     inProcessAfterOpen: { rssMB: number; heapUsedMB: number };
     inProcessAfterSearchIndex: { rssMB: number; heapUsedMB: number };
@@ -271,6 +275,26 @@ export class EngineBench {
     return { runs, wall };
   }
 
+  /**
+   * The heap a fresh process holds with the store open once its search index
+   * is loaded and its caches saved, as a server holds it after opening: from
+   * the memory files alone (a fresh clone: both caches deleted, the index
+   * built in the process), then from the caches that run saved. One run each.
+   */
+  private heldHeap(projectDir: string): { freshCloneMB: number; cachedMB: number } {
+    const probe = this.ctx.childScript('bench/child/openProbe.ts');
+    const paths = storePaths(projectDir);
+    const held = () => {
+      const { data } = runJsonChild<ProbeOutput>(['--expose-gc', probe, projectDir, '--held']);
+      if (data.heldHeapUsed === undefined) throw new Error('the open probe did not measure the heap held');
+      return data.heldHeapUsed / 2 ** 20;
+    };
+    fs.rmSync(paths.parseCache, { force: true });
+    fs.rmSync(paths.searchIndex, { force: true });
+    const freshCloneMB = held();
+    return { freshCloneMB, cachedMB: held() };
+  }
+
   /** The longest hold of the thread in each of OPEN_HOLD_RUNS fresh processes opening the store as the extension does. */
   private openHolds(projectDir: string, caches: OpenHoldJob['caches']): number[] {
     const workerScript = path.join(path.dirname(this.ctx.cliPath), path.basename(CLI_FILES.indexWorker));
@@ -308,6 +332,8 @@ export class EngineBench {
     add('coldOpenNoCache', withoutCache.runs.map((r) => r.openListMs));
     add('coldFlushNoCache', withoutCache.runs.map((r) => r.flushMs));
     add('coldProcess', withCache.wall);
+    ctx.log('  the heap a fresh process holds with the store open, from the memory files alone and from the caches');
+    const heldAfterOpen = this.heldHeap(projectDir);
     ctx.log('  the extension host held while the store opens (with and without the caches)');
     add('openHold', this.openHolds(projectDir, 'kept'));
     add('openHoldNoCache', this.openHolds(projectDir, 'deleted'));
@@ -440,6 +466,7 @@ export class EngineBench {
           rssMB: median(withCache.runs.map((r) => r.rss)) / 2 ** 20,
           heapUsedMB: median(withCache.runs.map((r) => r.heapUsed)) / 2 ** 20,
         },
+        heldAfterOpen,
         inProcessBaseline,
         inProcessAfterOpen,
         inProcessAfterSearchIndex,
@@ -510,6 +537,11 @@ function sizeTables(r: SizeResult): Table[] {
       ['parse-cache.json', mb(r.files.parseCacheBytes! / 2 ** 20), 'per file: signature, frontmatter fields and Summary, read at open'],
       ['child RSS after open + list', mb(m.childAfterOpenList.rssMB), 'fresh process (bundled engine), after gc, median of the cold-open runs'],
       ['child heapUsed after open + list', mb(m.childAfterOpenList.heapUsedMB), 'same process, V8 heap in use after gc'],
+      [
+        'heap held, opened from the files alone',
+        mb(m.heldAfterOpen.freshCloneMB),
+        `a fresh process opened the store without parse-cache.json and search-index.bin (a fresh clone), built the search index and saved the caches, as a server does once open: V8 heap in use after gc, the store open (opened from those caches instead: ${mb(m.heldAfterOpen.cachedMB)})`,
+      ],
       ['in-process heapUsed: open', `+${mb(m.inProcessAfterOpen.heapUsedMB - m.inProcessBaseline.heapUsedMB)}`, `heap growth from MemoryStore.open() in the bench process (after gc; RSS ${mb(m.inProcessAfterOpen.rssMB)})`],
       ['in-process heapUsed: search index', `+${mb(m.inProcessAfterSearchIndex.heapUsedMB - m.inProcessAfterOpen.heapUsedMB)}`, `further growth once the first search built the search index (RSS ${mb(m.inProcessAfterSearchIndex.rssMB)})`],
       ['recall hit rate', `${(r.recall.hitRate * 100).toFixed(0)} %`, `warm recall queries with at least one result (mean ${r.recall.meanHits.toFixed(1)} results of at most 10)`],

@@ -314,6 +314,16 @@ export class DiskMirror {
     this.refreshArchiveFiles();
   }
 
+  /**
+   * Lets go of the texts of the memory files this process read whole or
+   * wrote, and of their Content (LoadedFile.releaseText): read again when
+   * asked for, as those of files opened from their records. An opening
+   * without the record cache reads every memory's text.
+   */
+  releaseTexts(): void {
+    for (const file of this.files.values()) file.releaseText();
+  }
+
   /** A single memory's file is always checked, so a read sees a hand edit at once. */
   refreshOne(id: string): void {
     this.refresh();
@@ -445,7 +455,7 @@ export class DiskMirror {
         this.afterMemoryChange(stem, previous, undefined);
         return;
       }
-      const loaded = new LoadedFile(memory, sig, digest, this.paths.memories, raw);
+      const loaded = LoadedFile.fromText(memory, sig, digest, this.paths.memories, raw, this.readTexts);
       this.files.set(memory.id, loaded);
       this.afterMemoryChange(stem, previous, loaded);
     } catch (error) {
@@ -594,7 +604,7 @@ export class DiskMirror {
     const sig = written.signature;
     const previous = this.files.get(id);
     const { memory, digest } = this.parseText(raw, previous);
-    const loaded = new LoadedFile(memory, sig, digest, this.paths.memories, raw);
+    const loaded = LoadedFile.fromText(memory, sig, digest, this.paths.memories, raw, this.readTexts);
     this.records.noteChange();
     this.files.set(id, loaded);
     this.fileSignatures.deleteOther(name);

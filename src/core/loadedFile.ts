@@ -6,9 +6,12 @@
  * memory file: the fields, Summary included, come from the cache, and the
  * Content and exact text of a file are read the first time a view, a write or
  * the search index asks for them. A file read or written by this process keeps
- * its text from the start. Texts read when asked for are kept only for the
- * files read last (ReadTexts): a server's similarity checks, session starts
- * and prompts read the Content of ever more memories, and kept them all.
+ * its text from the start, until the store's caches and search index hold
+ * what it gave (releaseText): an opening without the record cache (a fresh
+ * clone) reads every memory's: the heap an open store held after that was
+ * 132 MB against 70 MB at 50,000 bench memories, for the process's life. Texts read when asked for are kept only for
+ * the files read last (ReadTexts): a server's similarity checks, session
+ * starts and prompts read the Content of ever more memories, and kept them all.
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -63,8 +66,10 @@ export class ReadTexts {
 
 export class LoadedFile {
   private text: string | null;
-  /** Set for a file known from its record: the text it reads when asked for is kept there, not for good. */
+  /** Set for a file known from its record, or read whole: the text it reads when asked for is kept there, not for good. */
   private readTexts: ReadTexts | null = null;
+  /** Whether `text` is the one this process read whole or wrote (not one read when asked for, which ReadTexts keeps). */
+  private textWhole: boolean;
 
   constructor(
     /** Replaced, never changed, when the file is read again: IndexWriter compares by identity. */
@@ -80,6 +85,7 @@ export class LoadedFile {
     text: string | null,
   ) {
     this.text = text;
+    this.textWhole = text !== null;
   }
 
   /** A file known from its record: its Content is read when first asked for. */
@@ -88,6 +94,20 @@ export class LoadedFile {
     const loaded = new LoadedFile(memory, record.signature, record.frontmatterDigest, memoriesDir, null);
     loaded.readTexts = readTexts;
     LazyContentMemory.readFrom(memory, loaded);
+    return loaded;
+  }
+
+  /**
+   * A file this process read whole or wrote (`parsed` from `text`): it keeps
+   * the text and Content until releaseText(), then reads them when asked for,
+   * as a file known from its record does.
+   */
+  static fromText(parsed: Memory, signature: FileSignature, frontmatterDigest: string, memoriesDir: string, text: string, readTexts: ReadTexts | null): LoadedFile {
+    const memory = new LazyContentMemory(parsed, parsed.summary, parsed.hasSections);
+    const loaded = new LoadedFile(memory, signature, frontmatterDigest, memoriesDir, text);
+    loaded.readTexts = readTexts;
+    LazyContentMemory.readFrom(memory, loaded);
+    LazyContentMemory.holdContent(memory, parsed.content);
     return loaded;
   }
 
@@ -116,7 +136,21 @@ export class LoadedFile {
    */
   forgetText(): void {
     this.text = null;
+    this.textWhole = false;
     if (this.memory instanceof LazyContentMemory) LazyContentMemory.forgetContent(this.memory);
+  }
+
+  /**
+   * Lets go of the text this file was read whole or written with, and of its
+   * Content (see fromText): the next reader reads the file, and ReadTexts
+   * keeps what it reads. For when the caches and the search index hold what
+   * the text gave. A text read when asked for stays with ReadTexts, and a
+   * memory that cannot read its Content again (not made by fromText) keeps it.
+   */
+  releaseText(): void {
+    if (!this.textWhole || !(this.memory instanceof LazyContentMemory)) return;
+    LazyContentMemory.summaryOfItsOwn(this.memory);
+    this.forgetText();
   }
 
   /** The text if this process holds it, without reading the file (to compare versions). */
@@ -182,6 +216,19 @@ class LazyContentMemory implements Memory {
     memory.#file = file;
   }
 
+  /** Sets the Content parsed from the text the file was read with (once, as it is made: see LoadedFile.fromText). */
+  static holdContent(memory: LazyContentMemory, content: string): void {
+    memory.#content = content;
+  }
+
+  /**
+   * Gives a memory read whole a Summary of its own: parsed from the file's
+   * text, it is a slice of it, which would keep the text it let go of.
+   */
+  static summaryOfItsOwn(memory: LazyContentMemory): void {
+    (memory as { summary: string }).summary = ownCopy(memory.summary);
+  }
+
   /** Lets go of the Content read (a slice of the file's text, which it keeps whole): read again when asked for. */
   static forgetContent(memory: LazyContentMemory): void {
     memory.#content = null;
@@ -199,4 +246,14 @@ class LazyContentMemory implements Memory {
     }
     return this.#content;
   }
+}
+
+/**
+ * `text` in a string of its own. V8 makes a substring of a long string a view
+ * of it, which keeps the whole string alive: a Summary sliced from a file's
+ * text would keep the text after the file let it go.
+ */
+function ownCopy(text: string): string {
+  // Through JSON, every UTF-16 code unit is kept (a lone surrogate too, which a round trip through UTF-8 would replace).
+  return JSON.parse(JSON.stringify(text)) as string;
 }

@@ -156,7 +156,14 @@ export class StoreOpening {
     return this.sweep(this.parts.paths.memories);
   }
 
-  /** Saves the record cache and the search index as they are now, for the next process; nothing for a store never opened. */
+  /**
+   * Saves the record cache and the search index as they are now, for the next
+   * process; nothing for a store never opened. Then, once the search index
+   * is loaded, lets go of the texts of the files read whole or written
+   * (DiskMirror.releaseTexts): the memories read since are what a process
+   * opening from these caches would hold. Before, their texts would be read
+   * again to index them.
+   */
   flushCaches(): void {
     // A store never opened has nothing new to save (and a server stopped at once need not read it).
     if (!this.opened || !fs.existsSync(this.parts.paths.root)) return;
@@ -164,6 +171,7 @@ export class StoreOpening {
     this.refresh();
     this.saveRecords();
     this.parts.queries.saveSearchIndex();
+    if (this.parts.queries.searchIndexLoaded) this.parts.mirror.releaseTexts();
   }
 
   /** Saves the record cache of the active memories, but for `without` (a memory being purged). */

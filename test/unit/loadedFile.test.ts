@@ -1,8 +1,9 @@
 /**
  * A memory file as the store holds it (src/core/loadedFile.ts), on real
- * files: the text kept for a file this process read or wrote, read lazily and
- * once for a file known from its record (parse-cache.json), and what a view
- * or a writer gets when the file changed or vanished before it was read.
+ * files: the text kept for a file this process read or wrote until it is
+ * released, read lazily and once for a file known from its record
+ * (parse-cache.json), and what a view or a writer gets when the file changed
+ * or vanished before it was read.
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
@@ -27,6 +28,12 @@ describe('LoadedFile: a memory file, its text read when needed', () => {
     const raw = fs.readFileSync(file, 'utf8');
     const parsed = parseMemoryFile(raw);
     return new LoadedFile(parsed.memory, statSignature(file)!, frontmatterDigest(parsed.frontmatter), dir, raw);
+  };
+  /** The file as DiskMirror loads it when it reads it whole (LoadedFile.fromText), its text kept until released. */
+  const readWhole = (texts: ReadTexts | null = null): LoadedFile => {
+    const raw = fs.readFileSync(file, 'utf8');
+    const parsed = parseMemoryFile(raw);
+    return LoadedFile.fromText(parsed.memory, statSignature(file)!, frontmatterDigest(parsed.frontmatter), dir, raw, texts);
   };
   /** The file as a fresh process opens it from the record of an earlier one: nothing read. */
   const fromRecord = (): LoadedFile => LoadedFile.fromRecord(readNow().record(), dir);
@@ -114,6 +121,54 @@ describe('LoadedFile: a memory file, its text read when needed', () => {
     assert.deepEqual(Object.keys(lazy), Object.keys(parsed).filter((k) => k !== 'content'));
     assert.ok(!('content' in { ...lazy }), 'views list the fields one by one (StoreQueries.view)');
     assert.deepEqual({ ...memoryOf(lazy, { summary: lazy.summary, content: lazy.content, hasSections: lazy.hasSections }) }, { ...parsed });
+  });
+
+  describe('a file read whole (fromText): its text kept until released, then read when asked for', () => {
+    it('keeps the text and Content it was read with, whatever happens to the file, until releaseText', () => {
+      const loaded = readWhole();
+      fs.writeFileSync(file, memoryText(A, { content: 'Changed behind its back.' }));
+      assert.equal(loaded.knownText, original);
+      assert.equal(loaded.memory.content, 'The pool holds 50 connections.');
+      assert.equal(loaded.memory.summary, 'Fifty connections.');
+      assert.equal(loaded.raw, original, 'not read again while held');
+    });
+
+    it('released: the text and Content go, and are read again from the file as it is then', () => {
+      const loaded = readWhole();
+      loaded.releaseText();
+      assert.equal(loaded.knownText, null, 'the text was let go');
+      assert.equal(loaded.memory.topic, 'Pool size', 'the fields stay');
+      assert.equal(loaded.memory.summary, 'Fifty connections.');
+      const edited = memoryText(A, { topic: 'Pool size', tags: ['db'], summary: 'Fifty connections.', content: 'Read again.' });
+      fs.writeFileSync(file, edited);
+      assert.equal(loaded.memory.content, 'Read again.', 'the Content too: it is read with the text');
+      assert.equal(loaded.raw, edited);
+    });
+
+    it('released, the text read again is kept within the ReadTexts budget, as a file opened from its record', () => {
+      const texts = new ReadTexts();
+      const loaded = readWhole(texts);
+      assert.equal(texts.size, 0, 'a text read whole is not the budget\'s');
+      loaded.releaseText();
+      assert.equal(loaded.memory.content, 'The pool holds 50 connections.');
+      assert.equal(texts.size, 1);
+      loaded.releaseText();
+      assert.equal(loaded.knownText, original, 'a text read when asked for stays with ReadTexts');
+    });
+
+    it('a memory read whole has the fields of a parsed one, in the same order, as one from a record', () => {
+      const parsed = readNow().memory;
+      const whole = readWhole().memory;
+      assert.deepEqual(Object.keys(whole), Object.keys(fromRecord().memory));
+      assert.deepEqual({ ...memoryOf(whole, { summary: whole.summary, content: whole.content, hasSections: whole.hasSections }) }, { ...parsed });
+    });
+
+    it('a file made with a parsed memory (not by fromText) keeps its text: its memory could not read its Content again', () => {
+      const loaded = readNow();
+      loaded.releaseText();
+      assert.equal(loaded.knownText, original);
+      assert.equal(loaded.memory.content, 'The pool holds 50 connections.');
+    });
   });
 
   describe('ReadTexts: the texts read when asked for, kept for the files read last', () => {

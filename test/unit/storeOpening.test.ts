@@ -88,6 +88,23 @@ describe('storeOpening: how a store opens, and the caches it saves', () => {
     assert.equal(file.memory.content, 'Alpha content.');
   });
 
+  it('flushCaches lets go of the texts read whole once the search index holds them (a fresh clone reads every one)', () => {
+    const { parts, opening } = prepare();
+    opening.refresh();
+    const texts = () => [A, B].map((id) => parts.mirror.files.get(id)!.knownText);
+    opening.flushCaches();
+    assert.ok(texts().every((t) => t !== null), 'the search index not loaded yet: building it would read them again');
+    parts.queries.warmSearchIndex();
+    opening.flushCaches();
+    assert.deepEqual(texts(), [null, null]);
+    assert.equal(parts.mirror.files.get(A)!.memory.content, 'Alpha content.', 'read again when asked for');
+    assert.deepEqual(
+      parts.queries.search('beta', 10, 'active', undefined).map((hit) => hit.id),
+      [B],
+      'the index holds what the texts gave',
+    );
+  });
+
   it('saveRecords leaves out the memory being purged', () => {
     const { opening } = prepare();
     opening.refresh();
