@@ -576,7 +576,9 @@ export class MemorySearchIndex {
     const words = new Map<string, number>();
     for (const word of queryWords(query)) words.set(word, (words.get(word) ?? 0) + 1);
     let wordIndex = 0;
-    for (const [word, repeats] of words) {
+    // Callbacks (forEach) rather than for-of over the maps and sets: an entry pair or result object each
+    // step came to ~130 KB of the garbage a store's similarity check left.
+    words.forEach((repeats, word) => {
       let matched = false;
       // A word counts as many times as the query repeats it, and once towards the bonus.
       const exact = this.postingFor(word);
@@ -597,19 +599,17 @@ export class MemorySearchIndex {
         }
       }
       // Other forms of the word (same stem) that the prefix lookup did not already count.
-      if (forms) {
-        for (const form of forms) {
-          if (form === word || (asPrefix && form.startsWith(word))) continue;
-          visit(this.held(form), WORD_FORM_WEIGHT * repeats, wordIndex);
-          matched = true;
-        }
-      }
-      for (const [stem, weight] of related?.get(word) ?? []) {
-        for (const form of this.formsOf.get(stem) ?? []) {
+      forms?.forEach((form) => {
+        if (form === word || (asPrefix && form.startsWith(word))) return;
+        visit(this.held(form), WORD_FORM_WEIGHT * repeats, wordIndex);
+        matched = true;
+      });
+      related?.get(word)?.forEach((weight, stem) => {
+        this.formsOf.get(stem)?.forEach((form) => {
           visit(this.held(form), RELATED_WEIGHT * weight * repeats, wordIndex);
           matched = true;
-        }
-      }
+        });
+      });
       // Typo tolerance only for words that match nothing as they are: a word
       // found as typed (or as a prefix) has no typo to forgive.
       const typos = matched ? 0 : typosAllowed(word);
@@ -621,7 +621,7 @@ export class MemorySearchIndex {
         }
       }
       wordIndex++;
-    }
+    });
   }
 
   /**
@@ -639,12 +639,12 @@ export class MemorySearchIndex {
       const { length, termCounts } = fieldTerms(FIELDS[f]!.text(memory));
       if (length !== this.lengths[slot * FIELD_COUNT + f]) return null;
       fields.push(termCounts);
-      for (const term of termCounts.keys()) if (!termAt.has(term)) termAt.set(term, termAt.size * FIELD_COUNT);
+      termCounts.forEach((_, term) => {
+        if (!termAt.has(term)) termAt.set(term, termAt.size * FIELD_COUNT);
+      });
     }
     const counts = new Uint32Array(termAt.size * FIELD_COUNT);
-    fields.forEach((termCounts, f) => {
-      for (const [term, count] of termCounts) counts[termAt.get(term)! + f] = count;
-    });
+    fields.forEach((termCounts, f) => termCounts.forEach((count, term) => (counts[termAt.get(term)! + f] = count)));
     return { id: memory.id, slot, version: this.version, termAt, counts };
   }
 
@@ -658,23 +658,28 @@ export class MemorySearchIndex {
     const scores = documents.map(() => 0);
     const words = documents.map(() => 0);
     const lastWord = documents.map(() => -1);
-    // Which documents hold each term, so that a term is looked up once for all of them: pairs of
-    // (document, the term's place in its counts), one after the other.
-    const holders = new Map<string, number[]>();
+    // Which documents hold each term, so that a term is looked up once for all of them: the term's last
+    // holder, then each holder's previous one, as (document, the term's place in its counts, previous)
+    // triples in one array. Lists per term left ~190 KB of garbage a store (its similarity check).
+    const lastHolder = new Map<string, number>();
+    let holderCount = 0;
+    for (const document of documents) holderCount += document.termAt.size;
+    const holders = new Int32Array(holderCount * 3);
+    let next = 0;
     documents.forEach((document, d) => {
-      for (const [term, at] of document.termAt) {
-        const list = holders.get(term);
-        if (list) list.push(d, at);
-        else holders.set(term, [d, at]);
-      }
+      document.termAt.forEach((at, term) => {
+        holders[next] = d;
+        holders[next + 1] = at;
+        holders[next + 2] = lastHolder.get(term) ?? -1;
+        lastHolder.set(term, next);
+        next += 3;
+      });
     });
     const documentCount = this.slotOf.size;
     this.walkQuery(query, related, {}, (posting, weight, wordIndex) => {
-      const list = holders.get(posting.term);
-      if (!list) return;
-      for (let i = 0; i < list.length; i += 2) {
-        const d = list[i]!;
-        const at = list[i + 1]!;
+      for (let h = lastHolder.get(posting.term) ?? -1; h >= 0; h = holders[h + 2]!) {
+        const d = holders[h]!;
+        const at = holders[h + 1]!;
         if (lastWord[d] !== wordIndex) {
           lastWord[d] = wordIndex;
           words[d]!++;

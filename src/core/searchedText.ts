@@ -57,11 +57,12 @@ export function fieldTerms(text: string): { length: number; termCounts: Map<stri
   // The token counts become the term counts in place: most tokens are their own term (lower case, no
   // stop word), and a second map cost a third of building an index. A term added here is visited
   // later by the same loop, and is its own term.
-  for (const [token, count] of counts) {
+  // forEach rather than for-of: an entry pair a token came to ~120 KB of a store's garbage (its similarity check).
+  counts.forEach((count, token) => {
     const term = indexTerm(token);
-    if (term === token) continue;
+    if (term === token) return;
     counts.delete(token);
     if (term) counts.set(term, (counts.get(term) ?? 0) + count);
-  }
+  });
   return { length, termCounts: counts };
 }

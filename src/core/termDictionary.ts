@@ -78,10 +78,17 @@ export class TermDictionary {
     return this.sorted;
   }
 
-  /** The terms that begin with `prefix` (itself included), in ascending order. */
-  *withPrefix(prefix: string): Generator<string, void, undefined> {
+  /**
+   * The terms that begin with `prefix` (itself included), in ascending order.
+   * An array rather than a generator: a result object a term was garbage on
+   * every query word's lookup.
+   */
+  withPrefix(prefix: string): string[] {
     const sorted = this.ascending();
-    for (let i = insertionPoint(sorted, prefix); i < sorted.length && sorted[i]!.startsWith(prefix); i++) yield sorted[i]!;
+    const from = insertionPoint(sorted, prefix);
+    let to = from;
+    while (to < sorted.length && sorted[to]!.startsWith(prefix)) to++;
+    return sorted.slice(from, to);
   }
 
   /** The terms at most `maxDistance` edits (Levenshtein) from `word`, with their distance. */
