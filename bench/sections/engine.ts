@@ -18,6 +18,7 @@ import { Corpus, TAG_POOL } from '../lib/corpus';
 import { Random } from '../lib/random';
 import { mb, ms, target, timingTable, type SectionResult, type Table, type Target, type TimingRow } from '../lib/report';
 import { collectGarbage, measure, memoryNow, summarise, timeOnce, type Summary } from '../lib/stats';
+import { settleDisk } from '../lib/machine';
 
 const SEED = 20_240_601;
 /** store() calls measured at the end of every build (after STORE_WARMUP untimed ones). */
@@ -232,6 +233,7 @@ export class EngineBench {
     const bulkSeconds = seconds(performance.now() - t0);
 
     // The measured store() calls complete the store.
+    settleDisk();
     const timed = await measure(reps, STORE_WARMUP, async () => {
       const m = corpus.memory();
       const result = await store.store(m);

@@ -20,6 +20,7 @@ import { startServer, stopServer } from '../lib/serveProcess';
 import { ms, target, timingTable, type SectionResult, type Table, type Target, type TimingRow } from '../lib/report';
 import { summarise, type Summary } from '../lib/stats';
 import { EngineBench } from './engine';
+import { settleDisk } from '../lib/machine';
 
 /** The issue's target: every hook endpoint answers within this at p99 with 10,000 memories. */
 const HOOK_P99_LIMIT_MS = 5;
@@ -177,6 +178,7 @@ class HooksBench {
     const eviction: SizeResult['eviction'] = { phaseSteps: 0, activeBefore: 0, activeAfter: 0, archivedBefore: 0, archivedAfter: 0, maxMemories: 0, batchSize: 0 };
 
     ctx.log(`  ltm serve in a child process`);
+    settleDisk();
     const server = await startServer(ctx.cliPath, projectDir);
     let requests = 0;
     let firstSessionStartMs = NaN;

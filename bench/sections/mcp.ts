@@ -20,6 +20,7 @@ import { bytesWritten, peakRssMb } from '../lib/procStats';
 import { gitCopyOf } from '../lib/gitProject';
 import { pluginMcpLaunch } from '../../src/servers/pluginFiles';
 import { EngineBench } from './engine';
+import { settleDisk } from '../lib/machine';
 
 /** The targets: [at 10,000 memories, at 50,000]; sizes over 10,000 get the second. */
 const LIMITS = {
@@ -133,6 +134,7 @@ class McpBench {
       } satisfies StdioStartupJob);
 
       ctx.log(`  MCP calls to ltm serve: first call, then ${warmup} + ${reps} recall and store_memory calls`);
+      settleDisk();
       const server = await startServer(ctx.cliPath, projectDir);
       // The first call is timed on an opened server (the handshake no longer waits for the opening).
       await untilReady(server);
