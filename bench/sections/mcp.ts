@@ -487,6 +487,7 @@ export const mcpSection: BenchSection = {
         'Every client runs in a small Node process of its own (bench/child/mcpCalls.ts, bench/child/serveStartup.ts), so the bench\'s large heap stays out of the times. ' +
           'Each call is timed from before callTool to its parsed result, as Claude Code waits for it; every result is checked (no isError).',
         'The store_memory calls add memories to the store (see "memories after"); max_memories is size − 100, but eviction runs only after session_end, which these calls do not send.',
+        "Before the server for the timed calls starts, the page cache's dirty data is written out (sync(1), bench/lib/machine.ts settleDisk): otherwise a store's fsync waited for the setup's own writes (the store built, the project copied and committed).",
       ],
       raw: results,
     };
