@@ -85,6 +85,17 @@ describe('TermDictionary (the terms a query word reaches as a prefix or with typ
     assert.deepEqual([...dictionary.withPrefix('dead')], ['deadlocks']);
   });
 
+  it("gives the prefixed terms as an array of the caller's own (changing it changes nothing in the dictionary)", () => {
+    const dictionary = new TermDictionary(['deadlock', 'deadline', 'postgres']);
+    const found = dictionary.withPrefix('dead');
+    assert.deepEqual(found, ['deadline', 'deadlock']);
+    found.push('zzz');
+    found[0] = 'aaa';
+    assert.deepEqual(dictionary.withPrefix('dead'), ['deadline', 'deadlock']);
+    assert.deepEqual(dictionary.ascending(), ['deadline', 'deadlock', 'postgres']);
+    assert.deepEqual(dictionary.withPrefix('x'), []);
+  });
+
   it('looks terms up without touching its sets of pending changes when there are none', () => {
     // Set.clear() gives even an empty set a new table; a server's dictionary lives long, so each
     // such table went to the old generation (~55 KB per stored memory, whose similarity check
