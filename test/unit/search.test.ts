@@ -228,6 +228,22 @@ describe('search index', () => {
     );
   });
 
+  it('a loaded index takes new documents without doubling the room it keeps per document', () => {
+    const original = new MemorySearchIndex();
+    const memory = (n: number): SearchableMemory => ({ id: `m${n}`, topic: `topic ${n} widget`, tags: [], summary: '', content: `content ${n}` });
+    for (let n = 0; n < 2_000; n++) original.upsert(memory(n));
+    const loaded = MemorySearchIndex.deserialize(original.serialize(ANY_VERSION))!.index;
+    const room = loaded.slotCapacity;
+    assert.ok(room >= 2_000 && room <= 2_000 * 1.2, `${room} slots of room for 2,000 documents`);
+    // Some new documents fit in the room made when loading; more grow it by an eighth, not twice.
+    for (let n = 2_000; n < 2_100; n++) loaded.upsert(memory(n));
+    assert.equal(loaded.slotCapacity, room);
+    for (let n = 2_100; n < room + 1; n++) loaded.upsert(memory(n));
+    assert.ok(loaded.slotCapacity > room + 1 && loaded.slotCapacity <= (room + 1) * 1.2, `${loaded.slotCapacity} slots of room for ${room + 1}`);
+    assert.equal([...loaded.search('widget')].length, room + 1);
+    assert.equal([...loaded.search(`${room}`)][0]?.id, `m${room}`);
+  });
+
   it('a document saved without a version matches none, and the others keep theirs', () => {
     const index = new MemorySearchIndex();
     for (const id of ['m1', 'm2', 'm3']) index.upsert({ id, topic: `topic ${id}`, tags: [], summary: '', content: '' });
