@@ -57,7 +57,13 @@ export class StoreQueries {
     this.rankingChanged(id);
     if (!this.searchIndex) {
       // Handed over as read; one changed or gone since is set right when the worker's index is loaded.
-      if (next && !this.indexAside) this.indexFeed?.add(next.memory, next.signature);
+      if (next && !this.indexAside && this.indexFeed) {
+        this.indexFeed.add(next.memory, next.signature);
+        // Once the worker's index will be used (past the size below which it is built here, from the
+        // texts), nothing in the opening reads this text again: let it go now, while it is young, rather
+        // than at flushCaches, after the opening held every memory's text at once.
+        if (this.indexFeed.size > INDEX_ASIDE_MIN_MEMORIES) next.releaseText();
+      }
       return;
     }
     if (next) this.searchIndex.upsert(next.memory);

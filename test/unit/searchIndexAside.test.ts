@@ -11,7 +11,10 @@ import * as path from 'node:path';
 import { MemorySearchIndex } from '../../src/core/search';
 import type { SearchableMemory } from '../../src/core/searchedText';
 import { INDEX_ASIDE_MIN_MEMORIES, SearchIndexFeed } from '../../src/core/searchIndexAside';
+import { MemoryRecordCache } from '../../src/core/memoryRecords';
 import { MemoryStore } from '../../src/core/store';
+import { StoreOpening } from '../../src/core/storeOpening';
+import { createStoreParts } from '../../src/core/storeParts';
 import { storePaths } from '../../src/core/storeFiles';
 import CLI_FILES from '../../src/shared/cliFiles.json';
 import { upsertsDuring } from '../support/searchIndexCalls';
@@ -124,6 +127,36 @@ describe('searchIndexAside: the search index built on a worker while the store o
       const next = track(await MemoryStore.openAsync(project));
       assert.equal(await upsertsDuring(() => void answers(next)), 0, 'the saved index was not used');
       assert.deepEqual(answers(next), expected);
+    });
+
+    it('lets go of each text it hands the worker once the worker\'s index is the one used: the opening does not hold every memory\'s text', async () => {
+      const count = INDEX_ASIDE_MIN_MEMORIES + 100;
+      write(count);
+      const expected = answers(track(MemoryStore.open(project)));
+      fs.rmSync(storePaths(project).searchIndex, { force: true });
+      fs.rmSync(storePaths(project).parseCache, { force: true });
+
+      const records = new MemoryRecordCache(storePaths(project).parseCache);
+      const parts = createStoreParts(storePaths(project), {}, records);
+      const opening = new StoreOpening(records, parts, WORKER);
+      try {
+        await opening.openInSteps();
+        const files = [...parts.mirror.files.values()];
+        assert.equal(files.length, count);
+        // Below the size where the index would be built here (from the texts), they are kept until flushCaches.
+        const held = files.filter((file) => file.knownText !== null).length;
+        assert.equal(held, INDEX_ASIDE_MIN_MEMORIES, `${held} of ${count} texts held after the opening`);
+        const last = memoryAt(count - 1);
+        assert.equal(parts.mirror.files.get(last.id)!.memory.content, last.content, 'read again from its file');
+        await parts.queries.searchIndexReady();
+        assert.equal(await upsertsDuring(async () => void parts.queries.warmSearchIndex()), 0, 'the worker\'s index was not the one used');
+        assert.deepEqual(
+          queries.map((q) => parts.queries.search(q, 20, 'active', undefined).map((h) => [h.id, h.score])),
+          expected,
+        );
+      } finally {
+        parts.mirror.dispose();
+      }
     });
 
     it('a copied project (caches there, every file with a new inode) opens from its saved index: nothing is indexed again, here or on a worker', async () => {
