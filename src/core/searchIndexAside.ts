@@ -20,8 +20,8 @@
  */
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { FileSignature } from './files';
-import { MemorySearchIndex } from './search';
 import type { SearchableMemory } from './searchedText';
+import { SearchSnapshotBuilder } from './searchSnapshotBuilder';
 import { firstAnswer } from './workerAnswer';
 
 /** A memory as handed to the worker: its searched text and the signature of the file it was read from. */
@@ -120,14 +120,15 @@ export class SearchIndexFeed {
  * index, its buffer transferred, or null when it cannot.
  */
 export function indexHandedMemories(port: MessagePort): void {
-  const index = MemorySearchIndex.build([]);
+  // Kept only as the snapshot holds it: half the heap of a searchable index (searchSnapshotBuilder.ts).
+  const index = new SearchSnapshotBuilder();
   const signatures = new Map<string, FileSignature>();
   const onMessage = (batch: HandedMemory[] | null) => {
     try {
       if (batch !== null) {
         for (const memory of batch) {
           signatures.set(memory.id, memory.signature);
-          index.upsert(memory);
+          index.add(memory);
         }
         return;
       }
