@@ -4,12 +4,19 @@
  * the worker never searches its index, it only serializes it.
  *
  * Its bytes are exactly those of a MemorySearchIndex given the same memories
- * in the same order (test/unit/searchSnapshotBuilder.test.ts). It takes about
+ * in the same order, when each memory comes once
+ * (test/unit/searchSnapshotBuilder.test.ts). It takes about
  * half the memory because it keeps each entry as one number (slot and
  * frequency packed). A MemorySearchIndex keeps two lists of 8-byte numbers per
  * term and field, so that searches read slots and frequencies apart, and also
- * builds a term dictionary and word forms that a snapshot does not hold. At
- * 50,000 bench memories the built lists were ~87 MB of the worker's heap.
+ * builds a term dictionary and word forms that a snapshot does not hold: one
+ * built of 52,100 bench memories held ~87 MB of heap.
+ *
+ * A memory handed over again (its file changed while the store opened) gets
+ * a new slot. The entries of the slot it had are left out when the index is
+ * written, in the same pass. Taking them out at once would mean a pass over
+ * every list per memory, and a checkout during an opening can change
+ * thousands of files.
  */
 import type { FileSignature } from './files';
 import { largestPosting, SERIALIZE_BLOCK, SnapshotNumbersWriter, writeSnapshotStart, type PostingWidth } from './searchSnapshot';
@@ -24,9 +31,10 @@ const FREQUENCY_SPAN = 2 ** 24;
 
 export class SearchSnapshotBuilder {
   private readonly slotOf = new Map<string, number>();
-  /** Document ID by slot; undefined for a slot freed by a memory handed over again. */
+  /** Document ID by slot; undefined for the old slot of a memory handed over again. */
   private readonly idOf: (string | undefined)[] = [];
-  private readonly freeSlots: number[] = [];
+  /** Those old slots: their entries are left out when the index is written. */
+  private readonly replaced = new Set<number>();
   /** Field lengths, slot-major (slot × FIELD_COUNT + field), as MemorySearchIndex keeps them. */
   private readonly lengths: number[] = [];
   private readonly textDigests: number[] = [];
@@ -35,10 +43,14 @@ export class SearchSnapshotBuilder {
   /** A frequency over 65,535: the postings then take 4 bytes a number (as MemorySearchIndex decides). */
   private largeFrequencies = false;
 
-  /** Indexes `memory`, in place of the one with its ID if there is one (as MemorySearchIndex.upsert does). */
+  /** Indexes `memory`, in place of the one with its ID if there is one. */
   add(memory: SearchableMemory): void {
-    this.remove(memory.id);
-    const slot = this.freeSlots.pop() ?? this.idOf.length;
+    const previous = this.slotOf.get(memory.id);
+    if (previous !== undefined) {
+      this.idOf[previous] = undefined;
+      this.replaced.add(previous);
+    }
+    const slot = this.idOf.length;
     this.slotOf.set(memory.id, slot);
     this.idOf[slot] = memory.id;
     const texts = FIELDS.map((field) => field.text(memory));
@@ -58,44 +70,29 @@ export class SearchSnapshotBuilder {
     }
   }
 
-  /**
-   * Takes a memory's entries out and frees its slot, as MemorySearchIndex.remove does (the
-   * same order left, terms no memory holds any more dropped). Only a memory handed over
-   * twice comes here, so a pass over every list is cheap enough.
-   */
-  private remove(id: string): void {
-    const slot = this.slotOf.get(id);
-    if (slot === undefined) return;
-    this.entries.forEach((lists, term) => {
-      let empty = true;
-      for (const list of lists) {
-        const at = list.findIndex((entry) => Math.floor(entry / FREQUENCY_SPAN) === slot);
-        if (at >= 0) list.splice(at, 1);
-        if (list.length > 0) empty = false;
-      }
-      if (empty) this.entries.delete(term);
-    });
-    this.idOf[slot] = undefined;
-    this.slotOf.delete(id);
-    this.freeSlots.push(slot);
-  }
-
   /** How many memories it holds. */
   get size(): number {
     return this.slotOf.size;
   }
 
-  /** The bytes MemorySearchIndex.serialize would give for the same memories. */
+  /** The index as search-index.bin's bytes (MemorySearchIndex.serialize's for the same memories, when each came once). */
   serialize(versionOf: (id: string) => FileSignature | undefined): Buffer {
     const pieces: Buffer[] = [];
     this.writeSerialized(versionOf, (piece) => pieces.push(Buffer.from(piece)));
     return Buffer.concat(pieces);
   }
 
-  /** Those bytes a piece at a time, as MemorySearchIndex.writeSerialized gives them. */
+  /** Those bytes a piece at a time, as MemorySearchIndex.writeSerialized gives its own. */
   writeSerialized(versionOf: (id: string) => FileSignature | undefined, write: (piece: Uint8Array) => void, blockNumbers = SERIALIZE_BLOCK): void {
+    const live = (entry: number) => !this.replaced.has(Math.floor(entry / FREQUENCY_SPAN));
+    const counts = new Map<string, number[]>();
+    this.entries.forEach((lists, term) => {
+      const count = this.replaced.size === 0 ? lists.map((list) => list.length) : lists.map((list) => list.filter(live).length);
+      // A term only replaced memories held is not in the index.
+      if (count.some((n) => n > 0)) counts.set(term, count);
+    });
     // Ascending by code units, as `<` compares (the term dictionary's order).
-    const terms = [...this.entries.keys()].sort();
+    const terms = [...counts.keys()].sort();
     const width: PostingWidth = this.idOf.length <= largestPosting(2) + 1 && !this.largeFrequencies ? 2 : 4;
     writeSnapshotStart(
       { fields: FIELDS.map((f) => f.name), width, ids: this.idOf, terms, versionOf, textDigestAt: (slot) => this.textDigests[slot] ?? NaN },
@@ -103,13 +100,14 @@ export class SearchSnapshotBuilder {
     );
     const numbers = new SnapshotNumbersWriter(write, blockNumbers);
     numbers.put(this.lengths);
-    for (const term of terms) for (const list of this.entries.get(term)!) numbers.putOne(list.length);
+    for (const term of terms) for (const count of counts.get(term)!) numbers.putOne(count);
     numbers.flush();
     const postings = new SnapshotNumbersWriter(write, blockNumbers, width);
+    const all = this.replaced.size === 0;
     for (const term of terms) {
       for (const list of this.entries.get(term)!) {
-        for (const entry of list) postings.putOne(Math.floor(entry / FREQUENCY_SPAN));
-        for (const entry of list) postings.putOne(entry % FREQUENCY_SPAN);
+        for (const entry of list) if (all || live(entry)) postings.putOne(Math.floor(entry / FREQUENCY_SPAN));
+        for (const entry of list) if (all || live(entry)) postings.putOne(entry % FREQUENCY_SPAN);
       }
     }
     postings.flush();

@@ -1,7 +1,8 @@
 /**
  * The worker's index, kept only as search-index.bin holds it
  * (src/core/searchSnapshotBuilder.ts): its bytes are a MemorySearchIndex's
- * for the same memories handed over in the same order, repeats included.
+ * for the same memories handed over in the same order; with memories handed
+ * over again, it loads as the index of their last versions.
  */
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
@@ -14,17 +15,23 @@ import { SearchSnapshotBuilder } from '../../src/core/searchSnapshotBuilder';
 const VOCABULARY = ['postgres', 'postgresql', 'migration', 'deadlock', 'the', 'index', 'indexes', 'react', 'cache', 'café', 'Zeta', 'x', '日本'];
 const word = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...VOCABULARY) }, { weight: 1, arbitrary: fc.string({ minLength: 1, maxLength: 6 }) });
 const text = (max: number) => fc.array(word, { maxLength: max }).map((words) => words.join(' '));
-const IDS = ['m1', 'm2', 'm3', 'm4', 'm5', 'm6'];
-const memoryArb: fc.Arbitrary<SearchableMemory> = fc.record({
-  id: fc.constantFrom(...IDS),
+const memoryArb = (ids: fc.Arbitrary<string>): fc.Arbitrary<SearchableMemory> =>
+  fc.record({
+  id: ids,
   topic: text(6),
   tags: fc.array(fc.constantFrom('db', 'react', 'ci'), { maxLength: 3 }),
   keywords: fc.array(text(2), { maxLength: 2 }),
   summary: text(8),
   content: text(30),
 });
+/** Each memory once, or a few IDs over and over. */
+const distinctMemoriesArb = fc.uniqueArray(memoryArb(fc.integer({ min: 1, max: 60 }).map((n) => `m${n}`)), { selector: (m) => m.id, maxLength: 25 });
+const repeatedMemoriesArb = fc.array(memoryArb(fc.constantFrom('m1', 'm2', 'm3', 'm4', 'm5', 'm6')), { maxLength: 25 });
+const QUERIES = ['postgres', 'deadlock migration', 'index', 'café', 'zeta', 'the x', 'react cache', 'db'];
 /** Versions by ID; one ID has none (saved as unknown). */
 const versionOf = (id: string): FileSignature | undefined => (id === 'm6' ? undefined : { size: 100 + id.length, mtimeMs: 1.7e12 + id.charCodeAt(1), ino: 4242 + id.charCodeAt(1) });
+/** Each hit of `query`, ID and score, by ID: hits with equal scores may come in either order. */
+const hitsById = (index: MemorySearchIndex, query: string) => [...index.search(query)].map((h) => [h.id, h.score] as const).sort((a, b) => (a[0] < b[0] ? -1 : 1));
 
 /** What a MemorySearchIndex built by upserts saves for `memories`, and what the builder saves. */
 function bothBytes(memories: readonly SearchableMemory[], blockNumbers?: number): [Buffer, Buffer] {
@@ -44,12 +51,34 @@ function bothBytes(memories: readonly SearchableMemory[], blockNumbers?: number)
 }
 
 describe('searchSnapshotBuilder: the worker\'s index, only ever serialized', () => {
-  it('saves the bytes a MemorySearchIndex saves for the same memories, handed over in any order, some more than once', () => {
+  it('saves the bytes a MemorySearchIndex saves for the same memories, in any order, whole or a block at a time', () => {
     fc.assert(
-      fc.property(fc.array(memoryArb, { maxLength: 25 }), fc.constantFrom(undefined, 7, 64), (memories, block) => {
+      fc.property(distinctMemoriesArb, fc.constantFrom(undefined, 7, 64), (memories, block) => {
         const [expected, actual] = bothBytes(memories, block);
         assert.ok(actual.equals(expected), 'the builder saved other bytes');
-        assert.equal(new SearchSnapshotBuilder().size, 0);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('with memories handed over again, loads as the index of their last versions: the same hits, scores, versions and digests', () => {
+    fc.assert(
+      fc.property(repeatedMemoriesArb, (memories) => {
+        const builder = new SearchSnapshotBuilder();
+        for (const memory of memories) builder.add(memory);
+        const last = new Map(memories.map((m) => [m.id, m]));
+        assert.equal(builder.size, last.size);
+        const loaded = MemorySearchIndex.deserialize(builder.serialize(versionOf));
+        assert.ok(loaded, 'not a whole snapshot');
+        const expected = MemorySearchIndex.build(last.values());
+        assert.equal(loaded.index.size, last.size);
+        for (const query of QUERIES) assert.deepEqual(hitsById(loaded.index, query), hitsById(expected, query), query);
+        for (const id of last.keys()) {
+          const slot = loaded.index.slotOfDocument(id)!;
+          assert.equal(loaded.index.textDigestAt(slot), expected.textDigestAt(expected.slotOfDocument(id)!), id);
+          const version = versionOf(id);
+          if (version) assert.ok(loaded.versions.isAt(slot, version), id);
+        }
       }),
       { numRuns: 300 },
     );
