@@ -74,7 +74,7 @@ describe('searchSnapshotBuilder: the worker\'s index, only ever serialized', () 
         assert.equal(loaded.index.size, last.size);
         for (const query of QUERIES) assert.deepEqual(hitsById(loaded.index, query), hitsById(expected, query), query);
         for (const id of last.keys()) {
-          const slot = loaded.index.slotOfDocument(id)!;
+          const slot: number = loaded.index.slotOfDocument(id)!;
           assert.equal(loaded.index.textDigestAt(slot), expected.textDigestAt(expected.slotOfDocument(id)!), id);
           const version = versionOf(id);
           if (version) assert.ok(loaded.versions.isAt(slot, version), id);
