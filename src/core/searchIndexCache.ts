@@ -49,7 +49,13 @@ export function readSearchIndex(file: string): SavedSearchIndex | null {
  * The index of `files`: loaded from `file` (or from `saved`, read from it
  * before) and brought up to date, or built.
  */
-export function loadSearchIndex(file: string, files: ReadonlyMap<string, IndexedFile>, saved: SavedSearchIndex | null = readSearchIndex(file)): LoadedSearchIndex {
+export function loadSearchIndex(
+  file: string,
+  files: ReadonlyMap<string, IndexedFile>,
+  saved: SavedSearchIndex | null = readSearchIndex(file),
+  /** Files already found to hold the text their entry indexed (see StoreQueries.memoryChanged): not digested again. */
+  knownSameText: (file: IndexedFile) => boolean = () => false,
+): LoadedSearchIndex {
   if (!saved) return { index: MemorySearchIndex.build([...files.values()].map((f) => f.memory)), changed: true, indexedHere: files.size };
   const { index, versions } = saved;
   const gone: string[] = [];
@@ -62,7 +68,7 @@ export function loadSearchIndex(file: string, files: ReadonlyMap<string, Indexed
     if (slot !== undefined && versions.isAt(slot, entry[1].signature)) continue;
     // Another version of the file, with the text indexed (a copied or restored project: every file has a
     // new inode and time; a checkout that rewrote it unchanged): kept, and saved under its new signature.
-    if (slot !== undefined && index.textDigestAt(slot) === searchedTextDigest(entry[1].memory)) sameText++;
+    if (slot !== undefined && (knownSameText(entry[1]) || index.textDigestAt(slot) === searchedTextDigest(entry[1].memory))) sameText++;
     else stale.push(entry);
   }
   // Out in one pass, then in again: many documents may be stale at once.

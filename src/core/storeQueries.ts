@@ -10,6 +10,7 @@
  * and refresh the mirror first; these methods only compute.
  */
 import type { DiskMirror, LoadedFile } from './diskMirror';
+import type { FileSignature } from './files';
 import type { EvictionCandidate } from './eviction';
 import { memoryOf } from './memoryFile';
 import type { Memory } from './model';
@@ -21,6 +22,7 @@ import { developerVocabulary } from './relatedTerms';
 import { MemorySearchIndex, RELEVANCE_WEIGHT, blendedScore } from './search';
 import { INDEX_ASIDE_MIN_MEMORIES, SearchIndexFeed } from './searchIndexAside';
 import { discardSearchIndex, loadSearchIndex, readSearchIndex, saveSearchIndex, type SavedSearchIndex } from './searchIndexCache';
+import { searchedTextDigest } from './searchedText';
 import { findSimilar, type SimilarHit } from './similarity';
 import type { ListFilter, ListResult, MemoryView, SearchResultItem, SearchScope } from './storeTypes';
 import { NO_USAGE, isDemotionCandidate, usageOf } from './usage';
@@ -38,6 +40,12 @@ export class StoreQueries {
   private savedSearchIndex: SavedSearchIndex | null | undefined = undefined;
   /** Whether savedSearchIndex is search-index.bin's (false: the worker's, which the next save writes). */
   private savedSearchIndexOnDisk = true;
+  /**
+   * Files read whose text is the one the saved index holds for them under another signature
+   * (checkAgainstSavedIndex): by ID, the signature of the version read (a file read again has another).
+   * Not a WeakSet: 50,000 weak entries made each full collection of a copied project's opening slower.
+   */
+  private sameTextAsSaved = new Map<string, FileSignature>();
   /** The worker the memories are handed to while the store opens without a saved index (searchIndexAside.ts), until it answered. */
   private indexFeed: SearchIndexFeed | null = null;
   /** The worker's index (serialized), asked for once the files were read. */
@@ -63,12 +71,31 @@ export class StoreQueries {
         // texts), nothing in the opening reads this text again: let it go now, while it is young, rather
         // than at flushCaches, after the opening held every memory's text at once.
         if (this.indexFeed.size > INDEX_ASIDE_MIN_MEMORIES) next.releaseText();
+      } else if (next && this.savedSearchIndex) {
+        this.checkAgainstSavedIndex(next);
       }
       return;
     }
     if (next) this.searchIndex.upsert(next.memory);
     else this.searchIndex.remove(id);
     this.searchIndexUnsaved = true;
+  }
+
+  /**
+   * A file read while the saved search index waits to be loaded (read ahead: a store with a large record
+   * cache): when its entry there is of this version, or of this text under another signature (a copied
+   * project: every record is stale, so every file is read), loading the index will not read the text
+   * again, and it is let go now. Before, a copied project held every memory's text until flushCaches.
+   */
+  private checkAgainstSavedIndex(file: LoadedFile): void {
+    const { index, versions } = this.savedSearchIndex!;
+    const slot = index.slotOfDocument(file.memory.id);
+    if (slot === undefined) return;
+    if (!versions.isAt(slot, file.signature)) {
+      if (index.textDigestAt(slot) !== searchedTextDigest(file.memory)) return;
+      this.sameTextAsSaved.set(file.memory.id, file.signature);
+    }
+    file.releaseText();
   }
 
   /** A memory's ranking inputs (its stats, or whether it is registered) changed. */
@@ -455,7 +482,9 @@ export class StoreQueries {
       // Needed before the worker answered: built here, and the worker's answer is not used.
       this.stopSearchIndexAside();
       // Not read ahead (undefined): loadSearchIndex reads the file now.
-      const { index, changed, indexedHere } = loadSearchIndex(this.mirror.paths.searchIndex, this.mirror.files, saved);
+      const sameText = this.sameTextAsSaved;
+      this.sameTextAsSaved = new Map();
+      const { index, changed, indexedHere } = loadSearchIndex(this.mirror.paths.searchIndex, this.mirror.files, saved, (file) => sameText.get(file.memory.id) === file.signature);
       this.searchIndex = index;
       this.searchIndexUnsaved = changed || !onDisk;
       // Built, or mostly indexed again (the texts changed: a checkout of another branch).

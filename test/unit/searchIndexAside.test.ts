@@ -179,6 +179,38 @@ describe('searchIndexAside: the search index built on a worker while the store o
       }
     });
 
+    it('a copied project lets go of each text its saved index holds as the file is read, and indexes again only the file that changed', async () => {
+      write(60);
+      const original = track(MemoryStore.open(project));
+      answers(original);
+      original.flushCaches();
+      const copy = makeTempProject('ltm-aside-copy-');
+      try {
+        fs.cpSync(project, copy, { recursive: true });
+        const edited = memoryAt(7);
+        writeMemory(storePaths(copy).root, edited.id, { topic: edited.topic, tags: edited.tags, summary: edited.summary, content: `${edited.content} Zeppelin.` });
+        const records = new MemoryRecordCache(storePaths(copy).parseCache);
+        const parts = createStoreParts(storePaths(copy), {}, records);
+        const opening = new StoreOpening(records, parts);
+        try {
+          // As an opening with a large record cache does: the saved index read ahead, then every file (each record is stale).
+          parts.queries.readSavedSearchIndex();
+          opening.refresh();
+          const held = () => [...parts.mirror.files.values()].filter((file) => file.knownText !== null).map((file) => file.memory.id);
+          assert.deepEqual(held(), [edited.id], 'only the changed file keeps its text, to be indexed again');
+          assert.equal(await upsertsDuring(async () => void parts.queries.warmSearchIndex()), 1);
+          assert.deepEqual(held(), [edited.id], 'loading the index read no text again to compare it');
+          assert.deepEqual(parts.queries.search('zeppelin', 10, 'active', undefined).map((hit) => hit.id), [edited.id]);
+          assert.equal(parts.queries.search('note 3', 10, 'active', undefined)[0]?.id, memoryAt(3).id);
+          assert.equal(parts.mirror.files.get(memoryAt(3).id)!.memory.content, memoryAt(3).content, 'read again from its file');
+        } finally {
+          parts.mirror.dispose();
+        }
+      } finally {
+        removeDir(copy);
+      }
+    });
+
     it('opened without waiting for the index (a host that serves meanwhile), searches wait for the worker through untilSearchIndexReady', async () => {
       write(INDEX_ASIDE_MIN_MEMORIES + 10);
       const expected = answers(track(MemoryStore.open(project)));
