@@ -71,7 +71,8 @@ export class StoreQueries {
         // texts), nothing in the opening reads this text again: let it go now, while it is young, rather
         // than at flushCaches, after the opening held every memory's text at once.
         if (this.indexFeed.size > INDEX_ASIDE_MIN_MEMORIES) next.releaseText();
-      } else if (next && this.savedSearchIndex) {
+      } else if (next && this.savedSearchIndex && next.knownText !== null) {
+        // Only a file read whole holds a text to let go: one opened from its record has none.
         this.checkAgainstSavedIndex(next);
       }
       return;
@@ -416,6 +417,7 @@ export class StoreQueries {
   discardSavedSearchIndex(): void {
     discardSearchIndex(this.mirror.paths.searchIndex);
     this.savedSearchIndex = undefined;
+    this.sameTextAsSaved.clear();
     this.savedSearchIndexOnDisk = true;
     // A worker's index may hold those words too.
     this.stopSearchIndexAside();
@@ -459,6 +461,8 @@ export class StoreQueries {
     if (!index) return;
     this.savedSearchIndex = index;
     this.savedSearchIndexOnDisk = false;
+    // Comparisons with another snapshot say nothing about this one.
+    this.sameTextAsSaved.clear();
   }
 
   /** Stops a worker still building an index; its answer, if any comes, is not used. */
