@@ -23,7 +23,7 @@ import { addEntry, dropEntries, entryCount, removeEntry, type FieldPostings } fr
 import { HitColumnPool, RankOrder, SlotList } from './rankHeap';
 import type { FileSignature } from './files';
 import type { Expansions } from './relatedTerms';
-import { countsAt, largestPosting, readSnapshot, savedPostingsLength, SERIALIZE_BLOCK, SnapshotNumbersWriter, writeSnapshotStart, type PostingNumbers, type PostingWidth, type SnapshotVersions } from './searchSnapshot';
+import { countsAt, largestPosting, postingWidth, readSnapshot, savedPostingsLength, SERIALIZE_BLOCK, SnapshotNumbersWriter, writeSnapshotStart, type PostingNumbers, type SnapshotVersions } from './searchSnapshot';
 import { digestOfFieldTexts, FIELD_COUNT, FIELDS, fieldTerms, type SearchableMemory } from './searchedText';
 import { TermDictionary } from './termDictionary';
 
@@ -407,8 +407,7 @@ export class MemorySearchIndex {
    */
   writeSerialized(versionOf: (id: string) => FileSignature | undefined, write: (piece: Uint8Array) => void, blockNumbers = SERIALIZE_BLOCK): void {
     const terms = [...this.terms.ascending()];
-    // Slots count from 0: 65,536 of them fit in 2 bytes.
-    const width: PostingWidth = this.idOf.length <= largestPosting(2) + 1 && !this.largeFrequencies ? 2 : 4;
+    const width = postingWidth(this.idOf.length, this.largeFrequencies);
     writeSnapshotStart({ fields: FIELDS.map((f) => f.name), width, ids: this.idOf, terms, versionOf, textDigestAt: (slot) => this.textDigestAt(slot) }, write);
     const snapshot = this.snapshot;
     const numbers = new SnapshotNumbersWriter(write, blockNumbers);

@@ -42,6 +42,14 @@ export function largestPosting(width: PostingWidth): number {
   return width === 2 ? 0xffff : 0xffffffff;
 }
 
+/**
+ * The width a snapshot of `slots` slots takes: 2 bytes a number when every slot (counted from 0) and
+ * every frequency fits, else 4. `largeFrequencies`: some frequency is over 65,535.
+ */
+export function postingWidth(slots: number, largeFrequencies: boolean): PostingWidth {
+  return slots <= largestPosting(2) + 1 && !largeFrequencies ? 2 : 4;
+}
+
 /** Numbers of a snapshot's postings, as loaded: 2 or 4 bytes each. */
 export type PostingNumbers = Uint16Array | Uint32Array;
 

@@ -20,7 +20,7 @@
  * thousands of files.
  */
 import type { FileSignature } from './files';
-import { largestPosting, SERIALIZE_BLOCK, SnapshotNumbersWriter, writeSnapshotStart, type PostingWidth } from './searchSnapshot';
+import { largestPosting, postingWidth, SERIALIZE_BLOCK, SnapshotNumbersWriter, writeSnapshotStart } from './searchSnapshot';
 import { digestOfFieldTexts, FIELD_COUNT, FIELDS, fieldTerms, type SearchableMemory } from './searchedText';
 
 /**
@@ -94,7 +94,7 @@ export class SearchSnapshotBuilder {
     });
     // Ascending by code units, as `<` compares (the term dictionary's order).
     const terms = [...counts.keys()].sort();
-    const width: PostingWidth = this.idOf.length <= largestPosting(2) + 1 && !this.largeFrequencies ? 2 : 4;
+    const width = postingWidth(this.idOf.length, this.largeFrequencies);
     writeSnapshotStart(
       { fields: FIELDS.map((f) => f.name), width, ids: this.idOf, terms, versionOf, textDigestAt: (slot) => this.textDigests[slot] ?? NaN },
       write,
