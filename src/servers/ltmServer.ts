@@ -239,14 +239,12 @@ export class LtmServer {
   }
 
   /**
-   * Loads what MCP requests need ahead of the first: the MCP modules and Node's
-   * web Request classes (~40 ms in all). `ltm serve` and the extension call it
-   * in a pause once the store is open; a hook never waits for it.
+   * Loads what MCP requests need ahead of the first: the MCP modules (~15–20
+   * ms). `ltm serve` and the extension call it in a pause once the store is
+   * open; a hook never waits for it.
    */
   async prepareMcp(): Promise<void> {
-    const { loadWebRequestClasses } = await import('./mcpSessions');
     await this.mcpSessions();
-    loadWebRequestClasses();
   }
 
   /** Closes the MCP sessions, loaded or loading: a request that loads them later is answered 503. */
@@ -273,7 +271,6 @@ export class LtmServer {
             sessionForToolUse: (id) => this.hooks.sessionForToolUse(id),
             countRecalled: (session, ids) => this.recalled.add(session, 'recalled', ids),
           }),
-        url: () => this.mcpUrl,
         limits: this.options.mcpSessions,
         log: this.options.log,
       });

@@ -21,13 +21,14 @@
  *
  * Live sessions are bounded (the least recently used is dropped first) and
  * expire when idle, so no client can make the server hold unbounded state.
+ * Each session's transport is LTM's (mcpHttpTransport.ts), on Node's request
+ * objects: the SDK's needs web Request and Response objects (see there).
  */
 import { randomUUID } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { heldStreams, releaseAnsweredStreams } from './answeredStreams';
+import { McpHttpTransport, jsonRpcErrorAnswer, sessionNotFound, type McpHttpAnswer } from './mcpHttpTransport';
 
 export interface McpSessionLimits {
   /** The most live sessions; opening one more drops the least recently used. */
@@ -49,18 +50,14 @@ export interface McpSessionStats {
   serversBuilt: number;
   /** Sessions resumed under an ID this server did not hold. */
   resumed: number;
-  /**
-   * Requests the live sessions' transports still hold: those being answered.
-   * An answered request held here would stay until its session closes (see
-   * answeredStreams.ts); -1 when the SDK's transport cannot be looked into.
-   */
+  /** Requests the live sessions' transports hold: those being answered (an answered one is let go at once). */
   held: number;
 }
 
 interface McpSession {
   readonly id: string;
   readonly server: McpServer;
-  readonly transport: WebStandardStreamableHTTPServerTransport;
+  readonly transport: McpHttpTransport;
   lastUsed: number;
   /** Requests being answered: a dropped session is closed only once they are. */
   inFlight: number;
@@ -70,8 +67,6 @@ interface McpSession {
 export interface McpSessionsOptions {
   /** Builds the McpServer of one session (the tools, bound to the store). */
   createServer: () => McpServer;
-  /** The endpoint's URL, for the Request objects the SDK transport reads. */
-  url: () => string;
   limits?: Partial<McpSessionLimits>;
   log?: (message: string) => void;
 }
@@ -96,11 +91,7 @@ export class McpSessions {
 
   get stats(): McpSessionStats {
     let held = 0;
-    for (const session of this.sessions.values()) {
-      const count = heldStreams(session.transport);
-      if (count < 0) return { live: this.sessions.size, serversBuilt: this.serversBuilt, resumed: this.resumed, held: -1 };
-      held += count;
-    }
+    for (const session of this.sessions.values()) held += session.transport.requestsInFlight;
     return { live: this.sessions.size, serversBuilt: this.serversBuilt, resumed: this.resumed, held };
   }
 
@@ -174,9 +165,8 @@ export class McpSessions {
       method: 'initialize',
       params: { protocolVersion, capabilities: {}, clientInfo: { name: 'resumed-session', version: '0' } },
     };
-    const headers = { Accept: 'application/json, text/event-stream', 'Content-Type': 'application/json' };
-    const answer = await session.transport.handleRequest(new Request(this.options.url(), { method: 'POST', headers }), { parsedBody: initialize });
-    await answer.body?.cancel();
+    const headers: IncomingHttpHeaders = { accept: 'application/json, text/event-stream', 'content-type': 'application/json' };
+    const answer = await session.transport.handlePost(headers, initialize);
     if (answer.status !== 200 || session.transport.sessionId !== id) {
       this.options.log?.(`could not resume MCP session ${id}: status ${answer.status}`);
       this.drop(session);
@@ -188,8 +178,7 @@ export class McpSessions {
 
   /** A server and a stateful transport for session `id`, registered as live (dropping the oldest if full). */
   private async build(id: string): Promise<McpSession> {
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: () => id, enableJsonResponse: true });
-    releaseAnsweredStreams(transport);
+    const transport = new McpHttpTransport(() => id);
     const server = this.options.createServer();
     this.serversBuilt += 1;
     const session: McpSession = { id, server, transport, lastUsed: Date.now(), inFlight: 0, dropped: false };
@@ -212,8 +201,8 @@ export class McpSessions {
     }
     session.inFlight += 1;
     try {
-      const answer = await session.transport.handleRequest(webRequest(req, this.options.url()), { parsedBody: body });
-      await sendAnswer(res, answer);
+      const answer = req.method === 'DELETE' ? await session.transport.handleDelete(req.headers) : await session.transport.handlePost(req.headers, body);
+      sendAnswer(res, answer);
     } finally {
       session.inFlight -= 1;
       if (session.dropped && session.inFlight === 0) void this.closeSession(session);
@@ -222,12 +211,12 @@ export class McpSessions {
 
   /** A request without a session: a server and a stateless transport for it alone. */
   private async serveSessionless(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new McpHttpTransport(undefined);
     const server = this.options.createServer();
     this.serversBuilt += 1;
     try {
       await server.connect(transport);
-      await sendAnswer(res, await transport.handleRequest(webRequest(req, this.options.url()), { parsedBody: body }));
+      sendAnswer(res, await transport.handlePost(req.headers, body));
     } finally {
       await server.close();
     }
@@ -274,46 +263,15 @@ function isInitialize(body: unknown): boolean {
   return messages.some((message) => (message as { method?: unknown } | null)?.method === 'initialize' && isInitializeRequest(message));
 }
 
-/**
- * Makes Node load its web Request, Response and Headers classes (undici),
- * which it does on their first use: ~25 ms that `ltm serve` spends in a pause
- * once its store is open, rather than in a client's first MCP request or in
- * the opening, which a first session start waits for.
- */
-export function loadWebRequestClasses(): boolean {
-  return typeof Request === 'function' && typeof Response === 'function' && typeof Headers === 'function';
-}
-
-/** The Node request as the web Request the SDK transport reads (the body is passed parsed, beside it). */
-function webRequest(req: IncomingMessage, url: string): Request {
-  const headers = new Headers();
-  for (const [name, value] of Object.entries(req.headers)) {
-    if (value !== undefined) headers.set(name, Array.isArray(value) ? value.join(', ') : value);
-  }
-  return new Request(url, { method: req.method, headers });
-}
-
-/** Writes the transport's answer: complete JSON (enableJsonResponse), or no body (202). */
-async function sendAnswer(res: ServerResponse, answer: Response): Promise<void> {
-  const text = await answer.text();
-  const headers: Record<string, string | number> = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' };
-  answer.headers.forEach((value, name) => {
-    headers[name] = value;
-  });
+/** Writes the transport's answer: complete JSON, or no body (202, a DELETE's 200). */
+function sendAnswer(res: ServerResponse, answer: McpHttpAnswer): void {
+  const headers: Record<string, string | number> = { 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff', ...answer.headers };
+  const text = answer.body === undefined ? '' : JSON.stringify(answer.body);
   headers['Content-Length'] = Buffer.byteLength(text);
   res.writeHead(answer.status, headers);
   res.end(text);
 }
 
-/** The SDK transport's own answer to an unknown session (HTTP 404, JSON-RPC -32001). */
-function sessionNotFound(): Response {
-  return jsonRpcError(404, -32001, 'Session not found');
-}
-
-function stoppingAnswer(): Response {
-  return jsonRpcError(503, -32000, 'the server is stopping');
-}
-
-function jsonRpcError(status: number, code: number, message: string): Response {
-  return new Response(JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null }), { status, headers: { 'Content-Type': 'application/json' } });
+function stoppingAnswer(): McpHttpAnswer {
+  return jsonRpcErrorAnswer(503, -32000, 'the server is stopping');
 }
