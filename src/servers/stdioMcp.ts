@@ -8,14 +8,12 @@
  * index.json in a pause after its changes (index-pending.json marks it as
  * behind meanwhile), not with each one.
  */
-import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { SessionTracker } from '../core/sessions';
 import { MemoryStore } from '../core/store';
 import type { Readable, Writable } from 'node:stream';
 import { gitRenameLookup } from './gitRenames';
 import { IndexFlushSchedule } from './indexFlush';
 import { holdUntilReady } from './mcpMessages';
-import { createMcpServer } from './mcpTools';
 
 export interface StdioMcpOptions {
   projectDir: string;
@@ -61,6 +59,10 @@ export async function serveStdioMcp(options: StdioMcpOptions): Promise<void> {
     indexFlush.request();
   });
   const sessions = new SessionTracker(store);
+  // The MCP SDK is imported only now: initialising it (its schemas, its validator: ~15–20 ms) would
+  // otherwise come before MemoryStore.prepare, and so delay the worker that stats the memory files,
+  // which a first tool call waits for.
+  const [{ StdioServerTransport }, { createMcpServer }] = await Promise.all([import('@modelcontextprotocol/sdk/server/stdio.js'), import('./mcpTools')]);
   const server = createMcpServer({
     store,
     sessions,
