@@ -205,7 +205,7 @@ function isResponse(message: JSONRPCMessage): message is ResponseMessage {
   return 'id' in message && ('result' in message || 'error' in message);
 }
 
-/** An initialize request, params included (the method is looked at first: the schema check costs more). */
-function isInitialize(message: JSONRPCMessage): boolean {
-  return isRequest(message) && message.method === 'initialize' && isInitializeRequest(message);
+/** Whether a JSON-RPC message, parsed or not, is an initialize request, params included (the method is looked at first: the schema check costs more). */
+export function isInitialize(message: unknown): boolean {
+  return (message as { method?: unknown } | null)?.method === 'initialize' && isInitializeRequest(message);
 }

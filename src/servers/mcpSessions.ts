@@ -27,8 +27,8 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS, isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import { McpHttpTransport, jsonRpcErrorAnswer, sessionNotFound, type McpHttpAnswer } from './mcpHttpTransport';
+import { LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
+import { McpHttpTransport, isInitialize, jsonRpcErrorAnswer, sessionNotFound, type McpHttpAnswer } from './mcpHttpTransport';
 
 export interface McpSessionLimits {
   /** The most live sessions; opening one more drops the least recently used. */
@@ -100,12 +100,12 @@ export class McpSessions {
     if (this.closed) return sendAnswer(res, stoppingAnswer());
     const sessionId = sessionIdOf(req);
     if (sessionId === undefined) {
-      if (isInitialize(body)) return this.openSession(req, res, body);
+      if (holdsInitialize(body)) return this.openSession(req, res, body);
       return this.serveSessionless(req, res, body);
     }
     if (!SESSION_ID_PATTERN.test(sessionId)) return sendAnswer(res, sessionNotFound());
     // A client re-initializing under an old ID gets a new session, as without one.
-    if (isInitialize(body)) return this.openSession(req, res, body);
+    if (holdsInitialize(body)) return this.openSession(req, res, body);
     const session = this.sessions.get(sessionId) ?? (await this.resuming(sessionId, req));
     if (!session) return sendAnswer(res, sessionNotFound());
     await this.serve(session, req, res, body);
@@ -257,10 +257,9 @@ function sessionIdOf(req: IncomingMessage): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
-/** Whether the body holds an initialize request (the method is looked at first: the schema check costs more). */
-function isInitialize(body: unknown): boolean {
-  const messages: unknown[] = Array.isArray(body) ? body : [body];
-  return messages.some((message) => (message as { method?: unknown } | null)?.method === 'initialize' && isInitializeRequest(message));
+/** Whether the body (a message or a batch) holds an initialize request. */
+function holdsInitialize(body: unknown): boolean {
+  return (Array.isArray(body) ? body : [body]).some(isInitialize);
 }
 
 /** Writes the transport's answer: complete JSON, or no body (202, a DELETE's 200). */
