@@ -79,6 +79,8 @@ interface SizeResult {
   barePeakRssMb: number | null;
   /** An `ltm mcp` process's peak RSS (VmHWM) after the same recall and store_memory calls (no burst). */
   stdioPeakRssMb: number | null;
+  /** `ltm mcp` started while `ltm serve` runs, which it relays the session to (mcpForwarding.ts). */
+  relayed: { recallAtOnce: Summary; peakRssMb: number | null };
   memoriesAfter: number;
   load: { start: number; end: number };
   /** Bytes `ltm serve` wrote (files and answers) per store_memory in a burst of BURST, and with what it wrote in the pause after. */
@@ -94,6 +96,8 @@ const DESCRIBE: Record<string, string> = {
   noopReused: 'the same no-op tool on a minimal SDK server that keeps one McpServer and transport per MCP session (mcpNoopServer.ts reused)',
   stdioRecall: 'recall through the SDK stdio client to an `ltm mcp` process started as the plugin\'s .mcp.json starts it, after the rows above',
   stdioStore: 'store_memory, the same way (other generated memories)',
+  relayedRecall: 'recall through the SDK stdio client to an `ltm mcp` started while `ltm serve` runs: it relays the session to the server over HTTP',
+  relayedStore: 'store_memory, the same way (other generated memories)',
   bare: 'the same tools/call body POSTed to a bare node:http server that parses it and answers {} (bench/child/bareServer.ts)',
 };
 
@@ -108,10 +112,13 @@ class McpBench {
       const loadStart = os.loadavg()[0]!;
       const queries = corpus.queries(QUERIES).map((q) => q.query);
       const recalls: GeneratedCall[] = queries.map((query) => ({ name: 'recall', args: { query } }));
-      const stores: GeneratedCall[] = Array.from({ length: warmup + reps }, () => {
-        const m = corpus.memory();
-        return { name: 'store_memory', args: { topic: m.topic, content: m.content, tags: m.tags } };
-      });
+      // store_memory calls of new generated memories, other ones at each call.
+      const generatedStores = (count: number): GeneratedCall[] =>
+        Array.from({ length: count }, () => {
+          const m = corpus.memory();
+          return { name: 'store_memory', args: { topic: m.topic, content: m.content, tags: m.tags } };
+        });
+      const stores = generatedStores(warmup + reps);
 
       const startups = (job: Omit<StartupJob, 'cliPath' | 'projectDir' | 'query'>) =>
         runJobChild<StartupResult>(ctx, 'bench/child/serveStartup.ts', { cliPath: ctx.cliPath, projectDir, query: queries[0]!, ...job } satisfies StartupJob);
@@ -141,15 +148,14 @@ class McpBench {
       let ltm: CallsResult;
       let bytesPerStore: SizeResult['bytesPerStore'] = null;
       let peakRss: number | null = null;
+      let relayedStartup: StdioStartupResult;
+      let relayedCalls: CallsResult;
       try {
         const url = `http://127.0.0.1:${server.port}/mcp`;
         ltm = this.calls({ kind: 'mcp', url, token: server.token, warmup, reps, first: recalls[1]!, series: { recall: recalls, store: stores } });
         ctx.log(`  bytes written per store_memory: a burst of ${BURST}, then a pause of ${AFTER_BURST_MS} ms`);
         await new Promise((resolve) => setTimeout(resolve, AFTER_BURST_MS));
-        const burst: GeneratedCall[] = Array.from({ length: BURST }, () => {
-          const m = corpus.memory();
-          return { name: 'store_memory', args: { topic: m.topic, content: m.content, tags: m.tags } };
-        });
+        const burst = generatedStores(BURST);
         const pid = server.child.pid!;
         const filesBefore = this.memoryFileBytes(projectDir);
         const before = bytesWritten(pid);
@@ -167,6 +173,10 @@ class McpBench {
           };
         }
         peakRss = peakRssMb(pid);
+        // After the server's own figures: these add the relays' MCP sessions to the server.
+        ctx.log(`  ltm mcp beside the running server (relayed to it): ${processReps} fresh sessions recalling at once, then ${warmup} + ${reps} recall and store_memory calls`);
+        relayedStartup = runJobChild<StdioStartupResult>(ctx, 'bench/child/stdioStartup.ts', { args: stdioArgs, projectDir, runs: processReps, query: queries[0]!, pauseMs: STDIO_PAUSE_MS } satisfies StdioStartupJob);
+        relayedCalls = this.calls({ kind: 'stdio', args: stdioArgs, projectDir, warmup, reps, first: recalls[1]!, series: { recall: recalls, store: generatedStores(warmup + reps) } });
       } finally {
         await stopServer(server, projectDir);
       }
@@ -201,13 +211,12 @@ class McpBench {
       }
 
       ctx.log(`  the same recall and store_memory calls to ltm mcp (stdio, as the plugin launches it), for its peak RSS`);
-      const stdioStores: GeneratedCall[] = Array.from({ length: warmup + reps }, () => {
-        const m = corpus.memory();
-        return { name: 'store_memory', args: { topic: m.topic, content: m.content, tags: m.tags } };
-      });
+      const stdioStores = generatedStores(warmup + reps);
       const stdioCalls = this.calls({ kind: 'stdio', args: stdioArgs, projectDir, warmup, reps, first: recalls[1]!, series: { recall: recalls, store: stdioStores } });
       addRow('stdioRecall', stdioCalls.samples.recall);
       addRow('stdioStore', stdioCalls.samples.store);
+      addRow('relayedRecall', relayedCalls.samples.recall);
+      addRow('relayedStore', relayedCalls.samples.store);
 
       const memoriesAfter = fs.readdirSync(storePaths(projectDir).memories).filter((f) => f.endsWith('.md')).length;
       return {
@@ -229,6 +238,7 @@ class McpBench {
         peakRssMb: peakRss,
         barePeakRssMb: barePeakRss,
         stdioPeakRssMb: stdioCalls.peakRssMb ?? null,
+        relayed: { recallAtOnce: summarise(relayedStartup.recallAtOnce), peakRssMb: relayedCalls.peakRssMb ?? null },
       };
     } finally {
       fs.rmSync(projectDir, { recursive: true, force: true });
@@ -275,6 +285,8 @@ const ROWS: [key: string, label: string][] = [
   ['bare', 'bare HTTP (machine floor)'],
   ['stdioRecall', 'ltm mcp (stdio): recall'],
   ['stdioStore', 'ltm mcp (stdio): store_memory'],
+  ['relayedRecall', 'ltm mcp beside ltm serve (relayed): recall'],
+  ['relayedStore', 'ltm mcp beside ltm serve (relayed): store_memory'],
 ];
 
 function rowsFor(r: SizeResult): TimingRow[] {
@@ -334,6 +346,12 @@ function sizeTables(r: SizeResult): Table[] {
         ['server peak RSS', mbText(r.peakRssMb), 'VmHWM of the `ltm serve` process after start, the recall and store_memory calls and the burst'],
         ['floors: peak RSS', rssFloorsText(r), rssFloorsWhat(r)],
         ['ltm mcp (stdio): peak RSS', mbText(r.stdioPeakRssMb), `VmHWM of an \`ltm mcp\` process started as the plugin starts it, after ${fmtInt(r.reps)} recall and ${fmtInt(r.reps)} store_memory calls (and the warm-up)`],
+        [
+          'ltm mcp beside ltm serve: spawn → first recall at once',
+          medianMax(r.relayed.recallAtOnce),
+          `median (max) of ${r.relayed.recallAtOnce.n} fresh \`ltm mcp\` processes started while \`ltm serve\` runs: they relay the session to it and open no store`,
+        ],
+        ['ltm mcp beside ltm serve: peak RSS', mbText(r.relayed.peakRssMb), `VmHWM of such an \`ltm mcp\` after ${fmtInt(r.reps)} recall and ${fmtInt(r.reps)} store_memory calls relayed (and the warm-up)`],
         ['load average (1 min)', `${r.load.start.toFixed(2)} → ${r.load.end.toFixed(2)}`, "at the start and end of this size's measurements"],
       ],
     },
@@ -371,6 +389,8 @@ function summaryTable(results: readonly SizeResult[]): Table {
       ['server peak RSS', ...results.map((r) => mbText(r.peakRssMb))],
       ['floors: peak RSS (no-op SDK server reused / bare HTTP)', ...results.map(rssFloorsText)],
       ['ltm mcp (stdio): peak RSS', ...results.map((r) => mbText(r.stdioPeakRssMb))],
+      ['ltm mcp beside ltm serve (relayed): spawn → first recall at once', ...results.map((r) => cell(r.relayed.recallAtOnce))],
+      ['ltm mcp beside ltm serve (relayed): peak RSS', ...results.map((r) => mbText(r.relayed.peakRssMb))],
     ],
   };
 }

@@ -112,6 +112,25 @@ export function serverHolderState(info: ServerInfo): 'alive' | 'dead' | 'unknown
   return pidExists(info.pid) ? 'unknown' : 'dead';
 }
 
+/** A server an `ltm mcp` session is relayed to (stdioRelay.ts): its port on 127.0.0.1 and its token (sent in a header, never logged). */
+export interface RelayTarget {
+  port: number;
+  token: string;
+}
+
+/**
+ * The project's server, when it runs `version` of LTM: server.json names it
+ * and its process still runs (it is asked nothing yet: the session's first
+ * message is the question). Another version may offer other tools, or answer
+ * them otherwise, than the `ltm mcp` Claude Code started: that session is
+ * then served on the store, as without a server.
+ */
+export function relayTargetOf(paths: StorePaths, version: string): RelayTarget | null {
+  const info = readServerInfo(paths);
+  if (!info || info.version !== version || serverHolderState(info) === 'dead') return null;
+  return { port: info.port, token: info.token };
+}
+
 export function writeServerInfo(paths: StorePaths, info: ServerInfo): void {
   writeFileAtomic(paths.server, `${JSON.stringify(info, null, 2)}\n`, { mode: 0o600, durable: false });
   fs.chmodSync(paths.server, 0o600);

@@ -2,8 +2,9 @@
  * LTM as a Claude Code plugin, with the real pinned CLI and a fake model:
  * the repository's marketplace added from its folder, the plugin installed,
  * a session that stores a memory through the plugin's MCP server, a next
- * session that starts with it, and the plugin uninstalled. No `ltm serve`,
- * no `ltm init`, no environment: nothing but the plugin.
+ * session that starts with it, a session while `ltm serve` runs (the plugin's
+ * MCP server then relays to it), and the plugin uninstalled. No `ltm init`, no
+ * environment: nothing but the plugin.
  */
 import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
@@ -11,7 +12,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { FakeAnthropic, lastToolResult, textOf, type MessagesRequest } from '../support/fakeAnthropic';
 import { claudeBinary, claudeCommand, hookAttachments, runClaude } from '../support/claudeCode';
-import { REPO_ROOT, ltmJson, requireBuiltCli } from '../support/ltmProcess';
+import { REPO_ROOT, ltmJson, requireBuiltCli, startServe } from '../support/ltmProcess';
 import { buildPlugin } from '../../scripts/buildPlugin';
 import { PLUGIN_NAME, PLUGIN_TOOL_PREFIX } from '../../src/shared/toolNames';
 
@@ -22,7 +23,7 @@ function seen(request: MessagesRequest): string {
   return textOf(request.messages) + textOf(request.system);
 }
 
-describe('Claude Code plugin end to end (real CLI, fake model, no server)', function () {
+describe('Claude Code plugin end to end (real CLI, fake model)', function () {
   this.timeout(240_000);
   let root: string;
   let project: string;
@@ -103,6 +104,29 @@ describe('Claude Code plugin end to end (real CLI, fake model, no server)', func
     assert.deepEqual(state.sessions, {}, "the plugin's SessionEnd hook closed the session's counters");
     const hooks = hookAttachments(home, run.result?.session_id ?? '');
     assert.deepEqual(hooks.filter((h) => /error|cancelled/.test(h.type)), [], 'no hook error');
+  });
+
+  it("with `ltm serve` running in the project, the plugin's tools are the server's: its ltm mcp relays the session there", async () => {
+    const server = await startServe(project);
+    try {
+      fake.setScript((req) => {
+        const result = lastToolResult(req);
+        if (result) return { text: `Stored. ${result.content}` };
+        return { toolUse: { name: storeTool, input: { topic: 'Relayed to the running server', content: 'With ltm serve up, ltm mcp opens no store of its own.', tags: ['plugin'] } } };
+      });
+      const run = await claude('remember this while the server runs');
+      assert.equal(run.status, 0, run.stderr);
+      assert.match(run.result?.result ?? '', /^Stored\. .*"success":\s*true/s, run.stdout);
+      const health = (await (await fetch(`http://127.0.0.1:${server.port}/health`, { headers: { Authorization: `Bearer ${server.token}` } })).json()) as { mcp: { live: number; serversBuilt: number } };
+      assert.ok(health.mcp.serversBuilt >= 1, `the server opened no MCP session for the plugin's session: ${JSON.stringify(health)}`);
+      assert.equal(health.mcp.live, 0, 'the relay ended its MCP session with the Claude Code session');
+      const listed = ltmJson<{ memories: { topic: string }[] }>(['list', '--project', project]);
+      assert.ok(listed.memories.some((m) => m.topic === 'Relayed to the running server'), JSON.stringify(listed));
+      const hooks = hookAttachments(home, run.result?.session_id ?? '');
+      assert.deepEqual(hooks.filter((h) => /error|cancelled/.test(h.type)), [], 'no hook error');
+    } finally {
+      await server.stop();
+    }
   });
 
   it('after uninstall no LTM hook or MCP server runs', async () => {
