@@ -49,7 +49,7 @@ export class McpForwarder {
     if (!isJsonRpcAnswer(answer)) return { kind: 'failed', reason: `the LTM server answered ${status} with no JSON-RPC response` };
     if (status !== 200) {
       // A refusal words its error for no particular request (id null): it is this request's answer.
-      return 'id' in message ? { kind: 'answered', answer: { ...answer, id: message.id } as JSONRPCMessage } : { kind: 'answered', answer: null };
+      return 'id' in message && 'method' in message ? { kind: 'answered', answer: { ...answer, id: message.id } as JSONRPCMessage } : { kind: 'answered', answer: null };
     }
     // The server answered an initialize: what follows belongs to the session it opened.
     if ((message as { method?: unknown }).method === 'initialize' && isInitializeResult(answer)) {
