@@ -66,8 +66,10 @@ export class IndexWriter {
    */
   private readonly renderedMemory = (id: string): Memory => this.indexed.get(id)!;
 
-  /** Tags of each memory as last written to the tag index, and the IDs under each tag (none empty). */
-  private readonly indexedTags = new Map<string, readonly string[]>();
+  /**
+   * The IDs under each tag (none empty), as index.json holds them. A memory's tags there are those of
+   * its memory in `indexed` (a map of them beside it was as large as `indexed` itself).
+   */
   private readonly tagIds = new Map<string, Set<string>>();
   /**
    * The tag index, a tag a chunk: a tag whose list did not change is copied from the file written last.
@@ -306,21 +308,17 @@ export class IndexWriter {
     if (this.needsFullSync || this.ownIds === null || (!laidOut && this.mirror.indexStatus.kind !== 'ok')) {
       const active = new Set(files.keys());
       this.members.sync(active, this.renderedMemory);
-      for (const id of new Set([...this.indexedTags.keys(), ...active])) this.updateTags(id, active.has(id));
-      this.indexed.clear();
-      for (const id of active) this.indexed.set(id, files.get(id)!.memory);
+      for (const id of new Set([...this.indexed.keys(), ...active])) this.index(id, files.get(id)?.memory);
       this.ownIds = active;
       this.needsFullSync = false;
     } else {
       for (const id of this.dirty) {
         const active = files.has(id);
         this.members.update(id, active, this.renderedMemory);
-        this.updateTags(id, active);
+        this.index(id, files.get(id)?.memory);
         // What the file now lists, also for memory files added or deleted by hand since the last write.
         if (active) this.ownIds.add(id);
         else this.ownIds.delete(id);
-        if (active) this.indexed.set(id, files.get(id)!.memory);
-        else this.indexed.delete(id);
       }
     }
     this.dirty.clear();
@@ -346,18 +344,15 @@ export class IndexWriter {
     // What changed before is laid out now (the opening marked every memory): what changes from here on is marked again.
     this.dirty.clear();
     this.members.sync(ids, this.renderedMemory);
-    this.indexed.clear();
     // Memories this process wrote to index.json before it changed on disk, and gone since: out of their tags too.
-    for (const id of [...this.indexedTags.keys()]) if (!ids.has(id)) this.updateTags(id, false);
+    for (const id of [...this.indexed.keys()]) if (!ids.has(id)) this.index(id, undefined);
     let done = 0;
     for (const id of ids) {
       if (done++ % idsPerSlice === 0) {
         await new Promise<void>((resolve) => setImmediate(resolve));
         if (this.generation !== generation) return;
       }
-      const file = files.get(id);
-      this.updateTags(id, file !== undefined);
-      if (file) this.indexed.set(id, file.memory);
+      this.index(id, files.get(id)?.memory);
     }
     if (this.generation === generation && this.needsFullSync) this.laidOut = { ids, generation };
   }
@@ -389,14 +384,18 @@ export class IndexWriter {
   }
 
   /**
-   * Moves a memory within the tag index. A memory's tags array is replaced
-   * whenever its file is read again, so an identical array means no change;
-   * a tag it keeps keeps its list (and its bytes, copied at the next write:
-   * a tag many memories share is not rendered again for an edit of one of them).
+   * Memory `id` as index.json will hold it (undefined: not at all): in
+   * `indexed`, and moved within the tag index from the tags it had there.
+   * A memory's tags array is replaced whenever its file is read again, so an
+   * identical array means no change; a tag it keeps keeps its list (and its
+   * bytes, copied at the next write: a tag many memories share is not
+   * rendered again for an edit of one of them).
    */
-  private updateTags(id: string, active: boolean): void {
-    const previous = this.indexedTags.get(id);
-    const tags = active ? this.mirror.files.get(id)!.memory.tags : undefined;
+  private index(id: string, memory: Memory | undefined): void {
+    const previous = this.indexed.get(id)?.tags;
+    const tags = memory?.tags;
+    if (memory) this.indexed.set(id, memory);
+    else this.indexed.delete(id);
     if (previous === tags) return;
     for (const tag of previous ?? []) {
       if (tags?.includes(tag)) continue;
@@ -410,8 +409,6 @@ export class IndexWriter {
       ids.add(id);
       this.tagChanged(tag);
     }
-    if (tags) this.indexedTags.set(id, tags);
-    else this.indexedTags.delete(id);
   }
 
   /** A tag's list of IDs changed: rendered again at the next write, or gone from the index with its last memory. */

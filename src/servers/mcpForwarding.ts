@@ -77,7 +77,7 @@ export class McpForwarder {
   }
 
   /**
-   * One request on a connection of its own (~0.1 ms to open on 127.0.0.1): a connection kept alive
+   * One request on a connection of its own (on 127.0.0.1, cheap beside a tool call): a connection kept alive
    * for the next message could be one the server has just closed, and a message lost that way cannot
    * be told from one the server read before it stopped, which must not be sent twice.
    */
