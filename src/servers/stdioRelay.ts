@@ -1,7 +1,7 @@
 /**
  * `ltm mcp` beside a running server. The Claude Code plugin starts an `ltm mcp`
  * process for every session, and each one read the whole store into memory
- * (~117 MB at 10,000 memories, ~233 MB at 50,000), also in a project whose
+ * (~120 MB at 10,000 memories, ~215 MB at 50,000), also in a project whose
  * server (VS Code's, or `ltm serve`) already held it and answered the same
  * tools. When that server runs the same version (serverInfo.relayTargetOf),
  * the session's messages are relayed to it (mcpForwarding.ts) and no store is
