@@ -122,6 +122,11 @@ describe('Claude Code plugin end to end (real CLI, fake model)', function () {
       assert.equal(health.mcp.live, 0, 'the relay ended its MCP session with the Claude Code session');
       const listed = ltmJson<{ memories: { topic: string }[] }>(['list', '--project', project]);
       assert.ok(listed.memories.some((m) => m.topic === 'Relayed to the running server'), JSON.stringify(listed));
+      // The server knew the call's session (the plugin's PreToolUse hook told it): the memory names it.
+      const id = /"id":\s*"(mem_[0-9a-f]+)"/.exec(run.result?.result ?? '')?.[1];
+      assert.ok(id, run.stdout);
+      const { session_count: session } = readState();
+      assert.match(fs.readFileSync(path.join(project, '.claude/ltm/memories', `${id}.md`), 'utf8'), new RegExp(`\\ncreated_session: ${session}\\n`));
       const hooks = hookAttachments(home, run.result?.session_id ?? '');
       assert.deepEqual(hooks.filter((h) => /error|cancelled/.test(h.type)), [], 'no hook error');
     } finally {
