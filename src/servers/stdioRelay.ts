@@ -29,6 +29,12 @@ export interface LocalSession {
   close(): Promise<void>;
 }
 
+/** A LocalSession as a StdioRelay drives it: messages delivered as they come from the client. */
+interface LocalHandle {
+  deliver(message: JSONRPCMessage): Promise<void>;
+  close(): Promise<void>;
+}
+
 /** The ID of the initialize request a StdioRelay repeats to a LocalSession: its answer is not the client's. */
 const REPEATED_INITIALIZE_ID = 'ltm-initialize-repeated';
 
@@ -49,7 +55,8 @@ export class StdioRelay {
   private initialize: JSONRPCRequest | null = null;
   /** What later messages wait for: the initialize's answer. */
   private initialized: Promise<void> = Promise.resolve();
-  private local: Promise<{ deliver: (message: JSONRPCMessage) => Promise<void>; close: () => Promise<void> }> | null = null;
+  /** The session served here, once the server did not take a message. */
+  private local: Promise<LocalHandle> | null = null;
   private readonly inFlight = new Set<Promise<void>>();
 
   private readonly forwarder: McpForwarder;
@@ -70,7 +77,8 @@ export class StdioRelay {
   async close(): Promise<void> {
     while (this.inFlight.size > 0) await Promise.all([...this.inFlight]);
     await this.forwarder.close();
-    if (this.local) await (await this.local).close();
+    const local = await this.local?.catch(() => null);
+    await local?.close();
   }
 
   private track(work: Promise<void>): void {
@@ -103,11 +111,21 @@ export class StdioRelay {
 
   private async toLocal(message: JSONRPCMessage): Promise<void> {
     this.local ??= this.startLocal();
-    await (await this.local).deliver(message);
+    let local: LocalHandle;
+    try {
+      local = await this.local;
+    } catch (error) {
+      // No server and no store here (unreadable, say): every request says why rather than going unanswered.
+      if ('id' in message && 'method' in message) {
+        await this.transport.send({ jsonrpc: '2.0', id: message.id, error: { code: ErrorCode.InternalError, message: `the LTM server stopped, and the store could not be opened here: ${(error as Error).message}` } });
+      }
+      return;
+    }
+    await local.deliver(message);
   }
 
   /** A LocalMcp behind an in-memory transport, told the session's initialize when the server had answered it. */
-  private async startLocal(): Promise<{ deliver: (message: JSONRPCMessage) => Promise<void>; close: () => Promise<void> }> {
+  private async startLocal(): Promise<LocalHandle> {
     const local = await this.prepareLocal();
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     clientSide.onmessage = (answer) => {
