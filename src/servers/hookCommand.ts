@@ -30,7 +30,7 @@ import { readGitSituation } from './gitSituation';
 import { gitRenameLookup } from './gitRenames';
 import { projectRunsLtmHook } from './hookSettings';
 import { TOOL_PREFIX_HEADER } from '../shared/toolNames';
-import { readServerInfo, serverHolderState } from './serverInfo';
+import { projectHeaderValue, readServerInfo, serverHolderState } from './serverInfo';
 
 /** The events whose answer is computed in this process when no server answers. */
 export const IN_PROCESS_HOOK_EVENTS: readonly HookEvent[] = ['session_start', 'pre_compact', 'session_end'];
@@ -91,7 +91,7 @@ async function forwardToServer(input: HookCommandInput): Promise<string | null> 
       headers: {
         Authorization: `Bearer ${address.token}`,
         'Content-Type': 'application/json',
-        'X-LTM-Project': encodeProjectHeader(input.projectDir),
+        'X-LTM-Project': projectHeaderValue(input.projectDir),
         // The server then names the tools as this session has them.
         ...(input.toolPrefix ? { [TOOL_PREFIX_HEADER]: input.toolPrefix } : {}),
       },
@@ -103,15 +103,6 @@ async function forwardToServer(input: HookCommandInput): Promise<string | null> 
   } catch {
     return null;
   }
-}
-
-/**
- * The project path as the hook script sends it: its UTF-8 bytes. fetch takes
- * a header value as one character per byte, so the bytes are spelled as
- * Latin-1 characters; the server reads them back as UTF-8 (utf8HeaderValue).
- */
-function encodeProjectHeader(project: string): string {
-  return Buffer.from(project, 'utf8').toString('latin1');
 }
 
 function parsePayload(text: string): unknown {

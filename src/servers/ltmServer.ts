@@ -4,7 +4,6 @@
  * class runs inside the VS Code extension host and as `ltm serve`.
  */
 import * as http from 'node:http';
-import * as fs from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { LtmError } from '../core/errors';
 import { currentProcess } from '../core/processIdentity';
@@ -29,6 +28,7 @@ import {
   loadOrCreateIdentity,
   readServerInfo,
   removeServerInfo,
+  sameDirectory,
   sameServer,
   serverAnswers,
   serverHolderState,
@@ -393,6 +393,7 @@ export class LtmServer {
    * nothing unasked, and Claude Code carries on without the stream.
    */
   private async handleMcp(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    this.checkProject(req);
     const mcp = await this.mcpSessions();
     if (req.method === 'DELETE' && (await mcp.delete(req, res))) return;
     if (req.method !== 'POST') throw new MethodNotAllowed('POST');
@@ -408,7 +409,8 @@ export class LtmServer {
 
   /**
    * A hook run from another project's directory (e.g. a terminal whose LTM_PORT
-   * points elsewhere) must not count against this project.
+   * points elsewhere) must not count against this project, nor an `ltm mcp`
+   * relay from another one (a copy of this project, server.json included).
    */
   private checkProject(req: http.IncomingMessage): void {
     // The hook script sends a header; an http hook has the project in its URL (see hookUrl).
@@ -416,15 +418,7 @@ export class LtmServer {
     const claimed = typeof header === 'string' && header ? utf8HeaderValue(header) : projectInQuery(req.url);
     if (!claimed) return;
     const mine = this.options.store.paths.project;
-    let same = claimed === mine;
-    if (!same) {
-      try {
-        same = fs.realpathSync(claimed) === fs.realpathSync(mine);
-      } catch {
-        same = false;
-      }
-    }
-    if (!same) throw new HttpError(409, `this server serves ${mine}, not ${claimed}`);
+    if (!sameDirectory(claimed, mine)) throw new HttpError(409, `this server serves ${mine}, not ${claimed}`);
   }
 
   private fail(res: http.ServerResponse, error: unknown): void {

@@ -8,7 +8,7 @@
  */
 import * as http from 'node:http';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
-import type { RelayTarget } from './serverInfo';
+import { projectHeaderValue, type RelayTarget } from './serverInfo';
 
 /**
  * What became of a message sent to the server:
@@ -22,8 +22,8 @@ export type ForwardResult = { kind: 'answered'; answer: JSONRPCMessage | null } 
 /** How long ending the server's MCP session may take when the session ends (the server drops an idle one anyway). */
 const CLOSE_TIMEOUT_MS = 1_000;
 
-/** Statuses with which the server says it did not act on the message (see ForwardResult). */
-const NOT_TAKEN = new Set([401, 403, 404, 503]);
+/** Statuses with which the server says it did not act on the message (see ForwardResult); 409: it serves another project. */
+const NOT_TAKEN = new Set([401, 403, 404, 409, 503]);
 
 export class McpForwarder {
   /** The MCP session the server opened for this relay (Mcp-Session-Id), once initialize is answered. */
@@ -69,6 +69,7 @@ export class McpForwarder {
   private headers(body: string | null): http.OutgoingHttpHeaders {
     return {
       Authorization: `Bearer ${this.target.token}`,
+      'X-LTM-Project': projectHeaderValue(this.target.project),
       Accept: 'application/json, text/event-stream',
       ...(body === null ? {} : { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) }),
       ...(this.sessionId === null ? {} : { 'Mcp-Session-Id': this.sessionId }),

@@ -112,23 +112,49 @@ export function serverHolderState(info: ServerInfo): 'alive' | 'dead' | 'unknown
   return pidExists(info.pid) ? 'unknown' : 'dead';
 }
 
-/** A server an `ltm mcp` session is relayed to (stdioRelay.ts): its port on 127.0.0.1 and its token (sent in a header, never logged). */
+/**
+ * A server an `ltm mcp` session is relayed to (stdioRelay.ts): its port on
+ * 127.0.0.1, its token (sent in a header, never logged), and the project the
+ * session is in (sent too: the server refuses another project's).
+ */
 export interface RelayTarget {
   port: number;
   token: string;
+  project: string;
 }
 
 /**
- * The project's server, when it runs `version` of LTM: server.json names it
- * and its process still runs (it is asked nothing yet: the session's first
- * message is the question). Another version may offer other tools, or answer
+ * The project's server, when it runs `version` of LTM: server.json names it,
+ * its process still runs (it is asked nothing yet: the session's first message
+ * is the question), and it serves this very project, not the one a copied
+ * server.json came from. Another version may offer other tools, or answer
  * them otherwise, than the `ltm mcp` Claude Code started: that session is
  * then served on the store, as without a server.
  */
 export function relayTargetOf(paths: StorePaths, version: string): RelayTarget | null {
   const info = readServerInfo(paths);
-  if (!info || info.version !== version || serverHolderState(info) === 'dead') return null;
-  return { port: info.port, token: info.token };
+  if (!info || info.version !== version || !sameDirectory(info.project, paths.project) || serverHolderState(info) === 'dead') return null;
+  return { port: info.port, token: info.token, project: paths.project };
+}
+
+/** Whether two paths name one directory (the same path, or the same real path). */
+export function sameDirectory(a: string, b: string): boolean {
+  if (a === b) return true;
+  try {
+    return fs.realpathSync(a) === fs.realpathSync(b);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The project path as the header X-LTM-Project carries it: its UTF-8 bytes,
+ * one Latin-1 character each (a header value is bytes; fetch and Node take one
+ * character per byte), as the hook script sends it. The server reads them
+ * back as UTF-8.
+ */
+export function projectHeaderValue(project: string): string {
+  return Buffer.from(project, 'utf8').toString('latin1');
 }
 
 export function writeServerInfo(paths: StorePaths, info: ServerInfo): void {

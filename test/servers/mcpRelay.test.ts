@@ -58,7 +58,7 @@ describe('ltm mcp beside a running server', function () {
   it('relays the session to the server of this version: its tools, its store, one MCP session ended with the session', async () => {
     server = await startTestServer({ project, prepare: (store) => void store.store({ topic: 'Held by the server', content: 'The running server answers the plugin session.', tags: [] }) });
     await server.store.settled();
-    assert.deepEqual(relayTargetOf(storePaths(project), 'test'), { port: server.port, token: server.token });
+    assert.deepEqual(relayTargetOf(storePaths(project), 'test'), { port: server.port, token: server.token, project: storePaths(project).project });
     const session = await relaySession({ projectDir: project, version: 'test' });
     try {
       const { tools } = await session.client.listTools();
@@ -113,7 +113,7 @@ describe('ltm mcp beside a running server', function () {
       await other.end();
     }
     // A server that is gone since it was found: its initialize is answered here, and the tools work.
-    const silent = await relaySession({ projectDir: project, version: 'test', relayTo: { port: await closedPort(), token: 'x'.repeat(43) } });
+    const silent = await relaySession({ projectDir: project, version: 'test', relayTo: { port: await closedPort(), token: 'x'.repeat(43), project } });
     try {
       const stored = structured(await silent.client.callTool({ name: 'store_memory', arguments: { topic: 'Served without the server', content: 'Nothing listened on its port.' } }));
       assert.equal(stored.success, true);
@@ -122,6 +122,35 @@ describe('ltm mcp beside a running server', function () {
     }
     server.store.refresh();
     assert.ok(server.store.list({}).memories.some((m) => m.topic === 'Served without the server'), 'the session served itself on the project\'s store');
+  });
+
+  it("a copy of a served project, server.json copied with it, is not relayed to the original's server", async () => {
+    server = await startTestServer({ project });
+    const copy = makeTempProject('ltm-mcp-relay-copy-');
+    try {
+      fs.mkdirSync(ltmRoot(copy), { recursive: true });
+      fs.copyFileSync(storePaths(project).server, storePaths(copy).server);
+      assert.equal(relayTargetOf(storePaths(copy), 'test'), null, 'server.json names a server of another project');
+      // Told to relay anyway, the server refuses the other project's messages: the session is served on the copy's store.
+      const session = await relaySession({ projectDir: copy, version: 'test', relayTo: { port: server.port, token: server.token, project: copy } });
+      try {
+        const stored = structured(await session.client.callTool({ name: 'store_memory', arguments: { topic: 'Stored in the copy', content: 'Not in the original project.' } }));
+        assert.equal(stored.success, true);
+        assert.equal(server.server.mcpStats.serversBuilt, 0, 'the server opened an MCP session for another project');
+      } finally {
+        await session.end();
+      }
+      server.store.refresh();
+      assert.ok(!server.store.list({}).memories.some((m) => m.topic === 'Stored in the copy'), 'the copy\'s memory went to the original project');
+      const copied = MemoryStore.open(copy);
+      try {
+        assert.deepEqual(copied.list({}).memories.map((m) => m.topic), ['Stored in the copy']);
+      } finally {
+        copied.dispose();
+      }
+    } finally {
+      removeDir(copy);
+    }
   });
 
   it('a call the server took but did not answer gets an error, and is not carried out a second time here', async () => {
@@ -144,7 +173,7 @@ describe('ltm mcp beside a running server', function () {
     });
     await new Promise<void>((resolve) => dropping.listen(0, '127.0.0.1', resolve));
     const port = (dropping.address() as { port: number }).port;
-    const session = await relaySession({ projectDir: project, version: 'test', relayTo: { port, token: 'y'.repeat(43) } });
+    const session = await relaySession({ projectDir: project, version: 'test', relayTo: { port, token: 'y'.repeat(43), project } });
     try {
       await assert.rejects(session.client.callTool({ name: 'store_memory', arguments: { topic: 'Taken, never answered', content: 'The server dropped the call.' } }), /the LTM server did not answer/);
       assert.equal(toolCalls, 1);
