@@ -86,7 +86,7 @@ export async function serveStdioMcp(options: StdioMcpOptions): Promise<void> {
  * The MCP tools on this process's own copy of the store: for a session
  * without a server, or whose server went away.
  */
-export class LocalMcp implements LocalSession {
+class LocalMcp implements LocalSession {
   private opening: Promise<void> = Promise.resolve();
   private ended = false;
 
