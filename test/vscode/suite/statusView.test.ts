@@ -94,10 +94,16 @@ describe('LTM: Show status', () => {
   it('reviews from the Inbox: picking the memory, then Approve, approves it', async () => {
     const store = () => fs.readFileSync(path.join(project, '.claude', 'ltm', 'memories', `${ids.proposed}.md`), 'utf8');
     assert.match(store(), /^status: "?proposed"?$/m);
-    const running = vscode.commands.executeCommand('ltm.showStatus', { run: 'review', folder: project });
+    // The panels the tests above opened are closed first: a webview that takes
+    // the focus while loading hides a quick pick, which then answers nothing.
+    await vscode.commands.executeCommand('workbench.action.closeAllEditors');
+    const running = Promise.resolve(vscode.commands.executeCommand('ltm.showStatus', { run: 'review', folder: project }));
+    let settled = false;
+    void running.finally(() => (settled = true));
     // The Inbox asks which memory (only this one awaits review), then what to do: Approve is first.
-    for (let step = 0; step < 2; step++) {
-      await new Promise((r) => setTimeout(r, 500));
+    // Each quick pick opens when it opens: accept until the command is done.
+    for (let i = 0; i < 100 && !settled; i++) {
+      await new Promise((r) => setTimeout(r, 150));
       await vscode.commands.executeCommand('workbench.action.acceptSelectedQuickOpenItem');
     }
     await running;
