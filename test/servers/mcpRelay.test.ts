@@ -102,6 +102,26 @@ describe('ltm mcp beside a running server', function () {
     }
   });
 
+  it('goes on with the server restarted meanwhile (a VS Code window reloaded): its session resumed, nothing opened here', async () => {
+    server = await startTestServer({ project });
+    const { port, token } = server;
+    const session = await relaySession({ projectDir: project, version: 'test' });
+    try {
+      await session.client.callTool({ name: 'store_memory', arguments: { topic: 'Before the restart', content: 'Stored by the first server.' } });
+      await server.stop();
+      // The project keeps its token and port across restarts (server-identity.json): the new server is found where the old one was.
+      server = await startTestServer({ project });
+      assert.deepEqual([server.port, server.token], [port, token]);
+      const after = structured(await session.client.callTool({ name: 'store_memory', arguments: { topic: 'After the restart', content: 'Stored by the restarted server.' } }));
+      assert.equal(after.success, true, JSON.stringify(after));
+      assert.deepEqual([server.server.mcpStats.resumed, server.server.mcpStats.live], [1, 1], 'the relay\'s MCP session, resumed by the new server');
+      assert.equal((await server.store.get(after.id as string, { countAccess: false })).topic, 'After the restart', 'the new server stored it');
+    } finally {
+      await session.end();
+    }
+    assert.equal(server.server.mcpStats.live, 0, 'ended with the session');
+  });
+
   it('serves the session itself when the server runs another version, or does not answer', async () => {
     server = await startTestServer({ project });
     assert.equal(relayTargetOf(storePaths(project), 'another version'), null);
