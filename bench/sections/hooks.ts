@@ -16,7 +16,7 @@ import type { VocabularyMemoryJob, VocabularyMemoryResult } from '../child/vocab
 import { runJobChild, runNode, startPortChild } from '../lib/child';
 import { ENDPOINTS, POST_SHAPES, PROMPTS, session, sessionStartContext, sessionStartPayload, shapeKey, type RoundsJob, type RoundsResult } from '../lib/hookTraffic';
 import type { BenchContext, BenchSection } from '../lib/context';
-import { startServer, stopServer } from '../lib/serveProcess';
+import { startServer, stopServer, untilReady } from '../lib/serveProcess';
 import { ms, target, timingTable, type SectionResult, type Table, type Target, type TimingRow } from '../lib/report';
 import { summarise, type Summary } from '../lib/stats';
 import { EngineBench } from './engine';
@@ -28,6 +28,8 @@ const HOOK_P99_LIMIT_MS = 5;
 const POST_TOOL_USE_OVER_FLOOR_LIMIT_MS = 0.5;
 /** The issue's target: the hook mechanism per tool call (its PreToolUse and PostToolUse requests to their answers). */
 const PER_TOOL_CALL_LIMIT_MS = 3;
+/** The issue's target: the first hook a server answers once its store is open. */
+const FIRST_HOOK_LIMIT_MS = 50;
 /** The issue's target for the hook script: process spawn to output, median, with 10,000 memories. */
 const HOOK_SCRIPT_MEDIAN_LIMIT_MS = 30;
 /** Issue 10's target for the memory the semantic layer adds to a process. */
@@ -196,6 +198,8 @@ class HooksBench {
       const rounds = this.rounds;
       ctx.log(`  HTTP: ${warmupRounds} + ${rounds} session rounds (session_start, pre_tool_use, ${POST_SHAPES.length} × post_tool_use, pre_compact, session_end, /health) from a child process`);
       const statusBefore = storeStatus(ctx.cliPath, projectDir);
+      // The first session_start is the first hook after the store opened: its time is not the opening's.
+      await untilReady(server);
       eviction.activeBefore = statusBefore.total_memories;
       eviction.archivedBefore = statusBefore.total_archived;
       eviction.maxMemories = statusBefore.config.max_memories;
@@ -385,7 +389,7 @@ function sizeTables(r: SizeResult): Table[] {
     rows: [
       ['store', r.build, 'built as in the engine section (state.json: max_memories = size − 100)'],
       ['server start', `${ms(r.serverStartMs)} ms`, '`node dist/cli.js serve`: spawn → listening and server.json written (node startup, bundle load, MemoryStore.open)'],
-      ['first session_start', `${ms(r.firstSessionStartMs)} ms`, 'the first request after the server started (cold JIT, first connection), not in the rows above'],
+      ['first session_start', `${ms(r.firstSessionStartMs)} ms`, 'the first hook request once the server said it is ready (cold JIT, first connection), not in the rows above'],
       ['server stop', `${ms(r.serverStopMs)} ms`, 'SIGTERM → exit 0, server.json removed'],
       ['connections', `${r.connections} for ${fmtInt(r.requests)} requests`, 'TCP connections the keep-alive agent opened'],
       ['injected context', `${range(r.context.chars)} chars`, `additionalContext of the timed session_start answers: median (min–max); the script's answer (a): ${range(r.context.scriptStdoutChars)} chars`],
@@ -475,6 +479,13 @@ function targetsFor(r: SizeResult): Target[] {
   return [
     ...endpoints,
     target(
+      `First hook after open at ${fmtInt(r.size)}`,
+      'the first session_start a server answered, once its /health said ready (store open, search index loaded): cold JIT, first connection',
+      r.firstSessionStartMs,
+      FIRST_HOOK_LIMIT_MS,
+      'ms',
+    ),
+    target(
       `Hook post_tool_use p99 over the bare HTTP floor at ${fmtInt(r.size)}`,
       `p99 of ${counted.n} post_tool_use requests for tool calls that succeeded (${ms(counted.p99)} ms) less the p99 of the same requests to the bare HTTP server right after (${ms(countedFloor.p99)} ms); a failed tool call is also searched for memories to offer (all shapes: p99 ${ms(post.p99)} ms)`,
       counted.p99 - countedFloor.p99,
@@ -546,7 +557,7 @@ export const hooksSection: BenchSection = {
         '`node dist/cli.js serve --project <dir>` running in its own process (client and server share no event loop), on stores ' +
         `built as in the engine section. The targets, with 10,000 and with 50,000 memories: every hook endpoint answers within ${HOOK_P99_LIMIT_MS} ms at p99; ` +
         `post_tool_use for a tool call that succeeded at most ${POST_TOOL_USE_OVER_FLOOR_LIMIT_MS} ms above the bare HTTP server's p99; ` +
-        `a tool call's two hooks within ${PER_TOOL_CALL_LIMIT_MS} ms. ` +
+        `a tool call's two hooks within ${PER_TOOL_CALL_LIMIT_MS} ms; the first hook after the store opened within ${FIRST_HOOK_LIMIT_MS} ms. ` +
         `Each size runs ${ctx.options.warmup} untimed then ${ROUNDS_PER_REP * ctx.options.reps} timed session rounds (${ROUNDS_PER_REP} × LTM_BENCH_REPS) and ` +
         `${5 * ctx.options.processReps} timed runs of each hook-script case (5 × LTM_BENCH_PROCESS_REPS).`,
       tables: [summaryTable(results), ...results.flatMap(sizeTables)],
