@@ -614,12 +614,12 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
       `For Claude Code outside VS Code: eval "$(ltm env --project ${JSON.stringify(projectDir)})"\n`,
   );
   // Opened once listening, in steps between which requests are answered, with the search index loaded
-  // (or built) so that the first recall need not wait for it; requests that waited for the opening are
-  // answered before (a first session_start without caches need not wait for ~0.5 s of index building
-  // at 10,000 memories; a recall among them waits for the index, built on a worker when there is none
-  // to load). The caches are saved in a pause between requests: after a start without them that takes
-  // ~0.3 s at 50,000 memories, which the first answers (a session's hooks, the MCP handshake) should
-  // not wait for.
+  // (or built) so that the first recall need not wait for it, then the memories ranked (in slices) so
+  // that the first session start need not rank them; requests that waited for the opening are answered
+  // before (a first session_start without caches need not wait for ~0.5 s of index building at 10,000
+  // memories; a recall among them waits for the index, built on a worker when there is none to load).
+  // The caches are saved in a pause between requests: after a start without them that takes ~0.3 s at
+  // 50,000 memories, which the first answers (a session's hooks, the MCP handshake) should not wait for.
   let stopping = false;
   const opening = store
     // Not past a stop: a request whose client never finishes it would hold the stop until its timeout.

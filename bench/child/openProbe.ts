@@ -9,7 +9,7 @@
  */
 import { MemoryStore } from '../../src/core/store';
 
-function main(): void {
+async function main(): Promise<void> {
   const projectDir = process.argv[2];
   if (!projectDir) throw new Error('usage: open-probe.js <projectDir>');
   // performance.now() counts from the process's time origin: this is node's startup and module loading.
@@ -25,7 +25,7 @@ function main(): void {
   const gc = () => (globalThis as { gc?: () => void }).gc?.();
   let heldHeapUsed: number | undefined;
   if (process.argv[3] === '--held') {
-    store.warmSearchIndex();
+    await store.warmUp();
     store.flushCaches();
     gc();
     heldHeapUsed = process.memoryUsage().heapUsed;
@@ -49,4 +49,7 @@ function main(): void {
   );
 }
 
-main();
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

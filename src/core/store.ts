@@ -118,22 +118,23 @@ export class MemoryStore {
     return this.opening.isOpen;
   }
 
-  /** Whether the store is open and its search index loaded: a request now waits for neither. */
+  /** Whether the store is open, its search index loaded and its memories ranked (warmUp): a request now waits for none of these. */
   get isReady(): boolean {
-    return this.opening.isOpen && this.parts.queries.searchIndexLoaded;
+    return this.opening.isOpen && this.parts.queries.searchIndexLoaded && !this.parts.queries.rankingWarming;
   }
 
   /**
-   * Opens a prepared store, then loads its search index, giving way to the
-   * event loop between steps (storeOpening.ts). `beforeSearchIndex`: what to
-   * wait for in between (a server's requests that waited for the opening: one
-   * that searches loads the index itself, one that does not need not wait for it).
+   * Opens a prepared store, then loads its search index and ranks its
+   * memories (warmUp), giving way to the event loop between steps
+   * (storeOpening.ts). `beforeSearchIndex`: what to wait for in between (a
+   * server's requests that waited for the opening: one that searches loads
+   * the index itself, one that does not need not wait for it).
    */
   async openInSteps(options: { beforeSearchIndex?: () => Promise<void> } = {}): Promise<void> {
     await this.opening.openInSteps();
     await options.beforeSearchIndex?.();
     await this.parts.queries.searchIndexReady();
-    this.warmSearchIndex();
+    await this.warmUp();
   }
 
   /**
@@ -591,10 +592,16 @@ export class MemoryStore {
     this.opening.flushCaches();
   }
 
-  /** Loads the search index ahead of the first search (a server does this once it listens). */
-  warmSearchIndex(): void {
+  /**
+   * Loads the search index (and the vocabulary searches expand with) and
+   * ranks the memories by priority, ahead of the first search and the first
+   * session start: a server does this once it listens.
+   */
+  async warmUp(): Promise<void> {
     this.refresh();
     this.parts.queries.warmSearchIndex();
+    // In slices: a request meanwhile is answered between two (one that needs the ranking finishes it).
+    await this.parts.queries.warmRanking(() => new Promise<void>((resolve) => setImmediate(resolve)));
   }
 
   /**

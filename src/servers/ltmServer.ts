@@ -376,7 +376,7 @@ export class LtmServer {
       }
       if (pathname === '/health') {
         if (req.method !== 'GET') throw new MethodNotAllowed('GET');
-        // `ready`: the store is open and its search index loaded (false while `ltm serve` opens it in steps).
+        // `ready`: the store is open, its search index loaded and its memories ranked (false while `ltm serve` opens it in steps).
         // `mcp`: its MCP sessions (the Claude Code plugin's `ltm mcp` relays its sessions here: see stdioRelay.ts).
         return sendJson(res, 200, { ok: true, version: this.options.version, project: this.options.store.paths.project, ready: this.options.store.isReady, mcp: this.mcpStats });
       }

@@ -164,7 +164,10 @@ export class FolderMemory extends DisposableOwner {
         .untilSearchIndexReady()
         .then(() => {
           if (this.isDisposed) return;
-          store.warmSearchIndex();
+          return store.warmUp();
+        })
+        .then(() => {
+          if (this.isDisposed) return;
           store.flushCaches();
           return store.prepareForStores();
         })

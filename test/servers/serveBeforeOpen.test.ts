@@ -10,6 +10,7 @@ import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
 import { MemoryStore } from '../../src/core/store';
+import { RankingTable } from '../../src/core/ranking';
 import { INDEX_ASIDE_MIN_MEMORIES } from '../../src/core/searchIndexAside';
 import { storePaths } from '../../src/core/storeFiles';
 import { SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES } from '../../src/core/storeOpening';
@@ -141,10 +142,10 @@ describe('a server that listens before its store is read', function () {
     server = await LtmServer.start({ store, version: 'test' });
     const started = server;
     const order: string[] = [];
-    const warm = store.warmSearchIndex.bind(store);
-    store.warmSearchIndex = () => {
+    const warm = store.warmUp.bind(store);
+    store.warmUp = () => {
       order.push('search index loaded');
-      warm();
+      return warm();
     };
     // What each answer's end is: the server's side of it, whatever the client does meanwhile.
     const end = http.ServerResponse.prototype.end;
@@ -242,6 +243,43 @@ describe('MemoryStore.prepare', () => {
       assert.equal(store.sessionCount, 41);
     } finally {
       store.dispose();
+    }
+  });
+
+  it('openInSteps ranks the memories before it resolves: the first session start ranks none of them anew', async () => {
+    const writer = MemoryStore.open(project);
+    writer.init();
+    writer.dispose();
+    for (let n = 1; n <= 40; n++) writeMemory(ltmRoot(project), testId(n), { topic: `Ranked memory ${n}`, content: `Memory number ${n}.` });
+    // Every entry the ranking table takes during `work`.
+    const rankedDuring = async (work: () => unknown): Promise<number> => {
+      const set = RankingTable.prototype.set;
+      let entries = 0;
+      RankingTable.prototype.set = function (this: RankingTable, ...args: Parameters<RankingTable['set']>) {
+        entries++;
+        return set.apply(this, args);
+      };
+      try {
+        await work();
+      } finally {
+        RankingTable.prototype.set = set;
+      }
+      return entries;
+    };
+    const opened = MemoryStore.prepare(project);
+    try {
+      assert.equal(await rankedDuring(() => opened.openInSteps()), 40, 'ranked while opening');
+      const page = await rankedDuring(() => assert.equal(opened.topForSession(1, 10).memories.length, 10));
+      assert.equal(page, 0, 'the session start found them ranked');
+    } finally {
+      opened.dispose();
+    }
+    // Opened on first use instead, the store ranks them at its first session start.
+    const onFirstUse = MemoryStore.prepare(project);
+    try {
+      assert.equal(await rankedDuring(() => onFirstUse.topForSession(1, 10)), 40);
+    } finally {
+      onFirstUse.dispose();
     }
   });
 

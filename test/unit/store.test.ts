@@ -1128,7 +1128,7 @@ describe('MemoryStore: changes made outside the store', () => {
     store.dispose();
     // What a server's deferred work may still do after stopping: refresh, warm the index, save caches.
     store.list();
-    store.warmSearchIndex();
+    await store.warmUp();
     store.flushCaches();
     await sleep(10);
     assert.equal(watchers(), before, 'no watcher left');

@@ -47,6 +47,57 @@ function seed(root: string, n: number): void {
   }
 }
 
+const rankingOpIdArb = fc.integer({ min: 0, max: 29 }).map(testId);
+/** What changes a memory's place in the ranking: accesses, edits, deletions, hand edits, stats rewritten, sessions. */
+const rankingOpArb = fc.oneof(
+  fc.record({ kind: fc.constant('access' as const), ids: fc.array(rankingOpIdArb, { maxLength: 4 }) }),
+  fc.record({ kind: fc.constant('edit' as const), id: rankingOpIdArb, difficulty: fc.constantFrom(0, 0.3, 1), critical: fc.boolean() }),
+  fc.record({ kind: fc.constant('delete' as const), id: rankingOpIdArb }),
+  fc.record({ kind: fc.constant('handEdit' as const), id: rankingOpIdArb, difficulty: fc.constantFrom(0, 0.6, 1) }),
+  fc.record({ kind: fc.constant('statsOnDisk' as const), count: fc.integer({ min: 0, max: 12 }) }),
+  fc.record({ kind: fc.constant('session' as const) }),
+);
+type RankingOp = typeof rankingOpArb extends fc.Arbitrary<infer T> ? T : never;
+
+function applyRankingOp(p: ReturnType<typeof queriesHarness>, op: RankingOp): void {
+  const active = p.mirror.files.has('id' in op ? op.id : '');
+  switch (op.kind) {
+    case 'access':
+      p.stats.recordAccess(op.ids.filter((id) => p.mirror.files.has(id)), p.mirror.state.session_count);
+      break;
+    case 'edit':
+      p.mirror.writeMemoryFile(op.id, memoryText(op.id, { difficulty: op.difficulty, tags: op.critical ? ['importance:critical'] : [] }));
+      p.queries.touched(op.id);
+      break;
+    case 'delete':
+      if (!active) break;
+      p.mirror.deleteMemoryFile(op.id);
+      p.stats.set(op.id, undefined);
+      break;
+    case 'handEdit':
+      fs.writeFileSync(path.join(p.paths.memories, `${op.id}.md`), memoryText(op.id, { difficulty: op.difficulty, created_at: '2026-02-01T00:00:00.000Z' }));
+      p.mirror.refresh({ full: true });
+      break;
+    case 'statsOnDisk': {
+      const entries = [...p.mirror.files.keys()].slice(0, op.count).map((id, i) => [id, { access_count: i, accessed_at: 'x', last_session: i % 4, priority: 0 }]);
+      fs.writeFileSync(`${p.paths.stats}.x`, toJsonText({ version: 1, memories: Object.fromEntries(entries) }));
+      fs.renameSync(`${p.paths.stats}.x`, p.paths.stats);
+      p.mirror.refresh();
+      break;
+    }
+    case 'session':
+      p.mirror.state.session_count++;
+      break;
+  }
+}
+
+/** The page of 8 at `offset` and the active count, from the ranking table, are what ranking every memory gives. */
+function assertRankedAsBruteForce(p: ReturnType<typeof queriesHarness>, offset: number, what: string): void {
+  const expected = bruteForce(p.queries, p.mirror.files.keys());
+  assert.deepEqual(ids(p.queries.list({}, offset, 8).memories), ids(expected.slice(offset, offset + 8)), what);
+  assert.equal(p.queries.activeCount(), p.mirror.files.size, what);
+}
+
 describe('StoreQueries', () => {
   let project: string;
   let h: ReturnType<typeof queriesHarness>;
@@ -120,55 +171,16 @@ describe('StoreQueries', () => {
   describe('the lazy ranking table stays in step', () => {
     it('after any sequence of accesses, edits, deletions, hand edits, stats rewrites and new sessions, the first page equals brute force', function () {
       this.timeout(60_000);
-      const idArb = fc.integer({ min: 0, max: 29 }).map(testId);
-      const opArb = fc.oneof(
-        fc.record({ kind: fc.constant('access' as const), ids: fc.array(idArb, { maxLength: 4 }) }),
-        fc.record({ kind: fc.constant('edit' as const), id: idArb, difficulty: fc.constantFrom(0, 0.3, 1), critical: fc.boolean() }),
-        fc.record({ kind: fc.constant('delete' as const), id: idArb }),
-        fc.record({ kind: fc.constant('handEdit' as const), id: idArb, difficulty: fc.constantFrom(0, 0.6, 1) }),
-        fc.record({ kind: fc.constant('statsOnDisk' as const), count: fc.integer({ min: 0, max: 12 }) }),
-        fc.record({ kind: fc.constant('session' as const) }),
-      );
       const dir = makeTempProject('ltm-queries-prop-');
       const p = queriesHarness(dir);
       try {
         seed(p.paths.root, 30);
         p.mirror.refresh();
         fc.assert(
-          fc.property(fc.array(opArb, { minLength: 1, maxLength: 20 }), fc.integer({ min: 0, max: 5 }), (ops, offset) => {
+          fc.property(fc.array(rankingOpArb, { minLength: 1, maxLength: 20 }), fc.integer({ min: 0, max: 5 }), (ops, offset) => {
             for (const op of ops) {
-              const active = p.mirror.files.has('id' in op ? op.id : '');
-              switch (op.kind) {
-                case 'access':
-                  p.stats.recordAccess(op.ids.filter((id) => p.mirror.files.has(id)), p.mirror.state.session_count);
-                  break;
-                case 'edit':
-                  p.mirror.writeMemoryFile(op.id, memoryText(op.id, { difficulty: op.difficulty, tags: op.critical ? ['importance:critical'] : [] }));
-                  p.queries.touched(op.id);
-                  break;
-                case 'delete':
-                  if (!active) break;
-                  p.mirror.deleteMemoryFile(op.id);
-                  p.stats.set(op.id, undefined);
-                  break;
-                case 'handEdit':
-                  fs.writeFileSync(path.join(p.paths.memories, `${op.id}.md`), memoryText(op.id, { difficulty: op.difficulty, created_at: '2026-02-01T00:00:00.000Z' }));
-                  p.mirror.refresh({ full: true });
-                  break;
-                case 'statsOnDisk': {
-                  const entries = [...p.mirror.files.keys()].slice(0, op.count).map((id, i) => [id, { access_count: i, accessed_at: 'x', last_session: i % 4, priority: 0 }]);
-                  fs.writeFileSync(`${p.paths.stats}.x`, toJsonText({ version: 1, memories: Object.fromEntries(entries) }));
-                  fs.renameSync(`${p.paths.stats}.x`, p.paths.stats);
-                  p.mirror.refresh();
-                  break;
-                }
-                case 'session':
-                  p.mirror.state.session_count++;
-                  break;
-              }
-              const expected = bruteForce(p.queries, p.mirror.files.keys());
-              assert.deepEqual(ids(p.queries.list({}, offset, 8).memories), ids(expected.slice(offset, offset + 8)), `after ${op.kind}`);
-              assert.equal(p.queries.activeCount(), p.mirror.files.size);
+              applyRankingOp(p, op);
+              assertRankedAsBruteForce(p, offset, `after ${op.kind}`);
             }
           }),
           { numRuns: 60 },
@@ -177,6 +189,40 @@ describe('StoreQueries', () => {
         p.mirror.dispose();
         removeDir(dir);
       }
+    });
+
+    it('a table filled in slices (warmRanking), with those changes between slices and a list at any point, equals brute force', async function () {
+      this.timeout(60_000);
+      await fc.assert(
+        fc.asyncProperty(
+          fc.array(fc.option(rankingOpArb, { nil: undefined }), { maxLength: 8 }),
+          fc.integer({ min: 1, max: 9 }),
+          fc.integer({ min: -1, max: 8 }),
+          async (ops, slice, listAt) => {
+            const dir = makeTempProject('ltm-queries-warm-');
+            const p = queriesHarness(dir);
+            try {
+              seed(p.paths.root, 30);
+              p.mirror.refresh();
+              let pauses = 0;
+              await p.queries.warmRanking(async () => {
+                const op = ops[pauses];
+                if (op) applyRankingOp(p, op);
+                // A session start in the middle finishes the table itself.
+                if (pauses === listAt) assertRankedAsBruteForce(p, 0, `a list at pause ${pauses}`);
+                pauses++;
+              }, slice);
+              assert.equal(p.queries.rankingWarming, false);
+              assertRankedAsBruteForce(p, 0, 'once filled');
+              assert.ok(pauses >= Math.min(1, ops.length), 'it gave way before ranking');
+            } finally {
+              p.mirror.dispose();
+              removeDir(dir);
+            }
+          },
+        ),
+        { numRuns: 40 },
+      );
     });
   });
 
