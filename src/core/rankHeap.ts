@@ -1,40 +1,13 @@
 /**
- * The memory a search works in: the slots it touched, and its hits ordered
- * by rank as they are taken. A server answers every recall, prompt hook and
- * duplicate check with a search; a search that allocated arrays the size of
- * what it matched (a short query with a prefix or a typo touches thousands
- * of memories, a duplicate check most of the store) made a store_memory call
- * allocate ~1.8 MB at 10,000 memories and every dozen recalls cost a
- * scavenge: GC pauses were most of the servers' p99. These buffers are kept
- * by the index and reused by the next search.
+ * The memory a search ranks its hits in, and their order as they are taken.
+ * A server answers every recall, prompt hook and duplicate check with a
+ * search; a search that allocated arrays the size of what it matched (a
+ * short query with a prefix or a typo touches thousands of memories, a
+ * duplicate check most of the store) made a store_memory call allocate
+ * ~1.8 MB at 10,000 memories and every dozen recalls cost a scavenge: GC
+ * pauses were most of the servers' p99. These buffers are kept by the index
+ * and reused by the next search.
  */
-
-/** A list of slots in a typed array that keeps its room: clearing it keeps the buffer. */
-export class SlotList {
-  private items: Int32Array;
-  length = 0;
-
-  constructor(capacity = 64) {
-    this.items = new Int32Array(Math.max(1, capacity));
-  }
-
-  push(slot: number): void {
-    if (this.length === this.items.length) {
-      const grown = new Int32Array(this.items.length * 2);
-      grown.set(this.items);
-      this.items = grown;
-    }
-    this.items[this.length++] = slot;
-  }
-
-  at(index: number): number {
-    return this.items[index]!;
-  }
-
-  clear(): void {
-    this.length = 0;
-  }
-}
 
 /** One search's hits: parallel columns, a row per touched slot. */
 export class HitColumns {
@@ -157,6 +130,14 @@ export class RankHeap {
  */
 const FRONT_SHARE = 1 / 3;
 
+/** The best rank of the first `length` rows of `columns` (0 for none). */
+function topRank(columns: HitColumns, length: number): number {
+  const { ranks } = columns;
+  let top = 0;
+  for (let i = 0; i < length; i++) if (ranks[i]! > top) top = ranks[i]!;
+  return top;
+}
+
 /**
  * The first `length` rows of `columns` in rank order (as RankHeap gives
  * them), taken one at a time: the rows ranked at least FRONT_SHARE of the
@@ -169,13 +150,13 @@ export class RankOrder {
   private readonly front: number;
   private restHeaped = false;
 
+  /** `top`: the best rank of the rows, when the caller knows it (else it is looked for). */
   constructor(
     private readonly columns: HitColumns,
     private readonly length: number,
+    top = topRank(columns, length),
   ) {
     const { ranks } = columns;
-    let top = 0;
-    for (let i = 0; i < length; i++) if (ranks[i]! > top) top = ranks[i]!;
     const threshold = top * FRONT_SHARE;
     let front = 0;
     for (let i = 0; i < length; i++) {

@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import fc from 'fast-check';
-import { HitColumnPool, HitColumns, RankHeap, RankOrder, SlotList } from '../../src/core/rankHeap';
+import { HitColumnPool, HitColumns, RankHeap, RankOrder } from '../../src/core/rankHeap';
 import { MemorySearchIndex } from '../../src/core/search';
 import type { SearchableMemory } from '../../src/core/searchedText';
 
@@ -74,17 +74,6 @@ describe('rankHeap (the buffers a search ranks its hits in)', () => {
     while (heap.size > 0) taken.push(columns.ranks[heap.pop()]!);
     assert.deepEqual(taken, [9, 7, 3, 2]);
     assert.deepEqual([columns.ranks[0], columns.ranks[1]], [5, 1]);
-  });
-
-  it('a SlotList keeps its numbers as it grows past its room, and clearing keeps nothing', () => {
-    const list = new SlotList(2);
-    for (let i = 0; i < 100; i++) list.push(i * 3);
-    assert.equal(list.length, 100);
-    assert.deepEqual(Array.from({ length: 100 }, (_, i) => list.at(i)), Array.from({ length: 100 }, (_, i) => i * 3));
-    list.clear();
-    assert.equal(list.length, 0);
-    list.push(7);
-    assert.equal(list.at(0), 7);
   });
 
   it('the pool lends its spare set once at a time, and a larger set returned replaces a smaller spare', () => {

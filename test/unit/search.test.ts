@@ -244,6 +244,24 @@ describe('search index', () => {
     assert.equal([...loaded.search(`${room}`)][0]?.id, `m${room}`);
   });
 
+  it('keeps each field\'s lengths as its room grows, built or loaded: the scores stay MiniSearch\'s', () => {
+    // Past 64 documents (the first room) and again past what a loaded index has room for: field lengths move with the room.
+    const many = (from: number, count: number) => fc.tuple(...Array.from({ length: count }, (_, i) => memoryArb(`m${from + i}`)));
+    fc.assert(
+      fc.property(many(0, 150), many(150, 40), queryArb, (first, more, query) => {
+        const index = new MemorySearchIndex(EXACT);
+        for (const m of first) index.upsert(m);
+        assertSameHits(index, first, query);
+        const loaded = MemorySearchIndex.deserialize(index.serialize(ANY_VERSION), EXACT)!.index;
+        const room = loaded.slotCapacity;
+        for (const m of more) loaded.upsert(m);
+        assert.ok(loaded.slotCapacity > room, 'the loaded index made more room');
+        assertSameHits(loaded, [...first, ...more], query);
+      }),
+      { numRuns: 15 },
+    );
+  });
+
   it('a document saved without a version matches none, and the others keep theirs', () => {
     const index = new MemorySearchIndex();
     for (const id of ['m1', 'm2', 'm3']) index.upsert({ id, topic: `topic ${id}`, tags: [], summary: '', content: '' });
@@ -395,6 +413,60 @@ describe('search index', () => {
     const scoreOf = (hits: typeof counted) => new Map(hits.map((h) => [h.id, [h.score, h.words]]));
     assert.deepEqual(scoreOf(informative), scoreOf(counted), 'only the rank changes: each hit keeps its score and matched words');
     assert.ok(informative.every((h, i) => h.relevance <= 1 && (i === 0 || h.relevance <= informative[i - 1]!.relevance)), 'relevance follows the rank');
+  });
+
+  it('scores and ranks a query of more words than a slot\'s bits hold (up to 80) as BM25+ and informative coordination define them', () => {
+    // Words of one length and no common prefix of three letters, none a stop word: each query word reaches itself only.
+    const letters = 'bcdfghjklmnpqrstvwxz';
+    const vocabulary = Array.from({ length: 60 }, (_, i) => `${letters[i % 20]}${letters[Math.floor(i / 20) + 5]}${'aeiou'[i % 5]}${letters[(i * 7) % 20]}k`);
+    const words = (max: number) => fc.array(fc.constantFrom(...vocabulary), { maxLength: max });
+    const memoryOf = (id: string) => fc.record({ id: fc.constant(id), topic: words(3).map((w) => w.join(' ')), tags: words(2), keywords: fc.constant([]), summary: words(4).map((w) => w.join(' ')), content: words(12).map((w) => w.join(' ')) });
+    const memoriesArb = fc.array(fc.nat(), { minLength: 2, maxLength: 25 }).chain((ns) => fc.tuple(...ns.map((_, i) => memoryOf(`m${i}`))));
+    fc.assert(
+      fc.property(memoriesArb, fc.array(fc.constantFrom(...vocabulary), { minLength: 25, maxLength: 80 }), (memories, queryList) => {
+        const index = new MemorySearchIndex({ wordForms: false });
+        for (const m of memories) index.upsert(m);
+        const fields = (m: SearchableMemory) => [m.topic, m.tags.join(' '), '', m.summary, m.content].map((t) => t.split(' ').filter((w) => w.length > 0));
+        const boosts = [3, 2, 2, 1.5, 1];
+        const n = memories.length;
+        const idf = (count: number) => Math.log(1 + (n - count + 0.5) / (count + 0.5));
+        // A field's length is its number of distinct tokens, as MiniSearch counts it (an empty text is one empty token).
+        const lengthOf = (m: SearchableMemory, f: number) => new Set([m.topic, m.tags.join(' '), '', m.summary, m.content][f]!.split(' ')).size;
+        const average = boosts.map((_, f) => memories.reduce((sum, m) => sum + lengthOf(m, f), 0) / n);
+        const holding = (w: string, f: number) => memories.filter((m) => fields(m)[f]!.includes(w)).length;
+        // Only words some memory holds: a word no memory holds would reach others by its typos.
+        const query = queryList.filter((w) => memories.some((m) => fields(m).some((t) => t.includes(w))));
+        const repeats = new Map<string, number>();
+        for (const w of query) repeats.set(w, (repeats.get(w) ?? 0) + 1);
+        const expected = new Map<string, { score: number; words: number; rank: number }>();
+        for (const m of memories) {
+          let sum = 0;
+          let matched = 0;
+          let information = 0;
+          for (const [w, times] of repeats) {
+            const texts = fields(m);
+            if (!texts.some((t) => t.includes(w))) continue;
+            matched++;
+            information += idf(Math.max(...boosts.map((_, f) => holding(w, f))));
+            texts.forEach((t, f) => {
+              const tf = t.filter((x) => x === w).length;
+              if (tf > 0) sum += times * boosts[f]! * idf(holding(w, f)) * (0.5 + (tf * 2.2) / (tf + 1.2 * (0.3 + (0.7 * lengthOf(m, f)) / average[f]!)));
+            });
+          }
+          if (matched > 0) expected.set(m.id, { score: sum * matched, words: matched, rank: sum * Math.sqrt(matched * information) });
+        }
+        const hits = [...index.search(query.join(' '))];
+        assert.deepEqual(hits.map((h) => h.id).sort(), [...expected.keys()].sort(), 'the memories holding a query word');
+        const best = Math.max(...[...expected.values()].map((e) => e.rank));
+        for (const hit of hits) {
+          const e = expected.get(hit.id)!;
+          assert.equal(hit.words, e.words, `words matched by ${hit.id}`);
+          assert.ok(Math.abs(hit.score / e.score - 1) < 1e-9, `score of ${hit.id}: ${hit.score} vs ${e.score}`);
+          assert.ok(Math.abs(hit.relevance - e.rank / best) < 1e-9, `relevance of ${hit.id}: ${hit.relevance} vs ${e.rank / best}`);
+        }
+      }),
+      { numRuns: 60 },
+    );
   });
 
   it('returns ties in a stable order and stops early when the caller does', () => {
