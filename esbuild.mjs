@@ -6,7 +6,9 @@ import { execFileSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 const CLI_FILES = JSON.parse(fs.readFileSync('src/shared/cliFiles.json', 'utf8'));
 const PLUGIN_MCP_NODE_OPTIONS = JSON.parse(fs.readFileSync('src/shared/pluginMcpNodeOptions.json', 'utf8'));
@@ -151,8 +153,13 @@ if (watch) {
   await Promise.all(contexts.map((c) => c.dispose()));
   fs.chmodSync(CLI_FILES.launcher, 0o755);
   if (production) for (const bundle of [CLI_FILES.bundle, 'dist/extension.js']) assertLatin1(bundle);
-  writeCliCodeCache(CLI_FILES.codeCache, []);
-  writeCliCodeCache(CLI_FILES.pluginMcpCodeCache, PLUGIN_MCP_NODE_OPTIONS);
+  const project = await codeCacheProject();
+  try {
+    writeCliCodeCache(CLI_FILES.codeCache, [], project);
+    writeCliCodeCache(CLI_FILES.pluginMcpCodeCache, PLUGIN_MCP_NODE_OPTIONS, project);
+  } finally {
+    if (project) fs.rmSync(project, { recursive: true, force: true });
+  }
 }
 
 /**
@@ -172,25 +179,58 @@ function assertLatin1(file) {
 }
 
 /**
- * Saves V8's code for the CLI bundle after running its module initialisation in a fresh `node`
- * started with `nodeOptions` (none, as `ltm` runs; the plugin's for `ltm mcp`: V8 takes cached code
- * only in a process started with the same V8 options), compiled by the launcher's own code, into
- * `cacheFile`. The file starts with the bundle's build-ID line, so that a launcher never uses it
- * with another build of the bundle.
+ * Saves V8's code for the CLI bundle, made in a fresh `node` started with `nodeOptions` (none, as
+ * `ltm` runs; the plugin's for `ltm mcp`: V8 takes cached code only in a process started with the
+ * same V8 options) that compiled the bundle with the launcher's own code, ran its module
+ * initialisation and then, given a `project` (see scripts/codeCacheWorkload.mjs), served a session
+ * on a copy of it, into `cacheFile`. The file starts with the bundle's build-ID line, so that a
+ * launcher never uses it with another build of the bundle.
  */
-function writeCliCodeCache(cacheFile, nodeOptions) {
+function writeCliCodeCache(cacheFile, nodeOptions, project) {
   fs.rmSync(cacheFile, { force: true });
   const launcher = path.resolve(CLI_FILES.launcher);
   const target = path.resolve(cacheFile);
+  const copy = project && fs.mkdtempSync(path.join(os.tmpdir(), 'ltm-code-cache-'));
+  if (copy) fs.cpSync(project, copy, { recursive: true });
   const script = `
     const fs = require('node:fs');
     const launcher = require(${JSON.stringify(launcher)});
     const { bundle } = launcher.bundleFiles();
     const { script } = launcher.compileBundle(bundle, null);
-    launcher.runBundle(script, bundle);
-    const id = launcher.buildIdOf(fs.readFileSync(bundle, 'utf8'));
-    fs.writeFileSync(${JSON.stringify(target + '.tmp')}, Buffer.concat([Buffer.from(id + '\\n'), script.createCachedData()]));
-    fs.renameSync(${JSON.stringify(target + '.tmp')}, ${JSON.stringify(target)});
+    const { main } = launcher.runBundle(script, bundle);
+    const save = () => {
+      const id = launcher.buildIdOf(fs.readFileSync(bundle, 'utf8'));
+      fs.writeFileSync(${JSON.stringify(target + '.tmp')}, Buffer.concat([Buffer.from(id + '\\n'), script.createCachedData()]));
+      fs.renameSync(${JSON.stringify(target + '.tmp')}, ${JSON.stringify(target)});
+      process.exit(0);
+    };
+    const project = ${JSON.stringify(copy || null)};
+    if (!project) save();
+    else import(${JSON.stringify(pathToFileURL(path.resolve('scripts/codeCacheWorkload.mjs')).href)})
+      .then((workload) => workload.serveSession(main, project))
+      .then(save, (error) => {
+        console.warn('code cache made without serving a session first: ' + error.message);
+        save();
+      });
   `;
-  execFileSync(process.execPath, [...nodeOptions, '-e', script], { stdio: 'inherit' });
+  try {
+    // Its stdout is the server's ("serving on …"), not the build's.
+    execFileSync(process.execPath, [...nodeOptions, '-e', script], { stdio: ['ignore', 'ignore', 'inherit'] });
+  } finally {
+    if (copy) fs.rmSync(copy, { recursive: true, force: true });
+  }
+}
+
+/** A project filled by a server of the bundle's own, for writeCliCodeCache; null (with a warning) when none could be made. */
+async function codeCacheProject() {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'ltm-code-cache-project-'));
+  try {
+    const { prepareProject } = await import('./scripts/codeCacheWorkload.mjs');
+    await prepareProject(path.resolve(CLI_FILES.launcher), dir);
+    return dir;
+  } catch (error) {
+    console.warn(`code caches made without serving a session first: ${error.message}`);
+    fs.rmSync(dir, { recursive: true, force: true });
+    return null;
+  }
 }

@@ -44,6 +44,29 @@ describe('the CLI launcher (dist/cli.js)', function () {
     assert.equal(compileBundle(bundle, codeCache).cacheUsed, true);
   });
 
+  it('the build made its code cache after serving a session: it holds the code of a server\'s first answers, not only the module initialisation\'s', () => {
+    // What a cache made right after the module initialisation holds (as the build made it before).
+    const r = spawnSync(
+      process.execPath,
+      [
+        '-e',
+        `const launcher = require(${JSON.stringify(path.join(REPO_ROOT, CLI_FILES.launcher))});
+         const { bundle } = launcher.bundleFiles();
+         const { script } = launcher.compileBundle(bundle, null);
+         launcher.runBundle(script, bundle);
+         console.log(script.createCachedData().length);`,
+      ],
+      { encoding: 'utf8' },
+    );
+    assert.equal(r.status, 0, r.stderr);
+    const initialisationOnly = Number(r.stdout);
+    for (const cache of [CLI_FILES.codeCache, CLI_FILES.pluginMcpCodeCache]) {
+      const built = fs.statSync(path.join(REPO_ROOT, cache)).size;
+      // ~0.7 MB against ~1.6 MB when measured: the store's opening, the MCP SDK's server, the tools and the hooks.
+      assert.ok(built > initialisationOnly * 1.5, `${cache}: ${built} bytes, against ${initialisationOnly} after the module initialisation alone`);
+    }
+  });
+
   it("a process started with the Claude Code plugin's options for `ltm mcp` takes the code cache the build made for them", () => {
     // V8 rejects cached code made in a process started with other V8 options: the default cache would
     // leave every plugin session compiling the bundle anew.
