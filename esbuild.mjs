@@ -155,8 +155,8 @@ if (watch) {
   if (production) for (const bundle of [CLI_FILES.bundle, 'dist/extension.js']) assertLatin1(bundle);
   const project = await codeCacheProject();
   try {
-    writeCliCodeCache(CLI_FILES.codeCache, [], project);
-    writeCliCodeCache(CLI_FILES.pluginMcpCodeCache, PLUGIN_MCP_NODE_OPTIONS, project);
+    writeCliCodeCache(CLI_FILES.codeCache, [], project, 'serveSession');
+    writeCliCodeCache(CLI_FILES.pluginMcpCodeCache, PLUGIN_MCP_NODE_OPTIONS, project, 'mcpSession');
   } finally {
     if (project) fs.rmSync(project, { recursive: true, force: true });
   }
@@ -182,11 +182,11 @@ function assertLatin1(file) {
  * Saves V8's code for the CLI bundle, made in a fresh `node` started with `nodeOptions` (none, as
  * `ltm` runs; the plugin's for `ltm mcp`: V8 takes cached code only in a process started with the
  * same V8 options) that compiled the bundle with the launcher's own code, ran its module
- * initialisation and then, given a `project` (see scripts/codeCacheWorkload.mjs), served a session
- * on a copy of it, into `cacheFile`. The file starts with the bundle's build-ID line, so that a
+ * initialisation and then, given a `project`, served a session on a copy of it (`session`, of
+ * scripts/codeCacheWorkload.mjs: `ltm serve`'s or `ltm mcp`'s), into `cacheFile`. The file starts with the bundle's build-ID line, so that a
  * launcher never uses it with another build of the bundle.
  */
-function writeCliCodeCache(cacheFile, nodeOptions, project) {
+function writeCliCodeCache(cacheFile, nodeOptions, project, session) {
   fs.rmSync(cacheFile, { force: true });
   const launcher = path.resolve(CLI_FILES.launcher);
   const target = path.resolve(cacheFile);
@@ -207,7 +207,7 @@ function writeCliCodeCache(cacheFile, nodeOptions, project) {
     const project = ${JSON.stringify(copy || null)};
     if (!project) save();
     else import(${JSON.stringify(pathToFileURL(path.resolve('scripts/codeCacheWorkload.mjs')).href)})
-      .then((workload) => workload.serveSession(main, project))
+      .then((workload) => workload[${JSON.stringify(session)}](main, project))
       .then(save, (error) => {
         console.warn('code cache made without serving a session first: ' + error.message);
         save();

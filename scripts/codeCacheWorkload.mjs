@@ -6,10 +6,12 @@
 // tools as they ran: ~25 ms of `ltm serve` start → first recall at 10,000 memories. So the cache is
 // made in a process that has served what a Claude Code session sends first: `ltm serve` run through
 // the bundle's own main(), on a small project an earlier server filled (so that it opens from its
-// caches, as a project does), over real HTTP on 127.0.0.1.
+// caches, as a project does), over real HTTP on 127.0.0.1; for the cache of the Claude Code plugin's
+// `ltm mcp`, that command's session over its stdin and stdout instead.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { PassThrough } from 'node:stream';
 
 const LESSONS = [
   ['Postgres migration times out on staging', 'The migration holds a lock while the deploy retries; run it before the rollout.', ['postgres', 'deploy']],
@@ -97,4 +99,49 @@ export async function serveSession(main, projectDir) {
   process.argv = [process.argv[0], 'ltm', 'serve', '--project', projectDir];
   void main();
   await session(clientOf(await serverInfo(projectDir, process.pid), projectDir));
+}
+
+/**
+ * Runs `ltm mcp` on `projectDir` in this process (`main`: the bundle's), as the Claude Code plugin
+ * starts it, with its stdin and stdout replaced by this function's: the MCP handshake, the tools
+ * listed, a recall and a store. Resolves once they were answered; the command keeps running.
+ */
+export async function mcpSession(main, projectDir) {
+  const input = new PassThrough();
+  Object.defineProperty(process, 'stdin', { value: input, configurable: true });
+  const waiting = new Map();
+  let output = '';
+  process.stdout.write = (chunk) => {
+    output += String(chunk);
+    for (let end = output.indexOf('\n'); end >= 0; end = output.indexOf('\n')) {
+      const line = output.slice(0, end);
+      output = output.slice(end + 1);
+      try {
+        const message = JSON.parse(line);
+        waiting.get(message.id)?.(message);
+      } catch {
+        // Not a message of ours.
+      }
+    }
+    return true;
+  };
+  process.argv = [process.argv[0], 'ltm', 'mcp', '--project', projectDir];
+  void main();
+  let id = 0;
+  const send = (message) => input.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+  const request = (method, params) =>
+    new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`ltm mcp did not answer ${method} within 30 s`)), 30_000);
+      waiting.set(++id, (message) => {
+        clearTimeout(timer);
+        if (message.error) reject(new Error(`ltm mcp answered ${method} with ${JSON.stringify(message.error)}`));
+        else resolve(message);
+      });
+      send({ id, method, params });
+    });
+  await request('initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'code-cache', version: '1' } });
+  send({ method: 'notifications/initialized' });
+  await request('tools/list', {});
+  await request('tools/call', { name: 'recall', arguments: { query: 'postgres migration timeout' } });
+  await request('tools/call', { name: 'store_memory', arguments: { topic: 'Idle sockets close after 5 s', content: 'Keep-alive sockets of the hook server close after 5 s idle.', tags: ['networking'] } });
 }
