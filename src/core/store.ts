@@ -141,10 +141,11 @@ export class MemoryStore {
    * Settles when an openInSteps under way has (at once when none is): a request
    * waits for it rather than reading the files a second time. For a request
    * that will not search (see StoreOpening.untilOpened); one that searches
-   * waits through untilSearchIndexReady.
+   * waits through untilSearchIndexReady. `thenSearches`: one that may search
+   * next, once it knows (the opening reads the saved search index for it).
    */
-  untilOpened(): Promise<void> {
-    return this.opening.untilOpened();
+  untilOpened(options: { thenSearches?: boolean } = {}): Promise<void> {
+    return this.opening.untilOpened(options);
   }
 
   /**

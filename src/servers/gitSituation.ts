@@ -12,6 +12,8 @@
  * reading the status never holds up a git command the person runs meanwhile.
  */
 import { execFile } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 import type { SessionSituation } from '../core/situation';
 import { STORE_FOLDER } from '../core/storeFiles';
 
@@ -127,6 +129,18 @@ export async function readGitSituation(dir: string, options: GitSituationOptions
   const changed = new Set(changedFiles);
   const recentFiles = [...new Set(fields(log ?? '').map((f) => f.trim()))].filter((f) => f && !changed.has(f) && !inStore(f)).slice(0, MAX_SITUATION_FILES);
   return { branch, changedFiles, recentFiles };
+}
+
+/**
+ * Whether `dir` looks like a place in a git working tree (a `.git` in it or in a folder above): a few
+ * stats, where asking git takes a process. Said before git answers, to guess whether a session start
+ * will have a situation to rank by; git's answer decides.
+ */
+export function insideGitWorkTree(dir: string): boolean {
+  for (let at = path.resolve(dir); ; at = path.dirname(at)) {
+    if (fs.existsSync(path.join(at, '.git'))) return true;
+    if (path.dirname(at) === at) return false;
+  }
 }
 
 /** How long a situation read is reused: sessions started together (a burst, parallel terminals) see the same tree. */

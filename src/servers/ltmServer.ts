@@ -16,7 +16,7 @@ import { HookRoutes, isHookEvent } from './hookRoutes';
 import { FollowUpQueue } from './followUpQueue';
 import { IndexFlushSchedule } from './indexFlush';
 import { TOOL_PREFIX_HEADER, knownToolPrefix } from '../shared/toolNames';
-import { cachedGitSituation } from './gitSituation';
+import { cachedGitSituation, insideGitWorkTree } from './gitSituation';
 import type { SessionSituation } from '../core/situation';
 // Types only: the MCP modules (and the MCP SDK in them) are loaded when MCP is first needed (see mcpSessions()).
 import type { McpSessions, McpSessionLimits, McpSessionStats } from './mcpSessions';
@@ -84,6 +84,8 @@ export class LtmServer {
   private readonly followUps: FollowUpQueue;
   /** index.json is written in pauses between requests, not on every store. */
   private readonly indexFlush: IndexFlushSchedule;
+  /** Whether a session start is expected to have a git situation to rank by (see handle). */
+  private readonly situationExpected: boolean;
   /** The MCP sessions, once mcpSessions() loaded their modules. */
   private mcp: McpSessions | null = null;
   private mcpLoading: Promise<McpSessions> | null = null;
@@ -116,6 +118,7 @@ export class LtmServer {
       // Session start ranks by the project's git situation too (branch, changed files).
       readSituation: options.readSituation ?? cachedGitSituation(options.store.paths.project),
     });
+    this.situationExpected = options.readSituation === undefined && insideGitWorkTree(options.store.paths.project);
     this.guard = new RequestGuard({ port: () => this.portNumber, token, allowedOrigins: options.allowedOrigins ?? [] });
     this.http = http.createServer((req, res) => void this.handle(req, res));
     // Hooks are short-lived; idle keep-alive sockets should not hold the process open.
@@ -353,7 +356,9 @@ export class LtmServer {
         // tracked file: ~30 ms with 10,000 memory files here, far longer in a large working tree); the
         // session start then takes that answer.
         this.hooks.readSituationAhead();
-        await this.options.store.untilOpened();
+        // In a git working tree the session start will rank by the situation, which searches: the opening
+        // then reads the saved search index while the memory files are looked at, rather than after.
+        await this.options.store.untilOpened({ thenSearches: this.situationExpected });
       } else if (pathname.startsWith('/hook/')) await this.options.store.untilSearchIndexReady();
       if (pathname === '/mcp') return await this.handleMcp(req, res);
       const hook = /^\/hook\/([a-z_]+)$/.exec(pathname);

@@ -7,7 +7,7 @@ import { execFile, spawnSync } from 'node:child_process';
 import { promisify } from 'node:util';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { MAX_SITUATION_FILES, RECENT_COMMITS, cachedGitSituation, parseStatus, readGitSituation } from '../../src/servers/gitSituation';
+import { MAX_SITUATION_FILES, RECENT_COMMITS, cachedGitSituation, insideGitWorkTree, parseStatus, readGitSituation } from '../../src/servers/gitSituation';
 import { makeTempProject, removeDir } from '../support/storeKit';
 
 const execFileAsync = promisify(execFile);
@@ -141,6 +141,24 @@ describe('gitSituation: the branch and the changed files, from git', function ()
     const started = Date.now();
     assert.equal(await readGitSituation(repo, { gitPath: slowGit, timeoutMs: 150 }), null, 'git too slow');
     assert.ok(Date.now() - started < 2000, `${Date.now() - started} ms`);
+  });
+
+  it('insideGitWorkTree: a repository, a folder in it and a linked worktree are; a folder outside is not', () => {
+    commit(repo, ['a.ts'], 'first');
+    fs.mkdirSync(path.join(repo, 'packages', 'app'), { recursive: true });
+    assert.equal(insideGitWorkTree(repo), true);
+    assert.equal(insideGitWorkTree(path.join(repo, 'packages', 'app')), true, 'a project in a subfolder');
+    const worktree = `${repo}-worktree`;
+    const outside = makeTempProject('ltm-nogit-');
+    try {
+      // A linked worktree has a .git file, not a folder.
+      git(repo, 'worktree', 'add', '-q', worktree);
+      assert.equal(insideGitWorkTree(worktree), true, 'a linked worktree');
+      assert.equal(insideGitWorkTree(outside), false);
+    } finally {
+      removeDir(worktree);
+      removeDir(outside);
+    }
   });
 
   it('never takes the index lock, so a git command run meanwhile is not held up', async () => {

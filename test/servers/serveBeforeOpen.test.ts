@@ -6,6 +6,7 @@
  * disk, hand edits made while no process ran included.
  */
 import { strict as assert } from 'node:assert';
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as path from 'node:path';
@@ -136,6 +137,29 @@ describe('a server that listens before its store is read', function () {
     assert.deepEqual(asked, [false], 'asked once, while the store opened');
     const context = ((answer.json().hookSpecificOutput as Json).additionalContext as string) ?? '';
     assert.match(context, /fix\/build-step/, 'the session start used that situation');
+  });
+
+  it('a session_start in a git working tree tells the opening it will search (it ranks by the situation), so that the saved index is read meanwhile; elsewhere, not', async () => {
+    // What the opening then does with it: storeOpening.test.ts ("the saved search index, read ahead while the worker sweeps").
+    const waits = async (sessionId: string) => {
+      const told: { thenSearches?: boolean }[] = [];
+      const untilOpened = store.untilOpened.bind(store);
+      store.untilOpened = (options = {}) => {
+        told.push(options);
+        return untilOpened(options);
+      };
+      const started = (server = await LtmServer.start({ store, version: 'test' }));
+      const answer = await postHook(started.port, started.token, 'session_start', sessionStartPayload(sessionId));
+      assert.equal(answer.status, 200, answer.text);
+      await started.stop();
+      server = undefined;
+      return told;
+    };
+    assert.deepEqual(await waits('s-outside-git'), [{ thenSearches: false }], 'not in a repository: ranked by priority alone');
+    execFileSync('git', ['init', '-q', '-b', 'main'], { cwd: project });
+    store.dispose();
+    store = MemoryStore.prepare(project);
+    assert.deepEqual(await waits('s-in-git'), [{ thenSearches: true }]);
   });
 
   it('a session_start that waited for the opening is answered before the search index is loaded; a recall after it is answered as before', async () => {
