@@ -183,8 +183,8 @@ function assertLatin1(file) {
  * `ltm` runs; the plugin's for `ltm mcp`: V8 takes cached code only in a process started with the
  * same V8 options) that compiled the bundle with the launcher's own code, ran its module
  * initialisation and then, given a `project`, served a session on a copy of it (`session`, of
- * scripts/codeCacheWorkload.mjs: `ltm serve`'s or `ltm mcp`'s), into `cacheFile`. The file starts with the bundle's build-ID line, so that a
- * launcher never uses it with another build of the bundle.
+ * scripts/codeCacheWorkload.mjs: `ltm serve`'s or `ltm mcp`'s), into `cacheFile`. The file starts
+ * with the bundle's build-ID line, so that a launcher never uses it with another build of the bundle.
  */
 function writeCliCodeCache(cacheFile, nodeOptions, project, session) {
   fs.rmSync(cacheFile, { force: true });
