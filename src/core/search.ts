@@ -56,8 +56,17 @@ interface FieldScorer {
   perToken: number;
 }
 
+/** Sets `scorer` for a field of weight `fieldWeight` (weight × boost × IDF) whose lengths average `averageLength`. */
+function setFieldScorer(scorer: FieldScorer, fieldWeight: number, averageLength: number): FieldScorer {
+  scorer.floor = fieldWeight * BM25.d;
+  scorer.numerator = fieldWeight * (BM25.k + 1);
+  scorer.base = BM25.k * (1 - BM25.b);
+  scorer.perToken = (BM25.k * BM25.b) / averageLength;
+  return scorer;
+}
+
 function fieldScorer(fieldWeight: number, averageLength: number): FieldScorer {
-  return { floor: fieldWeight * BM25.d, numerator: fieldWeight * (BM25.k + 1), base: BM25.k * (1 - BM25.b), perToken: (BM25.k * BM25.b) / averageLength };
+  return setFieldScorer({ floor: 0, numerator: 0, base: 0, perToken: 0 }, fieldWeight, averageLength);
 }
 
 /**
@@ -688,6 +697,8 @@ export class MemorySearchIndex {
       });
     });
     const documentCount = this.slotOf.size;
+    // One scorer, set for each document and field: an object each was garbage in every stored memory's similarity check.
+    const scorer = fieldScorer(0, 1);
     this.walkQuery(query, related, {}, (posting, weight, wordIndex) => {
       for (let h = lastHolder.get(posting.term) ?? -1; h >= 0; h = holders[h + 2]!) {
         const d = holders[h]!;
@@ -700,7 +711,7 @@ export class MemorySearchIndex {
         for (let f = 0; f < FIELD_COUNT; f++) {
           const tf = counts[at + f]!;
           if (tf === 0) continue;
-          const scorer = fieldScorer(weight * FIELDS[f]!.boost * idf(documentCount, entryCount(posting, f)), this.totalLength[f]! / documentCount);
+          setFieldScorer(scorer, weight * FIELDS[f]!.boost * idf(documentCount, entryCount(posting, f)), this.totalLength[f]! / documentCount);
           scores[d]! += entryScore(scorer, tf, this.lengths[this.lengthAt(slot, f)]!);
         }
       }
