@@ -8,9 +8,10 @@
  * is ours. MiniSearch's own `search()` builds a result
  * object (with a per-term match record) for every matching document, so an OR
  * query with one common word costs ~10 ms at 10,000 memories even though the
- * store only wants the best ten. Here postings are plain arrays, scores add up
- * in one typed array indexed by document slot, and hits come out of a heap in
- * rank order, so the store stops reading as soon as no later hit can matter.
+ * store only wants the best ten. Here postings are plain arrays, BM25+ scores
+ * (bm25.ts) add up in typed arrays indexed by document slot
+ * (slotAccumulators.ts), and hits come out of a heap in rank order, so the
+ * store stops reading as soon as no later hit can matter.
  *
  * The scores are MiniSearch's, term for term (same tokenizer, field lengths,
  * BM25+ parameters, prefix and fuzzy weights, and the bonus for matching more
@@ -19,12 +20,14 @@
  * for matching more of the query's words also weighs how informative they are.
  */
 import { matchesAsPrefix, queryWords, stemOf, typosAllowed } from './analyzer';
+import { entryScore, fieldScorer, idf, setFieldScorer } from './bm25';
 import { addEntry, dropEntries, entryCount, removeEntry, type FieldPostings } from './postingLists';
-import { HitColumnPool, RankOrder, type HitColumns } from './rankHeap';
+import { HitColumnPool, RankOrder } from './rankHeap';
 import type { FileSignature } from './files';
 import type { Expansions } from './relatedTerms';
 import { countsAt, largestPosting, postingWidth, readSnapshot, savedPostingsLength, SERIALIZE_BLOCK, SnapshotNumbersWriter, writeSnapshotStart, type PostingNumbers, type SnapshotVersions } from './searchSnapshot';
 import { digestOfFieldTexts, FIELD_COUNT, FIELDS, fieldTerms, type SearchableMemory } from './searchedText';
+import { SlotAccumulators, WORDS_PER_FOLD } from './slotAccumulators';
 import { TermDictionary } from './termDictionary';
 
 export interface SearchHit {
@@ -35,57 +38,6 @@ export interface SearchHit {
   score: number;
   /** How many of the query's distinct words it matched (as written, as a prefix, another form or with typos). */
   words: number;
-}
-
-/** BM25+ parameters (MiniSearch's defaults): saturation, length normalisation, lower bound. */
-const BM25 = { k: 1.2, b: 0.7, d: 0.5 };
-/** BM25's inverse document frequency of a term `count` of `documents` documents hold. */
-function idf(documents: number, count: number): number {
-  return Math.log(1 + (documents - count + 0.5) / (count + 0.5));
-}
-
-/** What one field's entries of one term share in their BM25+ scores (see entryScore). */
-interface FieldScorer {
-  /** The field's weight times BM25+'s lower bound: what any entry gets. */
-  floor: number;
-  /** The field's weight times (k + 1). */
-  numerator: number;
-  /** k × (1 − b): the length normalisation's constant part. */
-  base: number;
-  /** k × b / the field's average length: its part per token of the document's field. */
-  perToken: number;
-}
-
-/** Sets `scorer` for a field of weight `fieldWeight` (weight × boost × IDF) whose lengths average `averageLength`. */
-function setFieldScorer(scorer: FieldScorer, fieldWeight: number, averageLength: number): FieldScorer {
-  scorer.floor = fieldWeight * BM25.d;
-  scorer.numerator = fieldWeight * (BM25.k + 1);
-  scorer.base = BM25.k * (1 - BM25.b);
-  scorer.perToken = (BM25.k * BM25.b) / averageLength;
-  return scorer;
-}
-
-function fieldScorer(fieldWeight: number, averageLength: number): FieldScorer {
-  return setFieldScorer({ floor: 0, numerator: 0, base: 0, perToken: 0 }, fieldWeight, averageLength);
-}
-
-/**
- * An entry's BM25+ score, the field's weight × (d + tf × (k + 1) / (tf + k × (1 − b + b × length / average))), with
- * what the entries share worked out once (a search adds ~280,000 entries for a long prompt
- * at 50,000 memories). search() and scoresOf() both score with it, so that they agree.
- */
-function entryScore(scorer: FieldScorer, tf: number, length: number): number {
-  return scorer.floor + (scorer.numerator * tf) / (tf + scorer.base + scorer.perToken * length);
-}
-
-/** Query words a search marks in a slot's bits (MemorySearchIndex.wordMask) before it counts them. */
-const WORDS_PER_FOLD = 31;
-
-/** How many bits of `mask` are set. */
-function bitCount(mask: number): number {
-  let n = mask - ((mask >>> 1) & 0x55555555);
-  n = (n & 0x33333333) + ((n >>> 2) & 0x33333333);
-  return Math.imul((n + (n >>> 4)) & 0x0f0f0f0f, 0x01010101) >>> 24;
 }
 
 /** A word matching as a longer word's prefix, or with typos, weighs less than an exact match. */
@@ -212,22 +164,12 @@ export class MemorySearchIndex {
   /** The digest of each slot's text (searchedTextDigest), saved with its version; NaN when a snapshot did not say. */
   private textDigests = new Float64Array(64);
   private readonly totalLength = new Float64Array(FIELD_COUNT);
-  /** Score accumulator and matched-word bookkeeping, reused across searches. */
-  private scores = new Float64Array(64);
-  /**
-   * The query words each slot matched since the last fold, a bit per word (see WORDS_PER_FOLD): setting a bit
-   * is all the bookkeeping an entry needs. Checking whether a slot had matched the current word already, as
-   * before, was a branch no processor could predict, and two thirds of a long prompt's search at 50,000 memories.
-   */
-  private wordMask = new Uint32Array(64);
-  /** How many of the query's words each slot matched, in the folds so far. */
-  private wordsMatched = new Uint16Array(64);
-  /** The summed IDF of the words of each bit pattern of a wordMask byte (see fillInformationTable). */
-  private readonly informationTable = new Float64Array(4 * 256);
+  /** What a search adds up per slot (slotAccumulators.ts), reused across searches. */
+  private readonly accumulators = new SlotAccumulators(64);
   /** The columns searches rank their hits in, lent to one search at a time. */
   private readonly hitColumns = new HitColumnPool();
-  /** The summed IDF of the query words each slot matched (informative coordination). */
-  private informationMatched = new Float64Array(64);
+  /** How many slots the per-slot arrays have room for: also the length of each field's run in `lengths`. */
+  private capacity = 64;
 
   /** Counts changes, so that a ScoringDocument is not used after one. */
   private version = 0;
@@ -555,17 +497,19 @@ export class MemorySearchIndex {
     // terms were all visited (walkQuery visits one word's terms after another), so the words'
     // IDFs are added to the slots that matched them when their bits are counted.
     const documentsHolding: number[] = [];
+    const documents = this.slotOf.size;
+    const accumulators = this.accumulators;
     let folded = 0;
     this.walkQuery(query, related, reach, (posting, weight, wordIndex) => {
-      if (wordIndex - folded >= WORDS_PER_FOLD) folded = this.foldWords(folded, wordIndex, documentsHolding, informative);
+      if (wordIndex - folded >= WORDS_PER_FOLD) folded = accumulators.foldWords(folded, wordIndex, documentsHolding, documents, this.idOf.length, informative);
       let holding = documentsHolding[wordIndex] ?? 0;
       for (let f = 0; f < FIELD_COUNT; f++) holding = Math.max(holding, entryCount(posting, f));
       documentsHolding[wordIndex] = holding;
       this.addPosting(posting, weight, 2 ** (wordIndex - folded));
     });
-    if (informative) this.fillInformationTable(folded, documentsHolding);
+    if (informative) accumulators.fillInformationTable(folded, documentsHolding, documents);
     const hits = this.hitColumns.take(this.idOf.length);
-    const { count, top } = this.collectHits(hits, informative, folded > 0);
+    const { count, top } = accumulators.collectHits(hits, this.idOf.length, informative, folded > 0);
     // Relevance is relative to the best hit the filter accepts, which is the
     // first accepted one out of the heap; the filter runs only on hits taken.
     try {
@@ -757,114 +701,29 @@ export class MemorySearchIndex {
       .map((w) => w.word);
   }
 
-  /** Adds one term's BM25+ contribution to every document holding it, and marks them as matching the query word of `wordBit` (see wordMask). */
+  /** Adds one term's BM25+ contribution to every document holding it, and marks them as matching the query word of `wordBit` (see slotAccumulators.ts). */
   private addPosting(posting: Posting, weight: number, wordBit: number): void {
+    const { accumulators, lengths } = this;
     const documents = this.slotOf.size;
     for (let f = 0; f < FIELD_COUNT; f++) {
       const count = entryCount(posting, f);
       if (count === 0) continue;
       const scorer = fieldScorer(weight * FIELDS[f]!.boost * idf(documents, count), this.totalLength[f]! / documents);
-      this.addEntries(posting.slots[f]!, posting.frequencies[f]!, f, scorer, wordBit);
+      const fieldAt = this.lengthAt(0, f);
+      accumulators.addEntries(posting.slots[f]!, posting.frequencies[f]!, lengths, fieldAt, scorer, wordBit);
       const added = posting.added?.[f];
-      if (added && added.slots.length > 0) this.addEntries(added.slots, added.frequencies, f, scorer, wordBit);
+      if (added && added.slots.length > 0) accumulators.addEntries(added.slots, added.frequencies, lengths, fieldAt, scorer, wordBit);
     }
-  }
-
-  /** addPosting for one list of a field's entries: no branch per entry. */
-  private addEntries(slots: ArrayLike<number>, frequencies: ArrayLike<number>, field: number, scorer: FieldScorer, wordBit: number): void {
-    const { wordMask, scores, lengths } = this;
-    const fieldAt = this.lengthAt(0, field);
-    for (let i = 0; i < slots.length; i++) {
-      const slot = slots[i]!;
-      wordMask[slot]! |= wordBit;
-      scores[slot]! += entryScore(scorer, frequencies[i]!, lengths[fieldAt + slot]!);
-    }
-  }
-
-  /**
-   * Counts the bits of words `first` to `end` (exclusive; at most WORDS_PER_FOLD) into
-   * each slot's wordsMatched and informationMatched, and clears them: a query of more
-   * words than the bits hold. Returns `end`.
-   */
-  private foldWords(first: number, end: number, documentsHolding: readonly number[], informative: boolean): number {
-    if (informative) this.fillInformationTable(first, documentsHolding.slice(0, end));
-    const { wordMask, wordsMatched, informationMatched } = this;
-    for (let slot = 0; slot < this.idOf.length; slot++) {
-      const mask = wordMask[slot]!;
-      if (mask === 0) continue;
-      wordMask[slot] = 0;
-      wordsMatched[slot]! += bitCount(mask);
-      if (informative) informationMatched[slot]! += this.informationOf(mask);
-    }
-    return end;
-  }
-
-  /**
-   * Every touched slot as a row of `hits` (the slots in order, one pass over them all:
-   * ~0.1 ms at 50,000 memories), with its accumulators cleared; returns how many, and the best rank.
-   * Matching more of the query's words multiplies the score (MiniSearch's coordination
-   * bonus); the rank may also weigh how informative the matched words are (see Coordination).
-   */
-  private collectHits(hits: HitColumns, informative: boolean, folded: boolean): { count: number; top: number } {
-    const { wordMask, wordsMatched, informationMatched, scores } = this;
-    let count = 0;
-    let top = 0;
-    for (let slot = 0; slot < this.idOf.length; slot++) {
-      const mask = wordMask[slot]!;
-      const earlier = folded ? wordsMatched[slot]! : 0;
-      if (mask === 0 && earlier === 0) continue;
-      const words = earlier + bitCount(mask);
-      const sum = scores[slot]!;
-      hits.slots[count] = slot;
-      hits.scores[count] = sum * words;
-      const rank = informative ? sum * Math.sqrt(words * ((earlier ? informationMatched[slot]! : 0) + this.informationOf(mask))) : sum * words;
-      if (rank > top) top = rank;
-      hits.ranks[count] = rank;
-      hits.words[count] = words;
-      count++;
-      scores[slot] = 0;
-      wordMask[slot] = 0;
-      if (earlier !== 0) {
-        wordsMatched[slot] = 0;
-        informationMatched[slot] = 0;
-      }
-    }
-    return { count, top };
-  }
-
-  /**
-   * Fills informationTable for words from `first` on (the bits of a wordMask): for each
-   * byte of a mask and each of its 256 values, the summed IDF of the words its bits stand
-   * for, so that a slot's sum takes four lookups rather than a step per bit.
-   */
-  private fillInformationTable(first: number, documentsHolding: readonly number[]): void {
-    const documents = this.slotOf.size;
-    const table = this.informationTable;
-    for (let byte = 0; byte < 4; byte++) {
-      const at = byte * 256;
-      table[at] = 0;
-      for (let value = 1; value < 256; value++) {
-        const word = first + byte * 8 + (31 - Math.clz32(value & -value));
-        const holding = documentsHolding[word];
-        table[at + value] = table[at + (value & (value - 1))]! + (holding === undefined ? 0 : idf(documents, holding));
-      }
-    }
-  }
-
-  /** The summed IDF of the words whose bits `mask` holds (see fillInformationTable). */
-  private informationOf(mask: number): number {
-    const table = this.informationTable;
-    return table[mask & 255]! + table[256 + ((mask >>> 8) & 255)]! + table[512 + ((mask >>> 16) & 255)]! + table[768 + (mask >>> 24)]!;
   }
 
   /** Where the length of field `field` of `slot` is in `lengths`: the fields' runs are as long as the per-slot arrays (see ensureCapacity). */
   private lengthAt(slot: number, field: number): number {
-    return field * this.scores.length + slot;
+    return field * this.capacity + slot;
   }
 
   /** How many slots the per-slot arrays have room for (tests). */
   get slotCapacity(): number {
-    return this.scores.length;
+    return this.capacity;
   }
 
   /**
@@ -873,27 +732,17 @@ export class MemorySearchIndex {
    * (~2.3 MB more held at 50,000 memories, and as much again until the old ones were collected).
    */
   private ensureCapacity(slots: number): void {
-    if (slots <= this.scores.length) return;
-    const capacity = Math.max(slots + (slots >> 3), this.scores.length + 64);
-    const room = this.scores.length;
+    if (slots <= this.capacity) return;
+    const room = this.capacity;
+    const capacity = Math.max(slots + (slots >> 3), room + 64);
     const lengths = new Uint32Array(capacity * FIELD_COUNT);
     for (let f = 0; f < FIELD_COUNT; f++) lengths.set(this.lengths.subarray(f * room, (f + 1) * room), f * capacity);
     this.lengths = lengths;
-    const scores = new Float64Array(capacity);
-    scores.set(this.scores);
-    this.scores = scores;
-    const wordMask = new Uint32Array(capacity);
-    wordMask.set(this.wordMask);
-    this.wordMask = wordMask;
-    const wordsMatched = new Uint16Array(capacity);
-    wordsMatched.set(this.wordsMatched);
-    this.wordsMatched = wordsMatched;
     const textDigests = new Float64Array(capacity);
     textDigests.set(this.textDigests);
     this.textDigests = textDigests;
-    const informationMatched = new Float64Array(capacity);
-    informationMatched.set(this.informationMatched);
-    this.informationMatched = informationMatched;
+    this.accumulators.grow(capacity);
+    this.capacity = capacity;
   }
 }
 
