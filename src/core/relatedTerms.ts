@@ -100,10 +100,11 @@ export class RelatedTerms {
    */
   expand(query: string): Expansions {
     const tokens = tokenize(query);
+    // Each token lower-cased and stemmed once: a token's stem is its word's (indexTerm only lower-cases,
+    // or drops it). A similarity check expands four texts of 1,000 characters for every stored memory.
     const stems = tokens.map(tokenStem);
     const expansions = new Map<string, Map<string, number>>();
-    const credit = (word: string, group: number): void => {
-      const own = stemOf(word);
+    const credit = (word: string, own: string, group: number): void => {
       let reached = expansions.get(word);
       for (const stem of this.groupStems[group]!) {
         if (stem === own) continue;
@@ -112,15 +113,19 @@ export class RelatedTerms {
       }
     };
     tokens.forEach((token, at) => {
+      const stem = stems[at]!;
+      const groups = this.groupsOfStem.get(stem);
+      const phrases = this.phrasesByFirst.get(stem);
+      if (!groups && !phrases) return;
       const word = indexTerm(token);
-      if (word) for (const group of this.groupsOfStem.get(stemOf(word)) ?? []) credit(word, group);
-      for (const phrase of this.phrasesByFirst.get(stems[at]!) ?? []) {
-        if (!phrase.stems.every((stem, i) => stems[at + i] === stem)) continue;
+      if (word && groups) for (const group of groups) credit(word, stem, group);
+      for (const phrase of phrases ?? []) {
+        if (!phrase.stems.every((phraseStem, i) => stems[at + i] === phraseStem)) continue;
         // The phrase counts for its first word that the index sees (not a stop word).
         for (let i = 0; i < phrase.stems.length; i++) {
           const inner = indexTerm(tokens[at + i]!);
           if (inner) {
-            credit(inner, phrase.group);
+            credit(inner, stems[at + i]!, phrase.group);
             break;
           }
         }
