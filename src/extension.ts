@@ -18,7 +18,9 @@ import { MemoryTreeProvider, type MemoryTreeNode } from './vscode/memoryTree';
 import { LtmSettings, isTreeSort, type GroupBy } from './vscode/settings';
 import { PanelRestorer } from './vscode/panelRestore';
 import { MemoryStatusBar } from './vscode/statusBar';
-import { Panels, type MemoryPanelProbe, type PanelHandle } from './vscode/webviewPanels';
+import type { PanelHandle } from './vscode/ltmPanel';
+import type { MemoryPanelProbe } from './vscode/memoryPanel';
+import { Panels } from './vscode/webviewPanels';
 import { WorkspaceMemories } from './vscode/workspaceMemories';
 
 /** What the extension exports: used by its integration tests and open to other extensions. */

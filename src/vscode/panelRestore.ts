@@ -18,7 +18,8 @@ import { hasOpenStore } from './folderMemory';
 import { differingFields } from './memoryEdit';
 import { draftText, parsePanelState } from './panelState';
 import { PANEL_VIEW_TYPES, unavailableHtml } from './webviewHtml';
-import type { PanelHandle, Panels } from './webviewPanels';
+import type { PanelHandle } from './ltmPanel';
+import type { Panels } from './webviewPanels';
 import type { WorkspaceMemories } from './workspaceMemories';
 
 export interface PanelRestoreDeps {

@@ -13,7 +13,7 @@ import { MemoryStore } from '../../../src/core/store';
 import type { LtmApi } from '../../../src/extension';
 import type { MemoryFields, NewMemoryInput, PersistedPanelState, ToWebview, WebviewView } from '../../../src/shared/protocol';
 import { PANEL_VIEW_TYPES } from '../../../src/vscode/webviewHtml';
-import type { PanelHandle } from '../../../src/vscode/webviewPanels';
+import type { PanelHandle } from '../../../src/vscode/ltmPanel';
 import { EXTENSION_ID, fieldsOnDisk, newProjectFolder, readyApi, removeProjectFolder, runCli, waitFor } from './hostKit';
 
 /** A panel as VS Code hands it to a serializer after a reload: of the view's type, its page not yet set up. */
