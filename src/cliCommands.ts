@@ -630,7 +630,7 @@ async function serve({ projectDir, version, values }: CommandInput): Promise<Out
       // the MCP modules nor Node's web Request classes, and need not wait for them too (an MCP request
       // meanwhile loads them itself).
       server.inPause('MCP prepared', () => server.prepareMcp());
-      server.inPause('caches saved', async () => store.flushCaches());
+      server.inPause('caches saved', () => store.flushCachesInSlices());
       // For the first store (not for a stop, which runs the work in a pause at once).
       server.inPause('first store prepared', async () => {
         if (!stopping) await store.prepareForStores();

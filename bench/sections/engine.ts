@@ -51,6 +51,8 @@ const DESCRIBE = {
   coldProcess: 'Fresh process, whole: node startup + loading the bundle + open + list, timed by the parent (cache present)',
   openHold: 'Fresh process opening the store as the extension does in its host (openAsync in slices, search index worker, serving meanwhile) until its first search: the longest time the thread was held in one go, which every other extension in the host waits at worst (caches present)',
   openHoldNoCache: 'Same, parse-cache.json and search-index.bin deleted first (a fresh clone): every memory file is read, a slice at a time, and indexed on the worker',
+  openHoldAfter: 'In those processes, after the first search, what the extension does next (the memories ranked, the caches saved in slices, the first store prepared): the longest hold, which a request coming then waits for at worst (caches present: nothing to save)',
+  openHoldAfterNoCache: 'Same after the fresh clone\'s opening: both caches are written, a slice at a time',
   cliStatus: '`node dist/cli.js status --project <dir>` as a whole process, timed by the parent',
   cliList: '`node dist/cli.js list --project <dir> --limit 1` as a whole process, timed by the parent',
   cliRecall: '`node dist/cli.js recall <query> --project <dir>` as a whole process: open, load the search index (search-index.bin, saved by the untimed first run), search',
@@ -297,11 +299,12 @@ export class EngineBench {
     return { freshCloneMB, cachedMB: held() };
   }
 
-  /** The longest hold of the thread in each of OPEN_HOLD_RUNS fresh processes opening the store as the extension does. */
-  private openHolds(projectDir: string, caches: OpenHoldJob['caches']): number[] {
+  /** The longest holds of the thread (until the first search, and after it) in each of OPEN_HOLD_RUNS fresh processes opening the store as the extension does. */
+  private openHolds(projectDir: string, caches: OpenHoldJob['caches']): { until: number[]; after: number[] } {
     const workerScript = path.join(path.dirname(this.ctx.cliPath), path.basename(CLI_FILES.indexWorker));
     const job: OpenHoldJob = { projectDir, workerScript, caches };
-    return Array.from({ length: OPEN_HOLD_RUNS }, () => runJobChild<OpenHoldResult>(this.ctx, 'bench/child/openHold.ts', job).longestHoldMs);
+    const runs = Array.from({ length: OPEN_HOLD_RUNS }, () => runJobChild<OpenHoldResult>(this.ctx, 'bench/child/openHold.ts', job));
+    return { until: runs.map((r) => r.longestHoldMs), after: runs.map((r) => r.longestHoldAfterMs) };
   }
 
   private cliWall(projectDir: string, args: string[]): number[] {
@@ -337,8 +340,12 @@ export class EngineBench {
     ctx.log('  the heap a fresh process holds with the store open, from the memory files alone and from the caches');
     const heldAfterOpen = this.heldHeap(projectDir);
     ctx.log('  the extension host held while the store opens (with and without the caches)');
-    add('openHold', this.openHolds(projectDir, 'kept'));
-    add('openHoldNoCache', this.openHolds(projectDir, 'deleted'));
+    const holds = this.openHolds(projectDir, 'kept');
+    const holdsNoCache = this.openHolds(projectDir, 'deleted');
+    add('openHold', holds.until);
+    add('openHoldNoCache', holdsNoCache.until);
+    add('openHoldAfter', holds.after);
+    add('openHoldAfterNoCache', holdsNoCache.after);
     if (!fs.existsSync(paths.parseCache)) throw new Error('parse-cache.json was not written again by flushCaches() after the no-cache runs');
     const files = {
       memoriesDirBytes: dirBytes(paths.memories),
@@ -511,6 +518,8 @@ const ROW_ORDER: [key: string, label: string, description: string][] = [
   ['coldProcess', 'cold process (open + list)', DESCRIBE.coldProcess],
   ['openHold', 'longest hold while the extension opens', DESCRIBE.openHold],
   ['openHoldNoCache', 'longest hold while the extension opens, no caches', DESCRIBE.openHoldNoCache],
+  ['openHoldAfter', '  then until the caches are saved', DESCRIBE.openHoldAfter],
+  ['openHoldAfterNoCache', '  then until the caches are saved, no caches', DESCRIBE.openHoldAfterNoCache],
   ['cliStatus', 'CLI status', DESCRIBE.cliStatus],
   ['cliList', 'CLI list --limit 1', DESCRIBE.cliList],
   ['cliRecall', 'CLI recall', DESCRIBE.cliRecall],
@@ -622,14 +631,15 @@ function targetsFor(r: SizeResult): Target[] {
     1000,
     'ms',
   );
-  const holds = (['openHold', 'openHoldNoCache'] as const).flatMap((key) => {
+  const holds = (['openHold', 'openHoldNoCache', 'openHoldAfter', 'openHoldAfterNoCache'] as const).flatMap((key) => {
     const hold = r.rows[key]?.summary;
     if (!hold) return [];
-    const what = key === 'openHold' ? 'caches present' : 'no caches (a fresh clone)';
+    const what = key === 'openHold' || key === 'openHoldAfter' ? 'caches present' : 'no caches (a fresh clone)';
+    const when = key.startsWith('openHoldAfter') ? 'once the store answers (caches saved, first store prepared)' : 'while the store opens';
     return [
       {
         ...target(
-          `Longest hold of the extension host while the store opens at ${label}, ${what} (reference)`,
+          `Longest hold of the extension host ${when} at ${label}, ${what} (reference)`,
           `max of ${hold.n} fresh processes (median ${ms(hold.median)} ms): no target in the issue; ${OPEN_HOLD_REFERENCE_MS} ms is where a pause starts to be felt`,
           hold.max,
           OPEN_HOLD_REFERENCE_MS,

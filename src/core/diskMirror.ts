@@ -165,6 +165,11 @@ export class DiskMirror {
     return this.changes;
   }
 
+  /** Whether dispose() ran: the store was closed. */
+  get isDisposed(): boolean {
+    return this.disposed;
+  }
+
   dispose(): void {
     this.disposed = true;
     this.watcher?.close();

@@ -21,6 +21,7 @@ import type { DiskMirror } from './diskMirror';
 import { clearIndexPending, markIndexPending } from './indexPending';
 import type { Memory, MemoryMeta } from './model';
 import { indexEntryOf, readIndexEntries } from './storeFiles';
+import { giveWay } from './slices';
 
 /** Memories laid out between two looks at the event loop (layOutAhead): a few milliseconds. */
 const IDS_PER_SLICE = 2048;
@@ -349,7 +350,7 @@ export class IndexWriter {
     let done = 0;
     for (const id of ids) {
       if (done++ % idsPerSlice === 0) {
-        await new Promise<void>((resolve) => setImmediate(resolve));
+        await giveWay();
         if (this.generation !== generation) return;
       }
       this.index(id, files.get(id)?.memory);

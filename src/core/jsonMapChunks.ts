@@ -17,6 +17,7 @@ import type { FileSignature, PieceWriter } from './files';
 import { openIfUnchanged, readExactly } from './files';
 import * as fs from 'node:fs';
 import { insertionPoint } from './sortedStrings';
+import { giveWay } from './slices';
 
 interface Chunk {
   /** Sorted; every key of a chunk sorts before every key of the next one. */
@@ -144,7 +145,7 @@ export class JsonMapChunks<V> {
   async writeInSlices(out: PieceWriter, lastFile: string, chunksPerSlice: number): Promise<void> {
     let rendered = 0;
     for (const step of this.writeSteps(out, lastFile)) {
-      if (step && ++rendered % chunksPerSlice === 0) await new Promise<void>((resolve) => setImmediate(resolve));
+      if (step && ++rendered % chunksPerSlice === 0) await giveWay();
     }
   }
 

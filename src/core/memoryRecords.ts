@@ -26,6 +26,7 @@ import { readTextIfExists, writeFileAtomicFrom, type FileSignature } from './fil
 import { LoadedFile, type FileRecord, type ReadTexts } from './loadedFile';
 import { copyMeta, parseFrontmatter } from './memoryFile';
 import type { Anchor, MemoryMeta, PhaseChange, UnreadableAnchor } from './model';
+import { writeFileAtomicInSlices, type SliceOptions } from './slices';
 
 /**
  * 'ltm-records-5' kept one array per record with the name and a meta object (a dozen objects per file to
@@ -92,6 +93,8 @@ export class MemoryRecordCache {
   private readonly metaByDigest = new Map<string, MemoryMeta>();
   /** Set when what would be saved differs from the file: a file parsed anew, or a record dropped. */
   private changed = false;
+  /** Counts what sets `changed`: a save in slices is overtaken when it moves (saveInSlices). */
+  private changes = 0;
 
   constructor(private readonly file: string) {}
 
@@ -140,7 +143,7 @@ export class MemoryRecordCache {
     if (saved.sizes[row] !== signature.size || saved.mtimes[row] !== signature.mtimeMs || saved.inos[row] !== signature.ino) return undefined;
     const record = this.recordOfRow(row, signature);
     this.take(row);
-    if (!record) this.changed = true;
+    if (!record) this.noteChange();
     return record ?? undefined;
   }
 
@@ -156,7 +159,7 @@ export class MemoryRecordCache {
     if (!meta) {
       meta = parseFrontmatter(frontmatter);
       this.metaByDigest.set(digest, meta);
-      this.changed = true;
+      this.noteChange();
     }
     return { meta: copyMeta(meta), digest };
   }
@@ -164,6 +167,7 @@ export class MemoryRecordCache {
   /** Something the next save must reflect changed (a file parsed, removed or purged). */
   noteChange(): void {
     this.changed = true;
+    this.changes++;
   }
 
   /**
@@ -172,20 +176,43 @@ export class MemoryRecordCache {
    * in the live memories.
    */
   save(live: Iterable<[name: string, record: FileRecord]>): void {
-    // Rows never taken are of files that changed or went away since the last save.
-    const write = this.changed || this.rowOf.size > 0;
-    this.dropSaved();
-    this.metaByDigest.clear();
-    if (!write) return;
-    // A live file's name is its memory's ID (see DiskMirror.files): the ID column stands for both.
-    const records: FileRecord[] = [];
-    for (const [, r] of live) records.push(r);
+    const records = this.recordsToSave(live);
+    if (!records) return;
     try {
       writeFileAtomicFrom(this.file, (out) => writeSavedRecords(records, (text) => out.writeText(text)), { durable: false });
       this.changed = false;
     } catch {
       // Read-only checkouts still open; they only open more slowly.
     }
+  }
+
+  /**
+   * save(), giving way to the event loop every few milliseconds (a server's
+   * pause: ~150 ms of writing at 50,000 memories, which a request that came
+   * meanwhile would wait for). The records are taken when it starts; if
+   * anything that changes them happens before the file is in place, the file
+   * is left as it was and the cache stays unsaved (the next save writes it).
+   */
+  async saveInSlices(live: Iterable<[name: string, record: FileRecord]>, slices: SliceOptions = {}): Promise<void> {
+    const records = this.recordsToSave(live);
+    if (!records) return;
+    const changes = this.changes;
+    const unchanged = () => this.changes === changes;
+    // Overtaken, or a read-only checkout: the cache stays unsaved.
+    if (await writeFileAtomicInSlices(this.file, 'the record cache', (out) => savedRecordsSteps(records, (text) => out.writeText(text)), unchanged, slices, { durable: false })) this.changed = false;
+  }
+
+  /** The records save() writes (null: nothing changed since loading or the last save), the loaded ones let go. */
+  private recordsToSave(live: Iterable<[name: string, record: FileRecord]>): FileRecord[] | null {
+    // Rows never taken are of files that changed or went away since the last save.
+    const write = this.changed || this.rowOf.size > 0;
+    this.dropSaved();
+    this.metaByDigest.clear();
+    if (!write) return null;
+    // A live file's name is its memory's ID (see DiskMirror.files): the ID column stands for both.
+    const records: FileRecord[] = [];
+    for (const [, r] of live) records.push(r);
+    return records;
   }
 
   private take(row: number): void {
@@ -302,24 +329,36 @@ function savedRest(m: MemoryMeta): SavedRest {
  * behind it, all at once, in the first pause of every server.
  */
 export function writeSavedRecords(records: readonly FileRecord[], write: (text: string) => void, valuesPerPiece = VALUES_PER_PIECE): void {
+  for (const step of savedRecordsSteps(records, write, valuesPerPiece)) void step;
+}
+
+/**
+ * writeSavedRecords a piece at a time: each step gives `write` the next
+ * piece, so that a caller can give way to the event loop between two
+ * (MemoryRecordCache.saveInSlices). The records are the caller's snapshot.
+ */
+export function* savedRecordsSteps(records: readonly FileRecord[], write: (text: string) => void, valuesPerPiece = VALUES_PER_PIECE): Generator<void, void, undefined> {
   // Each distinct tag list once, by its JSON text (tags are text from outside: never a plain-object key).
   const tagSetOf = new Map<string, number>();
   const tagSets: (readonly string[])[] = [];
   const tagSetOfRow = new Uint32Array(records.length);
-  records.forEach((r, row) => {
-    const key = JSON.stringify(r.meta.tags);
+  for (let row = 0; row < records.length; row++) {
+    if (row % valuesPerPiece === valuesPerPiece - 1) yield;
+    const tags = records[row]!.meta.tags;
+    const key = JSON.stringify(tags);
     let tagSet = tagSetOf.get(key);
     if (tagSet === undefined) {
       tagSet = tagSets.length;
-      tagSets.push(r.meta.tags);
+      tagSets.push(tags);
       tagSetOf.set(key, tagSet);
     }
     tagSetOfRow[row] = tagSet;
-  });
+  }
   write(`{"version":${JSON.stringify(RECORDS_VERSION)}`);
   for (const [name, value] of COLUMNS) {
     write(`,${JSON.stringify(name)}:[`);
     for (let at = 0; at < records.length; at += valuesPerPiece) {
+      yield;
       const values: unknown[] = [];
       for (let row = at; row < Math.min(records.length, at + valuesPerPiece); row++) values.push(value(records[row]!, tagSetOfRow[row]!));
       const text = JSON.stringify(values);

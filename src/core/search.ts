@@ -40,6 +40,9 @@ export interface SearchHit {
   words: number;
 }
 
+/** Terms whose numbers serializationSteps writes in one step (~0.1–0.5 ms). */
+const TERMS_PER_STEP = 256;
+
 /** A word matching as a longer word's prefix, or with typos, weighs less than an exact match. */
 const PREFIX_WEIGHT = 0.375;
 const FUZZY_WEIGHT = 0.45;
@@ -173,6 +176,11 @@ export class MemorySearchIndex {
 
   /** Counts changes, so that a ScoringDocument is not used after one. */
   private version = 0;
+
+  /** Moves with every document added or removed: what was read of the index before is out of date once it does. */
+  get changeCount(): number {
+    return this.version;
+  }
 
   get size(): number {
     return this.slotOf.size;
@@ -397,6 +405,16 @@ export class MemorySearchIndex {
    * through one block of `blockNumbers` numbers (SnapshotNumbersWriter).
    */
   writeSerialized(versionOf: (id: string) => FileSignature | undefined, write: (piece: Uint8Array) => void, blockNumbers = SERIALIZE_BLOCK): void {
+    for (const step of this.serializationSteps(versionOf, write, blockNumbers)) void step;
+  }
+
+  /**
+   * writeSerialized a part at a time: each step writes the next few hundred
+   * terms' numbers, so that a caller can give way to the event loop between
+   * two (searchIndexCache.saveSearchIndexInSlices). The steps read the index
+   * as it is: the caller stops them if it changes meanwhile (`changeCount`).
+   */
+  *serializationSteps(versionOf: (id: string) => FileSignature | undefined, write: (piece: Uint8Array) => void, blockNumbers = SERIALIZE_BLOCK): Generator<void, void, undefined> {
     const terms = [...this.terms.ascending()];
     const width = postingWidth(this.idOf.length, this.largeFrequencies);
     writeSnapshotStart({ fields: FIELDS.map((f) => f.name), width, ids: this.idOf, terms, versionOf, textDigestAt: (slot) => this.textDigestAt(slot) }, write);
@@ -406,8 +424,10 @@ export class MemorySearchIndex {
     const slotMajor = new Uint32Array(this.idOf.length * FIELD_COUNT);
     for (let slot = 0; slot < this.idOf.length; slot++) for (let f = 0; f < FIELD_COUNT; f++) slotMajor[slot * FIELD_COUNT + f] = this.lengths[this.lengthAt(slot, f)]!;
     numbers.put(slotMajor);
-    for (const term of terms) {
-      const entry = this.postingOf.get(term)!;
+    yield;
+    for (let t = 0; t < terms.length; t++) {
+      if (t % TERMS_PER_STEP === TERMS_PER_STEP - 1) yield;
+      const entry = this.postingOf.get(terms[t]!)!;
       if (typeof entry === 'number') {
         // Not read since loading: its counts as the snapshot holds them.
         const at = countsAt(snapshot!.slots, entry, FIELD_COUNT);
@@ -418,8 +438,9 @@ export class MemorySearchIndex {
     }
     numbers.flush();
     const postings = new SnapshotNumbersWriter(write, blockNumbers, width);
-    for (const term of terms) {
-      const entry = this.postingOf.get(term)!;
+    for (let t = 0; t < terms.length; t++) {
+      if (t % TERMS_PER_STEP === 0) yield;
+      const entry = this.postingOf.get(terms[t]!)!;
       if (typeof entry === 'number') {
         // Not read since loading: its postings as the snapshot holds them.
         const at = snapshot!.starts[entry]!;

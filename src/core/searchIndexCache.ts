@@ -15,6 +15,7 @@ import * as path from 'node:path';
 import { readTextIfExists, writeFileAtomic, writeFileAtomicFrom, type FileSignature } from './files';
 import { MemorySearchIndex } from './search';
 import { searchedTextDigest, type SearchableMemory } from './searchedText';
+import { writeFileAtomicInSlices, type SliceOptions } from './slices';
 
 /** An indexed memory as the cache sees it: its text and the signature of its file. */
 export interface IndexedFile {
@@ -85,8 +86,7 @@ export function loadSearchIndex(
  * at once); without, they are written a piece at a time.
  */
 export function saveSearchIndex(file: string, index: MemorySearchIndex, files: ReadonlyMap<string, IndexedFile>, options: { keepBytes?: boolean } = {}): { bytes: Buffer | null } | null {
-  const gitignore = readTextIfExists(path.join(path.dirname(file), '.gitignore')) ?? '';
-  if (!gitignore.split(/\r?\n/).some((line) => line.trim() === path.basename(file))) return null;
+  if (!ignoredByGit(file)) return null;
   const versionOf = (id: string) => files.get(id)?.signature;
   try {
     if (options.keepBytes) {
@@ -99,6 +99,26 @@ export function saveSearchIndex(file: string, index: MemorySearchIndex, files: R
   } catch {
     return null;
   }
+}
+
+/**
+ * saveSearchIndex, a piece at a time, giving way to the event loop every few
+ * milliseconds (a server's pause: ~100 ms of writing at 50,000 memories). If
+ * the index changes between two pieces, the file is left as it was; false
+ * then, as when it is not git-ignored or cannot be written.
+ */
+export async function saveSearchIndexInSlices(file: string, index: MemorySearchIndex, files: ReadonlyMap<string, IndexedFile>, slices: SliceOptions = {}): Promise<boolean> {
+  if (!ignoredByGit(file)) return false;
+  const versionOf = (id: string) => files.get(id)?.signature;
+  const changes = index.changeCount;
+  const unchanged = () => index.changeCount === changes;
+  return writeFileAtomicInSlices(file, 'the search index', (out) => index.serializationSteps(versionOf, (piece) => out.write(piece)), unchanged, slices, { durable: false });
+}
+
+/** Whether .gitignore keeps `file` (a cache in the store's folder) out of git: a cache is only written where it does. */
+function ignoredByGit(file: string): boolean {
+  const gitignore = readTextIfExists(path.join(path.dirname(file), '.gitignore')) ?? '';
+  return gitignore.split(/\r?\n/).some((line) => line.trim() === path.basename(file));
 }
 
 /** Deletes the persisted index (a purged memory's words must not survive in it). */

@@ -46,6 +46,7 @@ import type { ArchivedMemory, EvictionResult, FixResult, ForgetResult, InvalidFi
 import type { ReviewResult, SearchOptions, SearchResultItem, SimilarMemory, StaleMemory, StatusResult, StoreInput, StoreResult, UpdateResult } from './storeTypes';
 import { USAGE_KINDS, type UsageKind } from './usage';
 import { accessedInSession, readMemory, recordAccesses, recordUses, storePriorities } from './usageRecording';
+import { giveWay, type SliceOptions } from './slices';
 
 // The public types live in storeTypes.ts, and initStoreFiles in storeFiles.ts; callers import them from here, as they always have.
 export type * from './storeTypes';
@@ -593,6 +594,11 @@ export class MemoryStore {
     this.opening.flushCaches();
   }
 
+  /** flushCaches a slice at a time, for a pause between requests (StoreOpening.flushCachesInSlices). */
+  flushCachesInSlices(slices: SliceOptions = {}): Promise<void> {
+    return this.opening.flushCachesInSlices(slices);
+  }
+
   /**
    * Loads the search index (and the vocabulary searches expand with) and
    * ranks the memories by priority, ahead of the first search and the first
@@ -602,7 +608,7 @@ export class MemoryStore {
     this.refresh();
     this.parts.queries.warmSearchIndex();
     // In slices: a request meanwhile is answered between two (one that needs the ranking finishes it).
-    await this.parts.queries.warmRanking(() => new Promise<void>((resolve) => setImmediate(resolve)));
+    await this.parts.queries.warmRanking(giveWay);
   }
 
   /**

@@ -21,11 +21,12 @@ import { passesGate, type RelevanceGate } from './promptContext';
 import { developerVocabulary } from './relatedTerms';
 import { MemorySearchIndex, RELEVANCE_WEIGHT, blendedScore } from './search';
 import { INDEX_ASIDE_MIN_MEMORIES, SearchIndexFeed } from './searchIndexAside';
-import { discardSearchIndex, loadSearchIndex, readSearchIndex, saveSearchIndex, type SavedSearchIndex } from './searchIndexCache';
+import { discardSearchIndex, loadSearchIndex, readSearchIndex, saveSearchIndex, saveSearchIndexInSlices, type SavedSearchIndex } from './searchIndexCache';
 import { searchedTextDigest } from './searchedText';
 import { findSimilar, type SimilarHit } from './similarity';
 import type { ListFilter, ListResult, MemoryView, SearchResultItem, SearchScope } from './storeTypes';
 import { NO_USAGE, isDemotionCandidate, usageOf } from './usage';
+import type { SliceOptions } from './slices';
 
 /** How many hits relevantTo() looks at before giving up. */
 const RELEVANCE_LOOKAHEAD = 30;
@@ -459,6 +460,21 @@ export class StoreQueries {
       this.searchIndex = MemorySearchIndex.deserialize(saved.bytes)?.index ?? this.searchIndex;
       this.searchIndexBuiltHere = false;
     }
+  }
+
+  /**
+   * saveSearchIndex, giving way to the event loop every few milliseconds; if
+   * the index changes meanwhile, it stays unsaved (the next save writes it).
+   * An index built here is saved at once, as saveSearchIndex does: its saved
+   * form then replaces it in memory, which needs the bytes whole.
+   */
+  async saveSearchIndexInSlices(slices: SliceOptions = {}): Promise<void> {
+    const index = this.searchIndex;
+    if (!index || !this.searchIndexUnsaved) return;
+    if (this.searchIndexBuiltHere) return this.saveSearchIndex();
+    const changes = index.changeCount;
+    const saved = await saveSearchIndexInSlices(this.mirror.paths.searchIndex, index, this.mirror.files, slices);
+    if (saved && this.searchIndex === index && index.changeCount === changes) this.searchIndexUnsaved = false;
   }
 
   /** Deletes the saved search index: it may hold the words of a memory that was just purged. */

@@ -163,7 +163,8 @@ async function openAhead(store: MemoryStore, ended: () => boolean): Promise<void
   try {
     await store.openInSteps();
     if (ended()) return;
-    store.flushCaches();
+    await store.flushCachesInSlices();
+    if (ended()) return;
     await store.prepareForStores();
   } catch {
     // Reported by the next tool call, which reads the store again.

@@ -156,7 +156,8 @@ export class FolderMemory extends DisposableOwner {
     this.own({ dispose: () => store.dispose() });
     await this.applyExplicitSettings();
     await this.startServer();
-    store.flushCaches();
+    // In slices: the extension host runs every other extension too (~360 ms in one go at 50,000 memories when both caches are behind).
+    void store.flushCachesInSlices().catch((error: unknown) => this.deps.log.error(`${this.name}: the caches were not saved: ${errorMessage(error)}`));
     // The first recall should not wait for the search index: load it (or build and save it) once serving,
     // and once the worker building it, if any, answered.
     const warm = setTimeout(() => {
@@ -166,9 +167,10 @@ export class FolderMemory extends DisposableOwner {
           if (this.isDisposed) return;
           return store.warmUp();
         })
-        .then(() => {
+        .then(async () => {
           if (this.isDisposed) return;
-          store.flushCaches();
+          await store.flushCachesInSlices();
+          if (this.isDisposed) return;
           return store.prepareForStores();
         })
         .catch((error: unknown) => this.deps.log.error(`${this.name}: the search index was not loaded: ${errorMessage(error)}`));

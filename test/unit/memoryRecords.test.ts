@@ -173,6 +173,54 @@ describe('MemoryRecordCache (parse-cache.json)', () => {
     assert.deepEqual((JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as SavedRecords).phases, [0, 0]);
   });
 
+  describe('saveInSlices (a server\'s pause)', () => {
+    /** `count` memory files and their records, by file name. */
+    const manyRecords = (count: number) =>
+      Array.from({ length: count }, (_, n) => {
+        const { name, loaded } = writeMemory(dir, `mem_${(0x20000000 + n).toString(16)}`, `Topic ${n}`);
+        return [name, loaded.record()] as [string, FileRecord];
+      });
+
+    it('writes what save() writes, giving way between pieces', async () => {
+      const live = manyRecords(40);
+      const sliced = new MemoryRecordCache(cacheFile);
+      sliced.noteChange();
+      let pauses = 0;
+      await sliced.saveInSlices(live, { sliceMs: 0, pause: async () => void pauses++ });
+      const inSlices = fs.readFileSync(cacheFile);
+      assert.ok(pauses > 5, `${pauses} pauses`);
+      const atOnce = new MemoryRecordCache(cacheFile);
+      atOnce.noteChange();
+      atOnce.save(live);
+      assert.ok(fs.readFileSync(cacheFile).equals(inSlices));
+      // Saved: nothing is left to write.
+      fs.rmSync(cacheFile);
+      await sliced.saveInSlices(live);
+      assert.equal(fs.existsSync(cacheFile), false);
+    });
+
+    it('leaves the file as it was when the records change between two pieces, and stays unsaved for the next save', async () => {
+      const live = manyRecords(40);
+      fs.writeFileSync(cacheFile, 'the cache saved before');
+      const cache = new MemoryRecordCache(cacheFile);
+      cache.noteChange();
+      let changed = false;
+      await cache.saveInSlices(live, {
+        sliceMs: 0,
+        pause: async () => {
+          if (changed) return;
+          changed = true;
+          cache.noteChange();
+        },
+      });
+      assert.equal(changed, true);
+      assert.equal(fs.readFileSync(cacheFile, 'utf8'), 'the cache saved before');
+      assert.deepEqual(fs.readdirSync(dir).filter((name) => name.startsWith('parse-cache.json') && name !== 'parse-cache.json'), [], 'no temporary file left behind');
+      cache.save(live);
+      assert.equal((JSON.parse(fs.readFileSync(cacheFile, 'utf8')) as SavedRecords).ids.length, 40);
+    });
+  });
+
   it('saves each distinct tag list once, and keeps lists that are empty for most memories out of the rows', () => {
     const files = ['mem_0000000a', 'mem_0000000b', 'mem_0000000c'].map((id) => writeMemory(dir, id, `Topic ${id}`));
     const cache = new MemoryRecordCache(cacheFile);

@@ -2,9 +2,10 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MemoryStore } from '../../src/core/store';
-import { loadSearchIndex } from '../../src/core/searchIndexCache';
+import { loadSearchIndex, saveSearchIndex, saveSearchIndexInSlices } from '../../src/core/searchIndexCache';
+import { MemorySearchIndex } from '../../src/core/search';
 import { statSignature } from '../../src/core/files';
-import { storePaths } from '../../src/core/storeFiles';
+import { initStoreFiles, storePaths } from '../../src/core/storeFiles';
 import { makeTempProject, removeDir, useProject } from '../support/storeKit';
 import { upsertsDuring } from '../support/searchIndexCalls';
 
@@ -178,5 +179,43 @@ describe('search-index.bin (the persisted search index)', () => {
     assert.deepEqual(searchIds(store, 'heron'), [added]);
     store.flushCaches();
     assert.deepEqual(searchIds(ctx.open(), 'flamingo'), [edited], 'and a later process reads what it saved');
+  });
+  describe('saveSearchIndexInSlices (a server\'s pause)', () => {
+    /** An index of `count` memories, and their files' signatures as a store would give them, in an initialised store folder. */
+    function indexOf(count: number) {
+      initStoreFiles(storePaths(ctx.project));
+      const memories = Array.from({ length: count }, (_, n) => ({ id: `mem_${(0x10000000 + n).toString(16)}`, topic: `Topic ${n} cache`, tags: ['db'], summary: `Summary ${n}`, content: `Words ${n} in slices.` }));
+      const index = MemorySearchIndex.build(memories);
+      const files = new Map(memories.map((memory, n) => [memory.id, { memory, signature: { size: 100 + n, mtimeMs: 1.7e12 + n, ino: 5000 + n } }]));
+      return { index, files, memories };
+    }
+
+    it('writes what saveSearchIndex writes, giving way between slices', async () => {
+      const { index, files } = indexOf(800);
+      let pauses = 0;
+      assert.equal(await saveSearchIndexInSlices(indexFile(), index, files, { sliceMs: 0, pause: async () => void pauses++ }), true);
+      const inSlices = fs.readFileSync(indexFile());
+      assert.ok(pauses > 2, `${pauses} pauses`);
+      assert.ok(saveSearchIndex(indexFile(), index, files));
+      assert.ok(fs.readFileSync(indexFile()).equals(inSlices));
+    });
+
+    it('leaves the file as it was when the index changes between two slices', async () => {
+      const { index, files, memories } = indexOf(800);
+      fs.writeFileSync(indexFile(), 'the index saved before');
+      let changed = false;
+      const saved = await saveSearchIndexInSlices(indexFile(), index, files, {
+        sliceMs: 0,
+        pause: async () => {
+          if (changed) return;
+          changed = true;
+          index.upsert({ ...memories[0]!, content: 'Edited while it was being saved.' });
+        },
+      });
+      assert.equal(changed, true);
+      assert.equal(saved, false);
+      assert.equal(fs.readFileSync(indexFile(), 'utf8'), 'the index saved before');
+      assert.deepEqual(fs.readdirSync(ctx.root).filter((name) => name.startsWith('search-index.bin') && name !== 'search-index.bin'), [], 'no temporary file left behind');
+    });
   });
 });

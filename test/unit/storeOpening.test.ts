@@ -8,6 +8,7 @@ import { strict as assert } from 'node:assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { MemoryRecordCache, type SavedRecords } from '../../src/core/memoryRecords';
+import { MemorySearchIndex } from '../../src/core/search';
 import { initStoreFiles, storePaths } from '../../src/core/storeFiles';
 import { sweepSignatures } from '../../src/core/signatureSweep';
 import { SWEEP_ASIDE_MIN_RECORD_CACHE_BYTES, StoreOpening } from '../../src/core/storeOpening';
@@ -120,6 +121,83 @@ describe('storeOpening: how a store opens, and the caches it saves', () => {
     opening.saveRecords();
     opening.flushCaches();
     assert.equal(fs.existsSync(parts.paths.root), false);
+  });
+
+  describe('flushCachesInSlices (a server\'s pause)', () => {
+    /** A store of `count` memories, opened and indexed, its caches behind the files (none saved yet). */
+    const openedStore = (count: number) => {
+      for (let n = 0; n < count; n++) writeMemory(storePaths(project).root, testId(0x100 + n), { topic: `Topic ${n} about caching`, content: `Content ${n}: the record cache and the search index.` });
+      const built = prepare();
+      built.opening.refresh();
+      built.parts.queries.warmSearchIndex();
+      return built;
+    };
+
+    it('writes the same caches as flushCaches, giving way between slices', async () => {
+      const sliced = openedStore(300);
+      let pauses = 0;
+      await sliced.opening.flushCachesInSlices({ sliceMs: 0, pause: async () => void pauses++ });
+      const inSlices = [fs.readFileSync(sliced.parts.paths.parseCache), fs.readFileSync(sliced.parts.paths.searchIndex)];
+      assert.ok(pauses > 10, `${pauses} pauses`);
+      // The same store saved at once (a new process, the caches deleted).
+      fs.rmSync(sliced.parts.paths.parseCache);
+      fs.rmSync(sliced.parts.paths.searchIndex);
+      const atOnce = prepare();
+      atOnce.opening.refresh();
+      atOnce.parts.queries.warmSearchIndex();
+      atOnce.opening.flushCaches();
+      assert.ok(fs.readFileSync(atOnce.parts.paths.parseCache).equals(inSlices[0]!), 'the record cache');
+      assert.ok(fs.readFileSync(atOnce.parts.paths.searchIndex).equals(inSlices[1]!), 'the search index');
+      // Saved: nothing is left to write.
+      pauses = 0;
+      await sliced.opening.flushCachesInSlices({ sliceMs: 0, pause: async () => void pauses++ });
+      assert.equal(pauses, 0);
+    });
+
+    it('leaves the cache being written as it was when a memory changes between two slices, and the next flush saves it', async () => {
+      const { parts, opening } = openedStore(200);
+      const late = testId(0xfff);
+      let changed = false;
+      await opening.flushCachesInSlices({
+        sliceMs: 0,
+        pause: async () => {
+          if (changed) return;
+          changed = true;
+          // What a request answered in the pause does: a memory written, the mirror and the index told.
+          writeMemory(parts.paths.root, late, { topic: 'Written during the flush' });
+          opening.refresh();
+        },
+      });
+      assert.equal(changed, true);
+      assert.equal(fs.existsSync(parts.paths.parseCache), false, 'the record cache was overtaken: not written');
+      // The search index was written after the change, whole: it holds the new memory.
+      const loaded = MemorySearchIndex.deserialize(fs.readFileSync(parts.paths.searchIndex));
+      assert.notEqual(loaded?.index.slotOfDocument(late), undefined);
+      await opening.flushCachesInSlices();
+      assert.ok(recordNames().includes(`${late}.md`));
+      const next = prepare();
+      next.opening.refresh();
+      assert.deepEqual(next.parts.queries.search('written during the flush', 10, 'active', undefined).map((hit) => hit.id), [late]);
+    });
+
+    it('writes nothing more once the store is closed between two slices', async () => {
+      const { parts, opening } = openedStore(200);
+      await opening.flushCachesInSlices({ sliceMs: 0, pause: async () => parts.mirror.dispose() });
+      assert.equal(fs.existsSync(parts.paths.parseCache), false);
+      assert.equal(fs.existsSync(parts.paths.searchIndex), false);
+      assert.deepEqual(fs.readdirSync(parts.paths.root).filter((name) => name.endsWith('.tmp')), [], 'no temporary file left behind');
+    });
+
+    it('runs one flush at a time: a second call waits for the first', async () => {
+      const { parts, opening } = openedStore(100);
+      const order: string[] = [];
+      const first = opening.flushCachesInSlices({ sliceMs: 0, pause: async () => void order.push('first') }).then(() => order.push('first done'));
+      const second = opening.flushCachesInSlices({ sliceMs: 0, pause: async () => void order.push('second') }).then(() => order.push('second done'));
+      await Promise.all([first, second]);
+      assert.equal(order.indexOf('first done') < order.indexOf('second done'), true);
+      assert.equal(order.includes('second'), false, 'nothing left to write for the second');
+      assert.ok(fs.existsSync(parts.paths.searchIndex));
+    });
   });
 
   it('in a large store, openInSteps has a worker thread stat the memory files, and opens to what a plain refresh reads', async () => {
