@@ -182,9 +182,8 @@ export class StoreOpening {
    * server does in a pause, where a request that comes meanwhile waits for
    * one slice instead of the whole (~360 ms at 50,000 memories when both
    * caches are behind the files: a fresh clone, a copy, a pull that brought
-   * memories). A
-   * cache that changes while it is being written stays unsaved: the next
-   * flush (at the latest, the server's stop) writes it.
+   * memories). A cache that changes while it is being written stays unsaved:
+   * the next flush (at the latest, the server's stop) writes it.
    */
   flushCachesInSlices(slices: SliceOptions = {}): Promise<void> {
     // One at a time: a second call (the extension saves once open and again once the index is loaded) follows the first.
